@@ -1,0 +1,158 @@
+package convo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"time"
+)
+
+// Attachment is a temporary address for a message's file (spec §4.2, D9).
+type Attachment struct {
+	MediaID string `json:"media_id"`
+	// URL is absolute and temporary. It needs no API key, and the SDK never
+	// sends the key to it.
+	URL       string    `json:"url"`
+	ExpiresAt time.Time `json:"expires_at"`
+	MimeType  string    `json:"mime_type"`
+	FileSize  int64     `json:"file_size"`
+	Filename  string    `json:"filename"`
+}
+
+// ErrNoMedia reports a message whose file cannot be fetched (media_id null,
+// rule 2.3.3). It is returned without any request; the *NoMediaError that
+// carries it says why.
+var ErrNoMedia = errors.New("convo: message has no retrievable media")
+
+// NoMediaError says why a message has no file to fetch.
+type NoMediaError struct {
+	MessageID string
+	// MediaStatus is unknown or no_reference, or empty when the message has
+	// no media block at all (not a media message).
+	MediaStatus MediaStatus
+}
+
+// Error names the message and the media status.
+func (e *NoMediaError) Error() string {
+	if e.MediaStatus == "" {
+		return fmt.Sprintf("convo: message %s has no media block", e.MessageID)
+	}
+	return fmt.Sprintf("convo: message %s has no retrievable media (media_status %s)", e.MessageID, e.MediaStatus)
+}
+
+// Unwrap makes errors.Is(err, ErrNoMedia) true.
+func (e *NoMediaError) Unwrap() error { return ErrNoMedia }
+
+// AttachmentsService exchanges media ids for files (spec §4.2).
+type AttachmentsService struct{ c *Client }
+
+// Get exchanges a media_id for a temporary address of the file.
+func (s *AttachmentsService) Get(ctx context.Context, mediaID string) (*Attachment, error) {
+	if err := requireID("Attachments.Get", "media id", mediaID); err != nil {
+		return nil, err
+	}
+	a := new(Attachment)
+	if err := s.c.call(ctx, "GET", "/attachments/"+pathSegment(mediaID), nil, nil, a); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// ForMessage returns the attachment of a media message. When the message has
+// no retrievable file it returns a *NoMediaError (errors.Is ErrNoMedia)
+// without sending any request, as rule 2.3.3 requires.
+func (s *AttachmentsService) ForMessage(ctx context.Context, msg Message) (*Attachment, error) {
+	if !msg.Media.Available() {
+		e := &NoMediaError{MessageID: msg.MessageID}
+		if msg.Media != nil {
+			e.MediaStatus = msg.Media.MediaStatus
+		}
+		return nil, e
+	}
+	return s.Get(ctx, msg.Media.MediaID)
+}
+
+// Download streams a message's file into w and returns the bytes written. The
+// file is never held in memory. The request to the temporary address carries
+// no API key and no Authorization header, and follows no redirect. When the
+// address has expired (by its expires_at, or the file host answers 403, 404 or
+// 410) a fresh one is asked for once.
+func (s *AttachmentsService) Download(ctx context.Context, msg Message, w io.Writer) (int64, error) {
+	if w == nil {
+		return 0, errors.New("convo: Attachments.Download: nil writer")
+	}
+	att, err := s.ForMessage(ctx, msg)
+	if err != nil {
+		return 0, err
+	}
+	for fresh := false; ; fresh = true {
+		if !fresh && !att.ExpiresAt.IsZero() && !time.Now().Before(att.ExpiresAt) {
+			if att, err = s.Get(ctx, msg.Media.MediaID); err != nil {
+				return 0, err
+			}
+			fresh = true
+		}
+		n, err := s.c.fetchFile(ctx, att.URL, w)
+		var fe *FileError
+		if !fresh && n == 0 && errors.As(err, &fe) && fe.expired() {
+			if att, err = s.Get(ctx, msg.Media.MediaID); err != nil {
+				return 0, err
+			}
+			continue
+		}
+		return n, err
+	}
+}
+
+// FileError reports a file host's refusal to serve a temporary address.
+type FileError struct {
+	StatusCode int
+	// Host is the file host; the address itself (a bearer secret) is left out.
+	Host string
+}
+
+// Error names the status and host.
+func (e *FileError) Error() string {
+	return fmt.Sprintf("convo: file host %s answered %d %s", e.Host, e.StatusCode, http.StatusText(e.StatusCode))
+}
+
+func (e *FileError) expired() bool {
+	switch e.StatusCode {
+	case http.StatusForbidden, http.StatusNotFound, http.StatusGone:
+		return true
+	}
+	return false
+}
+
+// fetchFile streams a temporary address into w. It is not an API call: it goes
+// to another host with the key-free client and none of the API headers.
+func (c *Client) fetchFile(ctx context.Context, rawURL string, w io.Writer) (int64, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Host == "" {
+		return 0, fmt.Errorf("convo: attachment address is not an absolute URL")
+	}
+	if u.Scheme != "https" && !(u.Scheme == "http" && (isLoopback(u.Hostname()) || c.insecure)) {
+		return 0, fmt.Errorf("convo: attachment address on %s uses scheme %q; refusing", u.Host, u.Scheme)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return 0, fmt.Errorf("convo: attachment request: %w", err)
+	}
+	req.Header.Set("User-Agent", c.userAgent)
+	resp, err := c.files.Do(req)
+	if err != nil {
+		return 0, c.transportError(ctx, http.MethodGet, "(attachment on "+u.Host+")", err)
+	}
+	defer closeBody(resp.Body)
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return 0, &FileError{StatusCode: resp.StatusCode, Host: u.Host}
+	}
+	n, err := io.Copy(w, resp.Body)
+	if err != nil {
+		return n, fmt.Errorf("convo: downloading attachment from %s: %w", u.Host, err)
+	}
+	return n, nil
+}

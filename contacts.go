@@ -1,0 +1,166 @@
+package convo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/convoapi/convo-go/internal/phone"
+)
+
+// Contact is a contact found by Contacts.Lookup (spec §2.7).
+type Contact struct {
+	ID string `json:"id"`
+	// PhoneNumber is the country code plus digits only.
+	PhoneNumber string `json:"phone_number"`
+	Name        string `json:"name"`
+	// Email and Gender are nil when the service sent null.
+	Email  *string `json:"email"`
+	Gender *string `json:"gender"`
+	// TagNamesRaw is tag_names as sent: names separated by commas. TagNames
+	// splits it.
+	TagNamesRaw string `json:"tag_names"`
+}
+
+// TagNames splits tag_names into names, trimmed, without empty entries.
+func (c *Contact) TagNames() []string {
+	var out []string
+	for _, t := range strings.Split(c.TagNamesRaw, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Confirmation is the data.message text the contact calls answer with.
+type Confirmation struct {
+	Message string `json:"message"`
+}
+
+// ErrInvalidPhone reports a number that has fewer than 8 or more than 15
+// digits once normalized (D16).
+var ErrInvalidPhone = phone.ErrInvalid
+
+// NormalizePhone applies the service's phone rule (spec §2.7, D16): keep the
+// digits, which must number 8 to 15. "+55 (11) 98765-4321" → "5511987654321".
+// The SDK never normalizes behind your back; call it where you want it.
+func NormalizePhone(s string) (string, error) {
+	n, err := phone.Normalize(s)
+	if err != nil {
+		return "", fmt.Errorf("convo: %w", err)
+	}
+	return n, nil
+}
+
+// CreateContactParams is the body of a contact creation (spec §4.6).
+type CreateContactParams struct {
+	// PhoneNumberID is the provider_identifier of one of the company's
+	// chatapp accounts (D23).
+	PhoneNumberID string `json:"phone_number_id,omitempty"`
+	// PhoneNumber is country code plus digits; the server normalizes it.
+	PhoneNumber string `json:"phone_number,omitempty"`
+	// Name is required.
+	Name string `json:"name,omitempty"`
+}
+
+// LookupContactParams finds a contact (spec §4.7). Without PhoneNumberID the
+// search spans the company and takes the contact with the most recent
+// interaction (D25).
+type LookupContactParams struct {
+	PhoneNumberID string `url:"phone_number_id,omitempty"`
+	PhoneNumber   string `url:"phone_number,omitempty"`
+}
+
+// UpdateCustomFieldsParams writes custom fields (spec §4.8).
+type UpdateCustomFieldsParams struct {
+	PhoneNumberID string `json:"phone_number_id,omitempty"`
+	PhoneNumber   string `json:"phone_number,omitempty"`
+	// CustomFields are merged into the contact's: the fields sent are set,
+	// the fields not sent stay as they are. There is no way to delete one.
+	CustomFields map[string]string `json:"custom_fields,omitempty"`
+}
+
+// RemoveTagsParams removes tags from a contact (spec §4.9).
+type RemoveTagsParams struct {
+	PhoneNumberID string
+	PhoneNumber   string
+	// TagIDs are sent as one comma-separated string (D10).
+	TagIDs []string
+}
+
+// ContactsService manages contacts on the chat channel (spec §4.6–§4.9).
+type ContactsService struct{ c *Client }
+
+var errNilParams = errors.New("nil params")
+
+// Create creates a contact and its channel identity in one step: both or
+// neither (spec §4.6). A phone already known on that number is
+// ErrContactExists; an unknown PhoneNumberID is ErrChannelNotFound; a missing
+// field is ErrMissingParam. A POST is never retried except on 429, so a
+// contact is never created twice by the SDK.
+func (s *ContactsService) Create(ctx context.Context, params *CreateContactParams) (*Confirmation, error) {
+	if params == nil {
+		return nil, fmt.Errorf("convo: Contacts.Create: %w", errNilParams)
+	}
+	out := new(Confirmation)
+	if err := s.c.call(ctx, "POST", "/chatapp/contacts", nil, params, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Lookup finds one contact by phone number (spec §4.7). Not found is
+// ErrContactNotFound.
+func (s *ContactsService) Lookup(ctx context.Context, params *LookupContactParams) (*Contact, error) {
+	if params == nil {
+		return nil, fmt.Errorf("convo: Contacts.Lookup: %w", errNilParams)
+	}
+	q, err := encodeQuery(params)
+	if err != nil {
+		return nil, err
+	}
+	out := new(Contact)
+	if err := s.c.call(ctx, "GET", "/chatapp/contacts/lookup", q, nil, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// UpdateCustomFields merges custom-field values into a contact (spec §4.8).
+func (s *ContactsService) UpdateCustomFields(ctx context.Context, params *UpdateCustomFieldsParams) (*Confirmation, error) {
+	if params == nil {
+		return nil, fmt.Errorf("convo: Contacts.UpdateCustomFields: %w", errNilParams)
+	}
+	out := new(Confirmation)
+	if err := s.c.call(ctx, "PATCH", "/chatapp/contacts/custom-fields", nil, params, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// removeTagsBody is the wire form of RemoveTagsParams.
+type removeTagsBody struct {
+	PhoneNumberID string `json:"phone_number_id,omitempty"`
+	PhoneNumber   string `json:"phone_number,omitempty"`
+	TagIDs        string `json:"tag_ids,omitempty"`
+}
+
+// RemoveTags removes tags from a contact (spec §4.9). The DELETE carries a
+// JSON body, as the service expects.
+func (s *ContactsService) RemoveTags(ctx context.Context, params *RemoveTagsParams) (*Confirmation, error) {
+	if params == nil {
+		return nil, fmt.Errorf("convo: Contacts.RemoveTags: %w", errNilParams)
+	}
+	body := removeTagsBody{
+		PhoneNumberID: params.PhoneNumberID,
+		PhoneNumber:   params.PhoneNumber,
+		TagIDs:        strings.Join(params.TagIDs, ","),
+	}
+	out := new(Confirmation)
+	if err := s.c.call(ctx, "DELETE", "/chatapp/contacts/tags", nil, body, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}

@@ -1,0 +1,160 @@
+package convo
+
+import (
+	"context"
+	"encoding/json"
+	"iter"
+	"time"
+)
+
+// ConversationStatus is a conversation's status, and a filter value (spec §3).
+type ConversationStatus string
+
+// Conversation statuses. StatusAll is only a filter value: every status.
+const (
+	ConversationOpen     ConversationStatus = "open"
+	ConversationResolved ConversationStatus = "resolved"
+	ConversationArchived ConversationStatus = "archived"
+	ConversationAll      ConversationStatus = "all"
+)
+
+// Conversation is an item of the conversation list (D6). The spec does not
+// show the item's shape, so every field the SDK does not know is kept in
+// Extra, for forward compatibility.
+type Conversation struct {
+	ID                string             `json:"id"`
+	ContactID         string             `json:"contact_id"`
+	Channel           Channel            `json:"channel"`
+	ChannelAccountID  string             `json:"channel_account_id"`
+	ChannelIdentifier string             `json:"channel_identifier"`
+	Status            ConversationStatus `json:"status"`
+	Assigned          bool               `json:"assigned"`
+	UnreadCount       int                `json:"unread_count"`
+	// LastInboundAt is nil when the contact never wrote.
+	LastInboundAt *time.Time `json:"last_inbound_at"`
+	LastMessageAt *time.Time `json:"last_message_at"`
+	CreatedAt     time.Time  `json:"created_at"`
+	// Extra holds the fields of the item that the SDK does not know, as sent.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// knownConversationFields are the keys decoded into Conversation's fields.
+var knownConversationFields = []string{"id", "contact_id", "channel", "channel_account_id",
+	"channel_identifier", "status", "assigned", "unread_count", "last_inbound_at",
+	"last_message_at", "created_at"}
+
+// UnmarshalJSON decodes the known fields and keeps the others in Extra.
+func (c *Conversation) UnmarshalJSON(b []byte) error {
+	type plain Conversation
+	if err := json.Unmarshal(b, (*plain)(c)); err != nil {
+		return err
+	}
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(b, &all); err != nil {
+		return err
+	}
+	for _, k := range knownConversationFields {
+		delete(all, k)
+	}
+	c.Extra = nil
+	if len(all) > 0 {
+		c.Extra = all
+	}
+	return nil
+}
+
+// MarshalJSON writes the known fields and Extra back together.
+func (c Conversation) MarshalJSON() ([]byte, error) {
+	type plain Conversation
+	b, err := json.Marshal(plain(c))
+	if err != nil || len(c.Extra) == 0 {
+		return b, err
+	}
+	all := make(map[string]json.RawMessage, len(c.Extra)+len(knownConversationFields))
+	for k, v := range c.Extra {
+		all[k] = v
+	}
+	var known map[string]json.RawMessage
+	if err := json.Unmarshal(b, &known); err != nil {
+		return nil, err
+	}
+	for k, v := range known {
+		all[k] = v
+	}
+	return json.Marshal(all)
+}
+
+// Bool returns a pointer to b, for optional boolean filters such as
+// ListConversationsParams.Assigned.
+func Bool(b bool) *bool { return &b }
+
+// ListConversationsParams filters the conversation list (spec §4.3). The zero
+// value lists open conversations, 25 a page.
+type ListConversationsParams struct {
+	// Channel is chatapp, botapp or webchat.
+	Channel Channel `url:"channel,omitempty"`
+	// ChannelID is a channel account id, from Channels.List.
+	ChannelID string `url:"channel_id,omitempty"`
+	// Status defaults to open on the server; ConversationAll selects every status.
+	Status ConversationStatus `url:"status,omitempty"`
+	// Assigned filters with (true) or without (false) a responsible agent;
+	// nil does not filter. Use convo.Bool.
+	Assigned *bool `url:"assigned,omitempty"`
+	// Since and Until bound last_message_at: Since inclusive, Until exclusive
+	// (D7). Sent in UTC (D18).
+	Since time.Time `url:"since,omitempty" layout:"2006-01-02T15:04:05.000Z"`
+	Until time.Time `url:"until,omitempty" layout:"2006-01-02T15:04:05.000Z"`
+	// ChannelIdentifier is the contact's native address on the channel.
+	ChannelIdentifier string `url:"channel_identifier,omitempty"`
+	// Phone matches every conversation of every contact with that phone, on
+	// every channel account — hence ambiguous by construction (D8).
+	Phone string `url:"phone,omitempty"`
+	// Limit is the page size: 1 to 100, default 25.
+	Limit int `url:"limit,omitempty"`
+	// Cursor is the NextCursor of the previous page.
+	Cursor string `url:"cursor,omitempty"`
+}
+
+// ConversationsService lists conversations (spec §4.3).
+type ConversationsService struct{ c *Client }
+
+// List returns one page of conversations matching params (nil: defaults).
+func (s *ConversationsService) List(ctx context.Context, params *ListConversationsParams) (*Page[Conversation], error) {
+	var p ListConversationsParams
+	if params != nil {
+		p = *params
+	}
+	p.Since, p.Until = utc(p.Since), utc(p.Until)
+	q, err := encodeQuery(&p)
+	if err != nil {
+		return nil, err
+	}
+	page := new(Page[Conversation])
+	if err := s.c.call(ctx, "GET", "/conversations", q, nil, page); err != nil {
+		return nil, err
+	}
+	return page, nil
+}
+
+// All iterates over every conversation matching params, fetching pages as the
+// loop advances; see MessagesService.All for the iteration rules.
+func (s *ConversationsService) All(ctx context.Context, params *ListConversationsParams) iter.Seq2[Conversation, error] {
+	var base ListConversationsParams
+	if params != nil {
+		base = *params
+	}
+	// Each range over the result starts afresh from base.Cursor with its own
+	// copy of the parameters, so the sequence can be ranged over again (or by
+	// two goroutines at once) and the caller's params are never touched.
+	return func(yield func(Conversation, error) bool) {
+		p := base
+		paginate(ctx, p.Cursor, func(ctx context.Context, cursor string) ([]Conversation, string, error) {
+			p.Cursor = cursor
+			page, err := s.List(ctx, &p)
+			if err != nil {
+				return nil, "", err
+			}
+			return page.Items, page.NextCursor, nil
+		})(yield)
+	}
+}

@@ -1,0 +1,255 @@
+package convo
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// ErrorCode is the named code of an error answer, `message.error` (spec §7).
+// Errors are handled by this code, never by their text.
+type ErrorCode string
+
+// The codes of spec §7.
+const (
+	CodeInvalidParam          ErrorCode = "INVALID_PARAM"
+	CodeMissingParam          ErrorCode = "MISSING_PARAM"
+	CodeInvalidBucket         ErrorCode = "INVALID_BUCKET"
+	CodeUnauthorized          ErrorCode = "UNAUTHORIZED"
+	CodeConversationNotFound  ErrorCode = "CONVERSATION_NOT_FOUND"
+	CodeContactNotFound       ErrorCode = "CONTACT_NOT_FOUND"
+	CodeChannelNotFound       ErrorCode = "CHANNEL_NOT_FOUND"
+	CodeContactExists         ErrorCode = "CONTACT_EXISTS"
+	CodeRateLimited           ErrorCode = "RATE_LIMITED"
+	CodeCancelFailed          ErrorCode = "CANCEL_FAILED"
+	CodeChannelMismatch       ErrorCode = "CHANNEL_MISMATCH"
+	CodeNoOpenConversation    ErrorCode = "NO_OPEN_CONVERSATION"
+	CodeRecipientNotOnChannel ErrorCode = "RECIPIENT_NOT_ON_CHANNEL"
+	CodeUnsupportedCapability ErrorCode = "UNSUPPORTED_CAPABILITY"
+)
+
+// codeSentinel is the target type of the Err… values: errors.Is matches an
+// *Error against it by code.
+type codeSentinel struct{ code ErrorCode }
+
+func (s *codeSentinel) Error() string { return "convo: " + string(s.code) }
+
+// Sentinels for errors.Is, one per code of spec §7:
+//
+//	if errors.Is(err, convo.ErrContactNotFound) { … }
+var (
+	ErrInvalidParam          error = &codeSentinel{CodeInvalidParam}
+	ErrMissingParam          error = &codeSentinel{CodeMissingParam}
+	ErrInvalidBucket         error = &codeSentinel{CodeInvalidBucket}
+	ErrUnauthorized          error = &codeSentinel{CodeUnauthorized}
+	ErrConversationNotFound  error = &codeSentinel{CodeConversationNotFound}
+	ErrContactNotFound       error = &codeSentinel{CodeContactNotFound}
+	ErrChannelNotFound       error = &codeSentinel{CodeChannelNotFound}
+	ErrContactExists         error = &codeSentinel{CodeContactExists}
+	ErrRateLimited           error = &codeSentinel{CodeRateLimited}
+	ErrCancelFailed          error = &codeSentinel{CodeCancelFailed}
+	ErrChannelMismatch       error = &codeSentinel{CodeChannelMismatch}
+	ErrNoOpenConversation    error = &codeSentinel{CodeNoOpenConversation}
+	ErrRecipientNotOnChannel error = &codeSentinel{CodeRecipientNotOnChannel}
+	ErrUnsupportedCapability error = &codeSentinel{CodeUnsupportedCapability}
+)
+
+// Errors about the response itself rather than the service's verdict. They are
+// reached with errors.Is through the *Error that carries the status.
+var (
+	// ErrMalformedResponse: the body is not the service's JSON envelope (a
+	// proxy's HTML page, an empty or truncated body).
+	ErrMalformedResponse = errors.New("convo: malformed response")
+	// ErrResponseTooLarge: the body is larger than WithMaxResponseBytes.
+	ErrResponseTooLarge = errors.New("convo: response too large")
+)
+
+// excerptLimit bounds the body excerpt kept on an Error, so that a huge HTML
+// page does not end up in logs.
+const excerptLimit = 512
+
+// Error is every non-2xx answer, and every answer whose body cannot be read as
+// the service's envelope (spec §7).
+//
+//	var apiErr *convo.Error
+//	if errors.As(err, &apiErr) && apiErr.Code == convo.CodeContactNotFound { … }
+type Error struct {
+	// StatusCode is the HTTP status (equal to the body's statusCode).
+	StatusCode int
+	// Code is message.error; empty when the body was not the error envelope.
+	Code ErrorCode
+	// Message is message.message, an English text for humans.
+	Message string
+	// Details is message.details as sent, or nil. See InvalidBucket for the
+	// typed view of INVALID_BUCKET details.
+	Details json.RawMessage
+	// ErrorID identifies the error for support (ERR-XXXXXXXX-XXXX).
+	ErrorID string
+	// Path is the internal path of the request, with the /api/v1 prefix (§9.4).
+	Path string
+	// Method is the HTTP method as the server reports it.
+	Method string
+	// Timestamp is when the server produced the error; zero if absent.
+	Timestamp time.Time
+	// RetryAfter is the wait the server asked for (Retry-After) on a 429 or
+	// 503; zero when none was given.
+	RetryAfter time.Duration
+	// Body is a bounded excerpt (at most 512 bytes) of a body that was not
+	// the error envelope; nil otherwise.
+	Body []byte
+
+	cause error // ErrMalformedResponse or ErrResponseTooLarge, when relevant
+}
+
+// Error reads like "convo: 404 CONTACT_NOT_FOUND: Contact not found (ERR-…)".
+func (e *Error) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "convo: %d", e.StatusCode)
+	if e.Code != "" {
+		b.WriteString(" " + string(e.Code))
+	} else if t := http.StatusText(e.StatusCode); t != "" {
+		b.WriteString(" " + t)
+	}
+	if e.Message != "" {
+		b.WriteString(": " + e.Message)
+	}
+	if e.ErrorID != "" {
+		b.WriteString(" (" + e.ErrorID + ")")
+	}
+	if e.RetryAfter > 0 {
+		fmt.Fprintf(&b, " (retry after %s)", e.RetryAfter)
+	}
+	if len(e.Body) > 0 && e.Code == "" {
+		fmt.Fprintf(&b, ": body %q", truncate(e.Body, 120))
+	}
+	return b.String()
+}
+
+// Is matches the Err… sentinels by code, and ErrMalformedResponse or
+// ErrResponseTooLarge by cause.
+func (e *Error) Is(target error) bool {
+	if s, ok := target.(*codeSentinel); ok {
+		return e.Code == s.code
+	}
+	return false
+}
+
+// Unwrap returns ErrMalformedResponse or ErrResponseTooLarge when the body
+// could not be read as the envelope, else nil.
+func (e *Error) Unwrap() error { return e.cause }
+
+// Temporary reports whether the same call may succeed later unchanged: rate
+// limiting and the server-side or gateway failures that the retry policy also
+// treats as passing.
+func (e *Error) Temporary() bool {
+	switch e.StatusCode {
+	case http.StatusTooManyRequests, http.StatusRequestTimeout, http.StatusBadGateway,
+		http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return true
+	}
+	return false
+}
+
+// InvalidBucketDetails is the details object of INVALID_BUCKET (spec §4.4
+// rule 5).
+type InvalidBucketDetails struct {
+	// ValidBuckets lists the four bucket names.
+	ValidBuckets []Bucket `json:"valid_buckets"`
+	// OptIn lists the buckets returned only on request.
+	OptIn []Bucket `json:"opt_in"`
+}
+
+// InvalidBucket decodes the details of an INVALID_BUCKET error. ok is false for
+// any other code or when the details cannot be read.
+func (e *Error) InvalidBucket() (d InvalidBucketDetails, ok bool) {
+	if e.Code != CodeInvalidBucket || len(e.Details) == 0 {
+		return d, false
+	}
+	if err := json.Unmarshal(e.Details, &d); err != nil {
+		return InvalidBucketDetails{}, false
+	}
+	return d, true
+}
+
+// errorBody is the error envelope of spec §7.
+type errorBody struct {
+	Success    *bool  `json:"success"`
+	StatusCode int    `json:"statusCode"`
+	Timestamp  string `json:"timestamp"`
+	Path       string `json:"path"`
+	Method     string `json:"method"`
+	Message    struct {
+		Error   ErrorCode       `json:"error"`
+		Message string          `json:"message"`
+		Details json.RawMessage `json:"details"`
+	} `json:"message"`
+	ErrorID string `json:"errorId"`
+}
+
+// parseError builds the *Error of a non-2xx answer (or of a 2xx whose body says
+// success:false). A body that is not the envelope still yields an *Error with
+// the status and a bounded excerpt.
+func (c *Client) parseError(resp *http.Response, method, path string, data []byte, tooLarge bool) *Error {
+	e := &Error{StatusCode: resp.StatusCode, Method: method, Path: path}
+	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
+		e.RetryAfter, _ = retryAfter(resp.Header, time.Now())
+	}
+	var body errorBody
+	if tooLarge || json.Unmarshal(data, &body) != nil || body.Message.Error == "" {
+		e.cause = ErrMalformedResponse
+		if tooLarge {
+			e.cause = ErrResponseTooLarge
+		}
+		e.Body = []byte(c.redact(string(truncate(data, excerptLimit))))
+		return e
+	}
+	e.Code = body.Message.Error
+	e.Message = c.redact(body.Message.Message)
+	if len(body.Message.Details) > 0 && string(body.Message.Details) != "null" {
+		e.Details = body.Message.Details
+	}
+	e.ErrorID = body.ErrorID
+	if body.Path != "" {
+		e.Path = body.Path
+	}
+	if body.Method != "" {
+		e.Method = body.Method
+	}
+	if t, err := time.Parse(time.RFC3339Nano, body.Timestamp); err == nil {
+		e.Timestamp = t
+	}
+	if body.StatusCode != 0 && body.StatusCode != resp.StatusCode && resp.StatusCode/100 == 2 {
+		e.StatusCode = body.StatusCode // success:false inside a 2xx
+	}
+	return e
+}
+
+// badBody reports a 2xx whose body cannot be used.
+func (c *Client) badBody(resp *http.Response, method, path string, data []byte, cause error, msg string) *Error {
+	return &Error{
+		StatusCode: resp.StatusCode,
+		Method:     method,
+		Path:       path,
+		Message:    msg,
+		Body:       []byte(c.redact(string(truncate(data, excerptLimit)))),
+		cause:      cause,
+	}
+}
+
+// truncate cuts b to at most n bytes without splitting a UTF-8 sequence.
+func truncate(b []byte, n int) []byte {
+	if len(b) <= n {
+		return b
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(b[cut]) {
+		cut--
+	}
+	out := make([]byte, cut, cut+3)
+	copy(out, b[:cut])
+	return append(out, "..."...)
+}

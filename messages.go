@@ -1,0 +1,219 @@
+package convo
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"time"
+)
+
+// Direction says who sent a message.
+type Direction string
+
+// Message directions (spec §2.3).
+const (
+	DirectionInbound  Direction = "inbound"
+	DirectionOutbound Direction = "outbound"
+)
+
+// MessageType is a message's type. Values the SDK does not know are kept as
+// they are, never rejected.
+type MessageType string
+
+// Known message types (D13).
+const (
+	MessageText        MessageType = "text"
+	MessageImage       MessageType = "image"
+	MessageDocument    MessageType = "document"
+	MessageAudio       MessageType = "audio"
+	MessageVideo       MessageType = "video"
+	MessageSticker     MessageType = "sticker"
+	MessageLocation    MessageType = "location"
+	MessageContact     MessageType = "contact"
+	MessageSystem      MessageType = "system"
+	MessageUnsupported MessageType = "unsupported"
+)
+
+// MessageStatus is a delivery status; empty when the service sent null (an
+// inbound message). Unknown values are kept.
+type MessageStatus string
+
+// Known delivery statuses (D14).
+const (
+	StatusQueued    MessageStatus = "queued"
+	StatusSent      MessageStatus = "sent"
+	StatusDelivered MessageStatus = "delivered"
+	StatusRead      MessageStatus = "read"
+	StatusFailed    MessageStatus = "failed"
+)
+
+// MediaStatus says what is known of a message's file (spec §2.3).
+type MediaStatus string
+
+// The three media statuses.
+const (
+	// MediaAvailable: the file is registered and can be fetched.
+	MediaAvailable MediaStatus = "available"
+	// MediaUnknown: received before internal registration, or not kept (most
+	// old history); no file can be fetched.
+	MediaUnknown MediaStatus = "unknown"
+	// MediaNoReference: the message carries no media information.
+	MediaNoReference MediaStatus = "no_reference"
+)
+
+// Message is one item of a conversation's timeline (spec §2.3).
+type Message struct {
+	MessageID string    `json:"message_id"`
+	Direction Direction `json:"direction"`
+	// Type is explicit on system and unsupported messages too (rule 2.3.6).
+	Type MessageType `json:"type"`
+	// Status is empty when null.
+	Status MessageStatus `json:"status"`
+	// Text is the text or the caption; nil when the type carries no text.
+	Text *string `json:"text"`
+	// Media is present on every media message (rule 2.3.2); nil otherwise.
+	Media *Media `json:"media"`
+	// Reactions to this message. A reaction is never a timeline item.
+	Reactions     []Reaction `json:"reactions"`
+	SentAt        *time.Time `json:"sent_at"`
+	DeliveredAt   *time.Time `json:"delivered_at"`
+	ReadAt        *time.Time `json:"read_at"`
+	FailureReason *string    `json:"failure_reason"`
+	// Raw is the service's internal form of the content, as sent (nil or the
+	// JSON null when absent). It is OUTSIDE the contract and may change without
+	// notice, even within a version (rule 2.3.4): nothing may depend on its
+	// shape. It is kept for debugging only.
+	Raw json.RawMessage `json:"raw"`
+}
+
+// TextOrEmpty returns the text or caption, or "" when there is none.
+func (m *Message) TextOrEmpty() string {
+	if m.Text == nil {
+		return ""
+	}
+	return *m.Text
+}
+
+// Media is the media block of a message (spec §2.3). A message never carries
+// a URL: exchange MediaID at the attachment endpoint (Attachments.ForMessage).
+type Media struct {
+	// MediaID is empty when the service sent null: no file can be retrieved,
+	// which is a normal case, not an error (rule 2.3.3).
+	MediaID     string      `json:"media_id"`
+	MediaStatus MediaStatus `json:"media_status"`
+	MimeType    string      `json:"mime_type"`
+	// FileSize in bytes; nil when unknown.
+	FileSize *int64 `json:"file_size"`
+	Filename string `json:"filename"`
+}
+
+// Available reports whether the file can be fetched.
+func (m *Media) Available() bool {
+	return m != nil && m.MediaStatus == MediaAvailable && m.MediaID != ""
+}
+
+// Reaction is a reaction to a message (D15).
+type Reaction struct {
+	Emoji     string    `json:"emoji"`
+	Direction Direction `json:"direction"`
+	ReactedAt time.Time `json:"reacted_at"`
+}
+
+// Window is the read window the service applied (spec §2.4).
+type Window struct {
+	// RecentWindowDays is 30: without Since, only that many days are read.
+	RecentWindowDays int `json:"recent_window_days"`
+	// Since is the start of the window effectively applied.
+	Since time.Time `json:"since"`
+}
+
+// MessagePage is one page of a conversation's messages, newest first.
+type MessagePage struct {
+	Items      []Message `json:"items"`
+	NextCursor string    `json:"next_cursor"`
+	Window     Window    `json:"window"`
+}
+
+// HasMore reports whether another page follows.
+func (p *MessagePage) HasMore() bool { return p != nil && p.NextCursor != "" }
+
+// ListMessagesParams filters a message read (spec §4.1). The zero value reads
+// the last 30 days, 50 messages a page.
+type ListMessagesParams struct {
+	// Since reaches beyond the 30-day recent window. Sent in UTC (D18).
+	Since time.Time `url:"since,omitempty" layout:"2006-01-02T15:04:05.000Z"`
+	// Limit is the page size: 1 to 100, default 50.
+	Limit int `url:"limit,omitempty"`
+	// Cursor is the NextCursor of the previous page.
+	Cursor string `url:"cursor,omitempty"`
+}
+
+// MessagesService reads conversation messages (spec §4.1).
+type MessagesService struct{ c *Client }
+
+// ErrEmptyID reports a required identifier left empty; no request is sent.
+var ErrEmptyID = errors.New("empty identifier")
+
+// requireID fails before any request when a required identifier is empty.
+func requireID(op, name, v string) error {
+	if v == "" {
+		return fmt.Errorf("convo: %s: %s is required: %w", op, name, ErrEmptyID)
+	}
+	return nil
+}
+
+// List reads one page of a conversation's messages, newest first. Without
+// params.Since the read covers the last 30 days; the page's Window says what
+// was applied. An unknown conversation is ErrConversationNotFound.
+func (s *MessagesService) List(ctx context.Context, conversationID string, params *ListMessagesParams) (*MessagePage, error) {
+	if err := requireID("Messages.List", "conversation id", conversationID); err != nil {
+		return nil, err
+	}
+	var p ListMessagesParams
+	if params != nil {
+		p = *params
+	}
+	p.Since = utc(p.Since)
+	q, err := encodeQuery(&p)
+	if err != nil {
+		return nil, err
+	}
+	page := new(MessagePage)
+	if err := s.c.call(ctx, "GET", "/conversations/"+pathSegment(conversationID)+"/messages", q, nil, page); err != nil {
+		return nil, err
+	}
+	return page, nil
+}
+
+// All iterates over every message of a conversation, newest first, fetching
+// pages as the loop advances. It starts at params.Cursor when set (to resume),
+// stops at the first error (yielded once), and holds one page at a time.
+func (s *MessagesService) All(ctx context.Context, conversationID string, params *ListMessagesParams) iter.Seq2[Message, error] {
+	var base ListMessagesParams
+	if params != nil {
+		base = *params
+	}
+	// Each range over the result starts afresh from base.Cursor with its own
+	// copy of the parameters (see ConversationsService.All).
+	return func(yield func(Message, error) bool) {
+		p := base
+		paginate(ctx, p.Cursor, func(ctx context.Context, cursor string) ([]Message, string, error) {
+			p.Cursor = cursor
+			page, err := s.List(ctx, conversationID, &p)
+			if err != nil {
+				return nil, "", err
+			}
+			return page.Items, page.NextCursor, nil
+		})(yield)
+	}
+}
+
+// utc converts a non-zero time to UTC, for the D18 layout that ends in Z.
+func utc(t time.Time) time.Time {
+	if t.IsZero() {
+		return t
+	}
+	return t.UTC()
+}

@@ -1,0 +1,113 @@
+package convo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// pages serves pages of ints: page i holds 3·i … 3·i+2, the last has no cursor.
+func pages(n int, calls *[]string, failAt int) fetchPage[int] {
+	return func(ctx context.Context, cursor string) ([]int, string, error) {
+		*calls = append(*calls, cursor)
+		i := 0
+		if cursor != "" {
+			_, _ = fmt.Sscanf(cursor, "c%d", &i)
+		}
+		if i == failAt {
+			return nil, "", errors.New("boom")
+		}
+		next := ""
+		if i+1 < n {
+			next = fmt.Sprintf("c%d", i+1)
+		}
+		return []int{3 * i, 3*i + 1, 3*i + 2}, next, nil
+	}
+}
+
+func TestPaginate(t *testing.T) {
+	tests := []struct {
+		name      string
+		pages     int
+		failAt    int
+		start     string
+		stopAfter int // break after this many items; 0: never
+		wantItems []int
+		wantErrs  int
+		wantCalls []string
+	}{
+		{"three pages stitched in order", 3, -1, "", 0, []int{0, 1, 2, 3, 4, 5, 6, 7, 8}, 0, []string{"", "c1", "c2"}},
+		{"early break fetches no more", 3, -1, "", 2, []int{0, 1}, 0, []string{""}},
+		{"break at a page end fetches no more", 3, -1, "", 3, []int{0, 1, 2}, 0, []string{""}},
+		{"error mid-way is yielded once", 3, 1, "", 0, []int{0, 1, 2}, 1, []string{"", "c1"}},
+		{"resume from a cursor", 3, -1, "c2", 0, []int{6, 7, 8}, 0, []string{"c2"}},
+		{"single page", 1, -1, "", 0, []int{0, 1, 2}, 0, []string{""}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var calls []string
+			var items []int
+			errs := 0
+			for v, err := range paginate(context.Background(), tt.start, pages(tt.pages, &calls, tt.failAt)) {
+				if err != nil {
+					errs++
+					continue // a well-behaved iterator stops by itself after an error
+				}
+				items = append(items, v)
+				if tt.stopAfter > 0 && len(items) == tt.stopAfter {
+					break
+				}
+			}
+			assert.Equal(t, tt.wantItems, items)
+			assert.Equal(t, tt.wantErrs, errs)
+			assert.Equal(t, tt.wantCalls, calls)
+		})
+	}
+}
+
+func TestPaginateHonoursContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var calls []string
+	var got []int
+	var gotErr error
+	for v, err := range paginate(ctx, "", pages(5, &calls, -1)) {
+		if err != nil {
+			gotErr = err
+			break
+		}
+		got = append(got, v)
+		if v == 2 {
+			cancel() // cancel between pages: the next page is not fetched
+		}
+	}
+	assert.ErrorIs(t, gotErr, context.Canceled)
+	assert.Equal(t, []int{0, 1, 2}, got)
+	assert.Equal(t, []string{""}, calls)
+}
+
+func TestPaginateStopsOnARepeatedCursor(t *testing.T) {
+	n := 0
+	seq := paginate(context.Background(), "", func(ctx context.Context, cursor string) ([]int, string, error) {
+		n++
+		return []int{n}, "same", nil
+	})
+	var got []int
+	for v, err := range seq {
+		require.NoError(t, err)
+		got = append(got, v)
+		require.Less(t, len(got), 10, "a server repeating its cursor must not loop forever")
+	}
+	assert.Equal(t, []int{1, 2}, got)
+}
+
+func TestPageHasMore(t *testing.T) {
+	assert.False(t, (*Page[int])(nil).HasMore())
+	assert.False(t, (&Page[int]{}).HasMore())
+	assert.True(t, (&Page[int]{NextCursor: "c"}).HasMore())
+	assert.True(t, (&MessagePage{NextCursor: "c"}).HasMore())
+}

@@ -1,0 +1,238 @@
+package convo
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/jarcoal/httpmock"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// connRefused stands for any transport failure.
+var connRefused = httpmock.NewErrorResponder(errors.New("dial tcp 10.9.9.9:443: connect: connection refused"))
+
+func TestRetryPolicy(t *testing.T) {
+	ok := responder(200, okJSON(`{"message":"ok"}`))
+	st := func(code int) httpmock.Responder {
+		return responder(code, errJSON(code, "SOME_CODE", http.StatusText(code)))
+	}
+	rl := responder(429, errJSON(429, "RATE_LIMITED", "Too many requests"), "Retry-After", "1")
+	tests := []struct {
+		name       string
+		method     string
+		opts       []Option
+		answers    []httpmock.Responder
+		attempts   int
+		wantStatus int // 0: success
+	}{
+		{"POST 500 is not retried", "POST", nil, []httpmock.Responder{st(500), ok}, 1, 500},
+		{"POST 503 is not retried", "POST", nil, []httpmock.Responder{st(503), ok}, 1, 503},
+		{"POST 502 is not retried", "POST", nil, []httpmock.Responder{st(502), ok}, 1, 502},
+		{"POST transport error is not retried", "POST", nil, []httpmock.Responder{connRefused, ok}, 1, -1},
+		{"POST 429 is retried", "POST", nil, []httpmock.Responder{rl, ok}, 2, 0},
+		{"GET 503 is retried", "GET", nil, []httpmock.Responder{st(503), ok}, 2, 0},
+		{"GET 408 502 504 are retried", "GET", nil, []httpmock.Responder{st(408), st(502), st(504), ok}, 4, 0},
+		{"GET transport error is retried", "GET", nil, []httpmock.Responder{connRefused, ok}, 2, 0},
+		{"PATCH 502 is retried", "PATCH", nil, []httpmock.Responder{st(502), ok}, 2, 0},
+		{"DELETE 503 is retried", "DELETE", nil, []httpmock.Responder{st(503), ok}, 2, 0},
+		{"GET 500 is not retried", "GET", nil, []httpmock.Responder{st(500), ok}, 1, 500},
+		{"GET 400 is not retried", "GET", nil, []httpmock.Responder{st(400), ok}, 1, 400},
+		{"GET 429 storm ends with the last 429", "GET", nil, []httpmock.Responder{rl}, 4, 429},
+		{"retries disabled", "GET", []Option{WithMaxRetries(0)}, []httpmock.Responder{st(503), ok}, 1, 503},
+		{"one retry allowed", "GET", []Option{WithMaxRetries(1)}, []httpmock.Responder{st(503), st(503), ok}, 2, 503},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				env := newMock(t, append([]Option{WithRetryWait(time.Second, 4*time.Second)}, tt.opts...)...)
+				env.mock.RegisterResponder(tt.method, mockBase+"/x", sequence(tt.answers...))
+				var out struct{ Message string }
+				err := env.c.Do(context.Background(), tt.method, "/x", nil, map[string]string{"a": "b"}, &out)
+				assert.Equal(t, tt.attempts, env.mock.GetTotalCallCount(), "attempts")
+				assertNoKey(t, err)
+				switch tt.wantStatus {
+				case 0:
+					require.NoError(t, err)
+					assert.Equal(t, "ok", out.Message)
+				case -1:
+					var te *TransportError
+					require.ErrorAs(t, err, &te)
+				default:
+					var apiErr *Error
+					require.ErrorAs(t, err, &apiErr)
+					assert.Equal(t, tt.wantStatus, apiErr.StatusCode)
+				}
+			})
+		})
+	}
+}
+
+func TestRetryAfterIsHonouredExactly(t *testing.T) {
+	tests := []struct {
+		name   string
+		header func(now time.Time) string
+		want   time.Duration
+	}{
+		{"seconds", func(time.Time) string { return "7" }, 7 * time.Second},
+		{"zero", func(time.Time) string { return "0" }, 0},
+		{"http date", func(now time.Time) string { return now.Add(5 * time.Second).UTC().Format(http.TimeFormat) }, 5 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				env := newMock(t)
+				start := time.Now()
+				env.mock.RegisterResponder("GET", mockBase+"/channels", sequence(
+					responder(429, errJSON(429, "RATE_LIMITED", "Too many requests"), "Retry-After", tt.header(start)),
+					responder(200, okJSON(`{"items":[]}`)),
+				))
+				_, err := env.c.Channels.List(context.Background())
+				require.NoError(t, err)
+				assert.Equal(t, tt.want, time.Since(start))
+				assert.Equal(t, 2, env.mock.GetTotalCallCount())
+			})
+		})
+	}
+}
+
+func TestRetryAfterBeyondCapReturnsAtOnce(t *testing.T) {
+	tests := []struct {
+		name    string
+		status  int
+		header  string
+		opts    []Option
+		timeout time.Duration
+		want    time.Duration
+	}{
+		{"429 asks an hour", 429, "3600", nil, 0, time.Hour},
+		{"429 over a custom cap", 429, "11", []Option{WithMaxRetryWait(10 * time.Second)}, 0, 11 * time.Second},
+		{"429 past the context deadline", 429, "20", nil, 5 * time.Second, 20 * time.Second},
+		{"503 asks an hour", 503, "3600", nil, 0, time.Hour},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				env := newMock(t, tt.opts...)
+				code := "RATE_LIMITED"
+				if tt.status == 503 {
+					code = "UNAVAILABLE"
+				}
+				env.mock.RegisterResponder("GET", mockBase+"/channels",
+					responder(tt.status, errJSON(tt.status, code, "wait"), "Retry-After", tt.header))
+				ctx := context.Background()
+				if tt.timeout > 0 {
+					var cancel context.CancelFunc
+					ctx, cancel = context.WithTimeout(ctx, tt.timeout)
+					defer cancel()
+				}
+				start := time.Now()
+				_, err := env.c.Channels.List(ctx)
+				assert.Zero(t, time.Since(start), "must not sleep")
+				assert.Equal(t, 1, env.mock.GetTotalCallCount())
+				var apiErr *Error
+				require.ErrorAs(t, err, &apiErr)
+				assert.Equal(t, tt.status, apiErr.StatusCode)
+				assert.Equal(t, tt.want, apiErr.RetryAfter)
+				assert.True(t, apiErr.Temporary())
+				if tt.status == 429 {
+					assert.ErrorIs(t, err, ErrRateLimited)
+				}
+			})
+		})
+	}
+}
+
+func TestBackoffIsJitteredExponential(t *testing.T) {
+	// Unit bounds: attempt n waits in [min·2ⁿ/2, min·2ⁿ], capped at max.
+	for attempt := range 8 {
+		base := min(time.Second<<attempt, 8*time.Second)
+		for range 200 {
+			d := jitteredBackoff(time.Second, 8*time.Second, attempt)
+			assert.GreaterOrEqual(t, d, base/2)
+			assert.LessOrEqual(t, d, base)
+		}
+	}
+	assert.Equal(t, time.Duration(0), jitteredBackoff(0, 0, 3))
+	assert.LessOrEqual(t, jitteredBackoff(time.Second, 8*time.Second, 200), 8*time.Second)
+
+	// End to end on the fake clock: three 503s without Retry-After.
+	synctest.Test(t, func(t *testing.T) {
+		env := newMock(t, WithRetryWait(time.Second, 8*time.Second))
+		st := responder(503, errJSON(503, "UNAVAILABLE", "busy"))
+		env.mock.RegisterResponder("GET", mockBase+"/channels", sequence(st, st, st, responder(200, okJSON(`{"items":[]}`))))
+		start := time.Now()
+		_, err := env.c.Channels.List(context.Background())
+		require.NoError(t, err)
+		elapsed := time.Since(start)
+		// 1s, 2s and 4s bases: between half (3.5s) and all (7s) of them.
+		assert.GreaterOrEqual(t, elapsed, 3500*time.Millisecond)
+		assert.LessOrEqual(t, elapsed, 7*time.Second)
+	})
+}
+
+func TestCancelDuringBackoffReturnsPromptly(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		env := newMock(t)
+		env.mock.RegisterResponder("GET", mockBase+"/channels",
+			responder(429, errJSON(429, "RATE_LIMITED", "Too many requests"), "Retry-After", "20"))
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(time.Second, cancel)
+		start := time.Now()
+		_, err := env.c.Channels.List(ctx)
+		assert.Equal(t, time.Second, time.Since(start), "returns as soon as the context is cancelled")
+		assert.ErrorIs(t, err, context.Canceled)
+		assert.Equal(t, 1, env.mock.GetTotalCallCount())
+		assertNoKey(t, err)
+	})
+}
+
+func TestDeadlineDuringBackoff(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		env := newMock(t, WithRetryWait(10*time.Second, 10*time.Second))
+		env.mock.RegisterResponder("GET", mockBase+"/channels", responder(503, errJSON(503, "UNAVAILABLE", "busy")))
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		start := time.Now()
+		_, err := env.c.Channels.List(ctx)
+		assert.Equal(t, 3*time.Second, time.Since(start))
+		assert.ErrorIs(t, err, context.DeadlineExceeded)
+	})
+}
+
+func TestCancelledBeforeTheCall(t *testing.T) {
+	env := newMock(t)
+	env.mock.RegisterResponder("GET", mockBase+"/channels", responder(200, okJSON(`{"items":[]}`)))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := env.c.Channels.List(ctx)
+	assert.ErrorIs(t, err, context.Canceled)
+	var te *TransportError
+	assert.ErrorAs(t, err, &te)
+}
+
+func TestRetryAfterParsing(t *testing.T) {
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	tests := []struct {
+		in   string
+		want time.Duration
+		ok   bool
+	}{
+		{"", 0, false},
+		{"3", 3 * time.Second, true},
+		{" 12 ", 12 * time.Second, true},
+		{"-1", 0, false},
+		{"soon", 0, false},
+		{now.Add(90 * time.Second).Format(http.TimeFormat), 90 * time.Second, true},
+		{now.Add(-time.Minute).Format(http.TimeFormat), 0, true},
+	}
+	for _, tt := range tests {
+		d, ok := retryAfter(http.Header{"Retry-After": {tt.in}}, now)
+		assert.Equal(t, tt.ok, ok, tt.in)
+		assert.Equal(t, tt.want, d, tt.in)
+	}
+}
