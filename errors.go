@@ -204,7 +204,7 @@ func (c *Client) parseError(resp *http.Response, method, path string, data []byt
 		if tooLarge {
 			e.cause = ErrResponseTooLarge
 		}
-		e.Body = []byte(c.redact(string(truncate(data, excerptLimit))))
+		e.Body = c.excerpt(data)
 		return e
 	}
 	e.Code = body.Message.Error
@@ -235,9 +235,19 @@ func (c *Client) badBody(resp *http.Response, method, path string, data []byte, 
 		Method:     method,
 		Path:       path,
 		Message:    msg,
-		Body:       []byte(c.redact(string(truncate(data, excerptLimit)))),
+		Body:       c.excerpt(data),
 		cause:      cause,
 	}
+}
+
+// excerpt keeps a bounded, redacted copy of a body. Redaction comes before
+// the cut, so that a key straddling the cut cannot survive in part.
+func (c *Client) excerpt(data []byte) []byte {
+	window := data
+	if n := excerptLimit + len(c.apiKey); len(window) > n {
+		window = window[:n]
+	}
+	return truncate([]byte(c.redact(string(window))), excerptLimit)
 }
 
 // truncate cuts b to at most n bytes without splitting a UTF-8 sequence.

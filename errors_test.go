@@ -152,6 +152,14 @@ func TestKeyIsRedactedFromServerText(t *testing.T) {
 	require.ErrorAs(t, err, &apiErr)
 	assert.NotContains(t, string(apiErr.Body), testKey)
 	assertNoKey(t, err)
+
+	// A key straddling the excerpt's cut leaves no part of itself behind.
+	env = newMock(t)
+	env.mock.RegisterNoResponder(responder(502, strings.Repeat("x", excerptLimit-5)+testKey+strings.Repeat("y", 100)))
+	_, err = env.c.Channels.List(context.Background())
+	require.ErrorAs(t, err, &apiErr)
+	assert.NotContains(t, string(apiErr.Body), testKey[:5])
+	assert.LessOrEqual(t, len(apiErr.Body), excerptLimit+3)
 }
 
 func TestErrorStringForms(t *testing.T) {

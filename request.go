@@ -61,6 +61,8 @@ func encodeQuery(v any) (url.Values, error) {
 		return nil, nil
 	case url.Values:
 		return q, nil
+	case map[string][]string:
+		return url.Values(q), nil
 	}
 	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && rv.IsNil() {
 		return nil, nil
