@@ -306,10 +306,14 @@ func (c *Client) buildTransport(s settings) {
 		Backoff:      c.backoff,
 		ErrorHandler: keepLastResponse,
 	}
-	// Downloads go to the temporary file host: same transport, no key, and no
-	// redirect at all (a redirect could bounce through a host we do not know).
+	// Downloads go to the temporary file host: same transport, no key, no
+	// cookie jar (cookies scoped to a shared parent domain must not follow),
+	// no client-wide timeout (it would cut large files; the context governs),
+	// and no redirect at all (it could bounce through a host we do not know).
 	files := hc
 	files.Transport = c.inner
+	files.Jar = nil
+	files.Timeout = 0
 	files.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	c.files = &files
 }

@@ -143,18 +143,15 @@ func (s *ConversationsService) All(ctx context.Context, params *ListConversation
 	if params != nil {
 		base = *params
 	}
-	// Each range over the result starts afresh from base.Cursor with its own
-	// copy of the parameters, so the sequence can be ranged over again (or by
-	// two goroutines at once) and the caller's params are never touched.
-	return func(yield func(Conversation, error) bool) {
+	// Each fetch works on its own copy: the sequence can be ranged over again,
+	// or by two goroutines at once, and the caller's params are never touched.
+	return paginate(ctx, base.Cursor, func(ctx context.Context, cursor string) ([]Conversation, string, error) {
 		p := base
-		paginate(ctx, p.Cursor, func(ctx context.Context, cursor string) ([]Conversation, string, error) {
-			p.Cursor = cursor
-			page, err := s.List(ctx, &p)
-			if err != nil {
-				return nil, "", err
-			}
-			return page.Items, page.NextCursor, nil
-		})(yield)
-	}
+		p.Cursor = cursor
+		page, err := s.List(ctx, &p)
+		if err != nil {
+			return nil, "", err
+		}
+		return page.Items, page.NextCursor, nil
+	})
 }

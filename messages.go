@@ -195,19 +195,16 @@ func (s *MessagesService) All(ctx context.Context, conversationID string, params
 	if params != nil {
 		base = *params
 	}
-	// Each range over the result starts afresh from base.Cursor with its own
-	// copy of the parameters (see ConversationsService.All).
-	return func(yield func(Message, error) bool) {
+	// Each fetch works on its own copy (see ConversationsService.All).
+	return paginate(ctx, base.Cursor, func(ctx context.Context, cursor string) ([]Message, string, error) {
 		p := base
-		paginate(ctx, p.Cursor, func(ctx context.Context, cursor string) ([]Message, string, error) {
-			p.Cursor = cursor
-			page, err := s.List(ctx, conversationID, &p)
-			if err != nil {
-				return nil, "", err
-			}
-			return page.Items, page.NextCursor, nil
-		})(yield)
-	}
+		p.Cursor = cursor
+		page, err := s.List(ctx, conversationID, &p)
+		if err != nil {
+			return nil, "", err
+		}
+		return page.Items, page.NextCursor, nil
+	})
 }
 
 // utc converts a non-zero time to UTC, for the D18 layout that ends in Z.

@@ -23,10 +23,12 @@ type fetchPage[T any] func(ctx context.Context, cursor string) (items []T, next 
 // page at a time and only when the previous page has been consumed; it yields
 // each item, stops after yielding the first error, checks ctx before each
 // page, and starts no goroutine. Only one page is held at a time, so memory
-// does not grow with the length of the history.
-func paginate[T any](ctx context.Context, cursor string, fetch fetchPage[T]) iter.Seq2[T, error] {
+// does not grow with the length of the history. Every range starts afresh from
+// start, so the sequence may be ranged over more than once.
+func paginate[T any](ctx context.Context, start string, fetch fetchPage[T]) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		var zero T
+		cursor := start
 		for {
 			if err := ctx.Err(); err != nil {
 				yield(zero, err)

@@ -111,3 +111,18 @@ func TestPageHasMore(t *testing.T) {
 	assert.True(t, (&Page[int]{NextCursor: "c"}).HasMore())
 	assert.True(t, (&MessagePage{NextCursor: "c"}).HasMore())
 }
+
+func TestPaginateCanBeRangedAgain(t *testing.T) {
+	var calls []string
+	seq := paginate(context.Background(), "c1", pages(3, &calls, -1))
+	collect := func() (out []int) {
+		for v, err := range seq {
+			require.NoError(t, err)
+			out = append(out, v)
+		}
+		return out
+	}
+	assert.Equal(t, []int{3, 4, 5, 6, 7, 8}, collect())
+	assert.Equal(t, []int{3, 4, 5, 6, 7, 8}, collect(), "a second range starts again from the start cursor")
+	assert.Equal(t, []string{"c1", "c2", "c1", "c2"}, calls)
+}

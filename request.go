@@ -253,10 +253,14 @@ func (e *TransportError) Error() string {
 // Unwrap returns the underlying error.
 func (e *TransportError) Unwrap() error { return e.err }
 
+// minRedactLen is the shortest key worth redacting: replacing every "k" of a
+// message for a one-letter test key would only garble the text.
+const minRedactLen = 8
+
 // redact removes the API key from text that came from elsewhere (a server's
 // message, a transport error), as a last line of defence.
 func (c *Client) redact(s string) string {
-	if c.apiKey != "" && strings.Contains(s, c.apiKey) {
+	if len(c.apiKey) >= minRedactLen && strings.Contains(s, c.apiKey) {
 		s = strings.ReplaceAll(s, c.apiKey, "[REDACTED]")
 	}
 	return s

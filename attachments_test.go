@@ -1,0 +1,470 @@
+package convo_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	convo "github.com/convoapi/convo-go"
+)
+
+const attachmentResp = `{"media_id":"med-6","url":"https://files.example-cdn.test/o/med-6?X-Sig=abc&X-Expires=600",
+ "expires_at":"2026-11-22T10:14:05.123Z","mime_type":"image/jpeg","file_size":48213,"filename":"receipt.jpg","checksum":"ignored"}`
+
+var imageMsg = convo.Message{
+	MessageID: "m-6", Direction: convo.DirectionInbound, Type: convo.MessageImage,
+	Media: &convo.Media{MediaID: "med-6", MediaStatus: convo.MediaAvailable, MimeType: "image/jpeg"},
+}
+
+func TestAttachmentsGetWire(t *testing.T) {
+	wantAtt := &convo.Attachment{
+		MediaID:   "med-6",
+		URL:       "https://files.example-cdn.test/o/med-6?X-Sig=abc&X-Expires=600",
+		ExpiresAt: time.Date(2026, 11, 22, 10, 14, 5, 123e6, time.UTC),
+		MimeType:  "image/jpeg", FileSize: 48213, Filename: "receipt.jpg",
+	}
+	check := func(t *testing.T, got any) {
+		a := got.(*convo.Attachment)
+		assert.True(t, a.ExpiresAt.Equal(wantAtt.ExpiresAt))
+		a.ExpiresAt = wantAtt.ExpiresAt
+		assert.Equal(t, wantAtt, a)
+	}
+	runWireCases(t, []wireCase{{
+		name:   "Get",
+		call:   func(ctx context.Context, c *convo.Client) (any, error) { return c.Attachments.Get(ctx, "med-6") },
+		method: "GET", path: "/v1/attachments/med-6",
+		resp: ok(attachmentResp), check: check,
+	}, {
+		name:   "Get escapes the id into one segment",
+		call:   func(ctx context.Context, c *convo.Client) (any, error) { return c.Attachments.Get(ctx, "../channels") },
+		method: "GET", path: "/v1/attachments/..%2Fchannels",
+		resp: ok(attachmentResp),
+	}, {
+		name: "ForMessage exchanges media.media_id",
+		call: func(ctx context.Context, c *convo.Client) (any, error) {
+			return c.Attachments.ForMessage(ctx, imageMsg)
+		},
+		method: "GET", path: "/v1/attachments/med-6",
+		resp: ok(attachmentResp), check: check,
+	}})
+}
+
+func TestAttachmentsGetErrors(t *testing.T) {
+	runErrorCases(t, "GET", "/attachments/med-6", func(ctx context.Context, c *convo.Client) error {
+		_, err := c.Attachments.Get(ctx, "med-6")
+		return err
+	}, []apiErr{
+		// The code of a missing attachment is not shown in the spec: whatever
+		// comes is kept as the Code, and matches no sentinel.
+		{404, convo.ErrorCode("MEDIA_NOT_FOUND"), "Media not found", "", nil},
+		errUnauthorized,
+		errRateLimited,
+	})
+}
+
+func TestAttachmentsEmptyMediaID(t *testing.T) {
+	c, m := newMock(t, jsonResp(200, ok(attachmentResp)))
+	_, err := c.Attachments.Get(context.Background(), "")
+	assert.ErrorIs(t, err, convo.ErrEmptyID)
+	assert.Empty(t, m.requests())
+}
+
+// Rule 2.3.3: media_id null is a normal case, and the attachment endpoint must
+// not be called.
+func TestAttachmentsNoMediaWithoutRequest(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		media  *convo.Media
+		status convo.MediaStatus
+	}{
+		{"unknown", &convo.Media{MediaStatus: convo.MediaUnknown}, convo.MediaUnknown},
+		{"no_reference", &convo.Media{MediaStatus: convo.MediaNoReference, Filename: "contract.pdf"}, convo.MediaNoReference},
+		{"available but media_id null", &convo.Media{MediaStatus: convo.MediaAvailable}, convo.MediaAvailable},
+		{"no media block", nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, m := newMock(t, jsonResp(200, ok(attachmentResp)))
+			msg := convo.Message{MessageID: "m-5", Type: convo.MessageAudio, Media: tc.media}
+
+			check := func(err error) {
+				t.Helper()
+				require.ErrorIs(t, err, convo.ErrNoMedia)
+				var nm *convo.NoMediaError
+				require.True(t, errors.As(err, &nm))
+				assert.Equal(t, "m-5", nm.MessageID)
+				assert.Equal(t, tc.status, nm.MediaStatus)
+				assert.Contains(t, err.Error(), "m-5")
+				var apiErr *convo.Error
+				assert.False(t, errors.As(err, &apiErr), "not an API error")
+			}
+			att, err := c.Attachments.ForMessage(context.Background(), msg)
+			assert.Nil(t, att)
+			check(err)
+
+			var buf bytes.Buffer
+			n, err := c.Attachments.Download(context.Background(), msg, &buf)
+			assert.Zero(t, n)
+			check(err)
+
+			assert.Empty(t, m.requests(), "no request at all")
+			assert.Zero(t, m.GetTotalCallCount())
+		})
+	}
+}
+
+// A temporary address in plain http to a host that is not loopback is refused
+// before any request to it.
+func TestAttachmentsDownloadRefusesPlainHTTP(t *testing.T) {
+	c, m := newMock(t, jsonResp(200, ok(`{"media_id":"med-6","url":"http://files.example-cdn.test/o/med-6","mime_type":"image/jpeg","file_size":1,"filename":"a"}`)))
+	_, err := c.Attachments.Download(context.Background(), imageMsg, io.Discard)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "refusing")
+	require.Len(t, m.requests(), 1, "only the attachment exchange")
+	assert.Equal(t, "/v1/attachments/med-6", m.requests()[0].Path)
+}
+
+func TestAttachmentsDownloadNilWriter(t *testing.T) {
+	c, m := newMock(t, jsonResp(200, ok(attachmentResp)))
+	_, err := c.Attachments.Download(context.Background(), imageMsg, nil)
+	require.Error(t, err)
+	assert.Empty(t, m.requests())
+}
+
+// ---- Download against real loopback servers: an API and a file host ----
+
+type fileRig struct {
+	client   *convo.Client
+	api      *httptest.Server
+	files    *httptest.Server
+	apiCalls atomic.Int32
+
+	mu       sync.Mutex
+	fileReqs []*http.Request // clones, for header and URL assertions
+}
+
+func (r *fileRig) fileRequests() []*http.Request {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]*http.Request(nil), r.fileReqs...)
+}
+
+// newFileRig starts a file host serving fileHandler and an API whose nth
+// attachment exchange (1-based) answers attachment(n, fileHostURL).
+func newFileRig(t *testing.T, fileHandler http.HandlerFunc, attachment func(n int, filesURL string) string, opts ...convo.Option) *fileRig {
+	t.Helper()
+	r := &fileRig{}
+	r.files = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		r.mu.Lock()
+		r.fileReqs = append(r.fileReqs, req.Clone(context.Background()))
+		r.mu.Unlock()
+		fileHandler(w, req)
+	}))
+	t.Cleanup(r.files.Close)
+	r.api = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.URL.Path != "/v1/attachments/med-6" {
+			http.NotFound(w, req)
+			return
+		}
+		n := int(r.apiCalls.Add(1))
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, ok(attachment(n, r.files.URL)))
+	}))
+	t.Cleanup(r.api.Close)
+	tr := &http.Transport{}
+	t.Cleanup(tr.CloseIdleConnections)
+	base := []convo.Option{
+		convo.WithAPIKey(testKey), convo.WithBaseURL(r.api.URL + "/v1"),
+		convo.WithHTTPClient(&http.Client{Transport: tr}), convo.WithRetryWait(0, 0),
+	}
+	c, err := convo.NewClient(append(base, opts...)...)
+	require.NoError(t, err)
+	r.client = c
+	return r
+}
+
+// attachmentAt answers the exchange with a file address on the file host.
+func attachmentAt(path string, expiresAt time.Time, size int64) func(int, string) string {
+	return func(_ int, filesURL string) string {
+		return fmt.Sprintf(`{"media_id":"med-6","url":%q,"expires_at":%q,"mime_type":"image/jpeg","file_size":%d,"filename":"receipt.jpg"}`,
+			filesURL+path, expiresAt.UTC().Format("2006-01-02T15:04:05.000Z"), size)
+	}
+}
+
+// patternReader yields an endless, allocation-free byte pattern.
+type patternReader struct{ off int64 }
+
+func (p *patternReader) Read(b []byte) (int, error) {
+	for i := range b {
+		b[i] = byte((p.off + int64(i)) * 7)
+	}
+	p.off += int64(len(b))
+	return len(b), nil
+}
+
+// countingWriter counts bytes, checksums them and samples the heap as it goes.
+type countingWriter struct {
+	n        int64
+	crc      uint32
+	nextSamp int64
+	peakHeap uint64
+}
+
+func (w *countingWriter) Write(b []byte) (int, error) {
+	w.n += int64(len(b))
+	w.crc = crc32.Update(w.crc, crc32.IEEETable, b)
+	if w.n >= w.nextSamp {
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		w.peakHeap = max(w.peakHeap, ms.HeapInuse)
+		w.nextSamp += 4 << 20
+	}
+	return len(b), nil
+}
+
+func TestAttachmentsDownloadStreamsLargeFile(t *testing.T) {
+	const size = 64 << 20
+	rig := newFileRig(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", strconv.Itoa(size))
+		w.Header().Set("Content-Type", "video/mp4")
+		_, _ = io.Copy(w, io.LimitReader(&patternReader{}, size))
+	}, attachmentAt("/o/med-6?sig=s3cr3t", time.Now().Add(10*time.Minute), size))
+
+	h := crc32.NewIEEE()
+	_, _ = io.Copy(h, io.LimitReader(&patternReader{}, size))
+	want := h.Sum32()
+
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	w := &countingWriter{}
+	n, err := rig.client.Attachments.Download(context.Background(), imageMsg, w)
+	runtime.ReadMemStats(&after)
+	require.NoError(t, err)
+
+	assert.Equal(t, int64(size), n)
+	assert.Equal(t, int64(size), w.n)
+	assert.Equal(t, want, w.crc, "bytes arrive intact and in order")
+
+	allocated := after.TotalAlloc - before.TotalAlloc
+	heapGrowth := int64(w.peakHeap) - int64(before.HeapInuse)
+	t.Logf("file %d MiB; allocated during download %d KiB (client and server together); peak heap growth %d KiB",
+		size>>20, allocated>>10, heapGrowth>>10)
+	assert.Less(t, allocated, uint64(size/8), "the file must not be buffered")
+	assert.Less(t, heapGrowth, int64(size/8), "the heap must not hold the file")
+	assert.Equal(t, int32(1), rig.apiCalls.Load())
+	assert.Len(t, rig.fileRequests(), 1)
+}
+
+// D9: the temporary address needs no key, and the client never sends it there,
+// whatever header form carries it to the API.
+func TestAttachmentsDownloadSendsNoKeyToFileHost(t *testing.T) {
+	for _, scheme := range []convo.AuthScheme{convo.AuthBearer, convo.AuthAPIKey, convo.AuthXAPIKey} {
+		t.Run(scheme.String(), func(t *testing.T) {
+			rig := newFileRig(t, func(w http.ResponseWriter, r *http.Request) {
+				_, _ = io.WriteString(w, "file-bytes")
+			}, attachmentAt("/o/med-6?sig=abc", time.Now().Add(time.Hour), 10), convo.WithAuthScheme(scheme))
+
+			var buf bytes.Buffer
+			n, err := rig.client.Attachments.Download(context.Background(), imageMsg, &buf)
+			require.NoError(t, err)
+			assert.Equal(t, int64(10), n)
+			assert.Equal(t, "file-bytes", buf.String())
+
+			reqs := rig.fileRequests()
+			require.Len(t, reqs, 1)
+			r := reqs[0]
+			assert.Equal(t, "/o/med-6", r.URL.Path)
+			assert.Equal(t, "sig=abc", r.URL.RawQuery, "the signed address is used as given")
+			assert.Empty(t, r.Header.Values("Authorization"))
+			assert.Empty(t, r.Header.Values("X-Api-Key"))
+			assert.Empty(t, r.Header.Values("Cookie"))
+			for name, vals := range r.Header {
+				for _, v := range vals {
+					assert.NotContains(t, v, testKey, "header %s carries the key", name)
+				}
+			}
+			assert.NotContains(t, r.URL.String(), testKey)
+		})
+	}
+}
+
+func TestAttachmentsDownloadExpiredAddress(t *testing.T) {
+	future := time.Now().Add(time.Hour)
+	// The first exchange gives /old, the next ones /new.
+	oldThenNew := func(expires time.Time) func(int, string) string {
+		return func(n int, filesURL string) string {
+			path := "/new"
+			if n == 1 {
+				path = "/old"
+			}
+			return attachmentAt(path, expires, 4)(n, filesURL)
+		}
+	}
+	serve := func(status int) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/old" {
+				http.Error(w, "expired", status)
+				return
+			}
+			_, _ = io.WriteString(w, "data")
+		}
+	}
+
+	for _, status := range []int{http.StatusGone, http.StatusForbidden, http.StatusNotFound} {
+		t.Run(fmt.Sprintf("file host answers %d: a fresh address once", status), func(t *testing.T) {
+			rig := newFileRig(t, serve(status), oldThenNew(future))
+			var buf bytes.Buffer
+			n, err := rig.client.Attachments.Download(context.Background(), imageMsg, &buf)
+			require.NoError(t, err)
+			assert.Equal(t, int64(4), n)
+			assert.Equal(t, "data", buf.String())
+			assert.Equal(t, int32(2), rig.apiCalls.Load())
+			reqs := rig.fileRequests()
+			require.Len(t, reqs, 2)
+			assert.Equal(t, "/old", reqs[0].URL.Path)
+			assert.Equal(t, "/new", reqs[1].URL.Path)
+		})
+	}
+
+	t.Run("expires_at already past: fresh address before any download", func(t *testing.T) {
+		past := time.Now().Add(-time.Minute)
+		rig := newFileRig(t, serve(http.StatusGone), func(n int, filesURL string) string {
+			if n == 1 {
+				return attachmentAt("/old", past, 4)(n, filesURL)
+			}
+			return attachmentAt("/new", future, 4)(n, filesURL)
+		})
+		var buf bytes.Buffer
+		_, err := rig.client.Attachments.Download(context.Background(), imageMsg, &buf)
+		require.NoError(t, err)
+		assert.Equal(t, "data", buf.String())
+		assert.Equal(t, int32(2), rig.apiCalls.Load())
+		reqs := rig.fileRequests()
+		require.Len(t, reqs, 1, "the expired address is not tried")
+		assert.Equal(t, "/new", reqs[0].URL.Path)
+	})
+
+	t.Run("still expired after the fresh address: error, asked only once", func(t *testing.T) {
+		rig := newFileRig(t, func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, "expired", http.StatusGone)
+		}, oldThenNew(future))
+		n, err := rig.client.Attachments.Download(context.Background(), imageMsg, io.Discard)
+		assert.Zero(t, n)
+		var fe *convo.FileError
+		require.True(t, errors.As(err, &fe), "%v", err)
+		assert.Equal(t, http.StatusGone, fe.StatusCode)
+		assert.Equal(t, strings.TrimPrefix(rig.files.URL, "http://"), fe.Host)
+		assert.NotContains(t, err.Error(), "/new", "the address itself is a secret")
+		assert.Equal(t, int32(2), rig.apiCalls.Load())
+		assert.Len(t, rig.fileRequests(), 2)
+	})
+
+	t.Run("expires_at past and the fresh one refused: no third exchange", func(t *testing.T) {
+		rig := newFileRig(t, func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, "expired", http.StatusForbidden)
+		}, attachmentAt("/old", time.Now().Add(-time.Minute), 4))
+		_, err := rig.client.Attachments.Download(context.Background(), imageMsg, io.Discard)
+		var fe *convo.FileError
+		require.True(t, errors.As(err, &fe))
+		assert.Equal(t, int32(2), rig.apiCalls.Load())
+		assert.Len(t, rig.fileRequests(), 1)
+	})
+
+	t.Run("a server error is not an expiry", func(t *testing.T) {
+		rig := newFileRig(t, func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, "boom", http.StatusInternalServerError)
+		}, attachmentAt("/f", future, 4))
+		_, err := rig.client.Attachments.Download(context.Background(), imageMsg, io.Discard)
+		var fe *convo.FileError
+		require.True(t, errors.As(err, &fe))
+		assert.Equal(t, 500, fe.StatusCode)
+		assert.Equal(t, int32(1), rig.apiCalls.Load())
+		assert.Len(t, rig.fileRequests(), 1)
+	})
+}
+
+func TestAttachmentsDownloadDoesNotFollowRedirects(t *testing.T) {
+	var elsewhere atomic.Int32
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		elsewhere.Add(1)
+		_, _ = io.WriteString(w, "should not be read")
+	}))
+	defer other.Close()
+
+	for _, target := range []string{"other host", "same host"} {
+		t.Run(target, func(t *testing.T) {
+			elsewhere.Store(0)
+			var rig *fileRig
+			rig = newFileRig(t, func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/moved" {
+					_, _ = io.WriteString(w, "should not be read")
+					return
+				}
+				to := other.URL + "/x"
+				if target == "same host" {
+					to = rig.files.URL + "/moved"
+				}
+				http.Redirect(w, r, to, http.StatusFound)
+			}, attachmentAt("/f", time.Now().Add(time.Hour), 4))
+
+			var buf bytes.Buffer
+			n, err := rig.client.Attachments.Download(context.Background(), imageMsg, &buf)
+			assert.Zero(t, n)
+			assert.Empty(t, buf.String())
+			var fe *convo.FileError
+			require.True(t, errors.As(err, &fe), "%v", err)
+			assert.Equal(t, http.StatusFound, fe.StatusCode)
+			assert.Zero(t, elsewhere.Load(), "the redirect target is never contacted")
+			assert.Len(t, rig.fileRequests(), 1)
+			assert.Equal(t, int32(1), rig.apiCalls.Load(), "a redirect is not an expiry")
+		})
+	}
+}
+
+func TestAttachmentsDownloadContextCancelled(t *testing.T) {
+	release := make(chan struct{})
+	rig := newFileRig(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "1000")
+		_, _ = io.WriteString(w, "partial")
+		w.(http.Flusher).Flush()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}, attachmentAt("/f", time.Now().Add(time.Hour), 1000))
+	defer close(release)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	w := &cancelAfterWrite{cancel: cancel}
+	n, err := rig.client.Attachments.Download(ctx, imageMsg, w)
+	require.Error(t, err)
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, int64(7), n, "bytes written so far are reported")
+	assert.Equal(t, int32(1), rig.apiCalls.Load(), "a partial download is not retried")
+}
+
+type cancelAfterWrite struct {
+	cancel context.CancelFunc
+	n      int
+}
+
+func (w *cancelAfterWrite) Write(b []byte) (int, error) {
+	w.n += len(b)
+	w.cancel()
+	return len(b), nil
+}

@@ -1,0 +1,322 @@
+package convo_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	convo "github.com/convoapi/convo-go"
+)
+
+// Spec §2.3/§2.4 rows: a text with a reaction, an available image, media of
+// unknown and no_reference status, a system message (text/media/raw null), an
+// unknown type and status, raw present as an object, raw absent.
+const messagesResp = `{"items":[
+ {"message_id":"m-7","direction":"outbound","type":"text","status":"read","text":"Olá! Como posso ajudar?","media":null,
+  "reactions":[{"emoji":"❤️","direction":"inbound","reacted_at":"2026-11-22T09:10:00.000Z"}],
+  "sent_at":"2026-11-22T09:05:00.000Z","delivered_at":"2026-11-22T09:05:01.500Z","read_at":"2026-11-22T09:06:00.000Z","failure_reason":null,
+  "raw":{"kind":"text","body":"Olá! Como posso ajudar?"}},
+ {"message_id":"m-6","direction":"inbound","type":"image","status":null,"text":"my receipt",
+  "media":{"media_id":"med-6","media_status":"available","mime_type":"image/jpeg","file_size":48213,"filename":"receipt.jpg"},
+  "reactions":[],"sent_at":"2026-11-22T09:03:00.000Z","delivered_at":null,"read_at":null,"failure_reason":null,"raw":null},
+ {"message_id":"m-5","direction":"inbound","type":"audio","status":null,"text":null,
+  "media":{"media_id":null,"media_status":"unknown","mime_type":null,"file_size":null,"filename":null},
+  "reactions":[],"sent_at":"2025-01-01T00:00:00.000Z","delivered_at":null,"read_at":null,"failure_reason":null,"raw":null},
+ {"message_id":"m-4","direction":"inbound","type":"document","status":null,"text":null,
+  "media":{"media_id":null,"media_status":"no_reference","mime_type":"application/pdf","file_size":null,"filename":"contract.pdf"},
+  "reactions":[],"sent_at":"2025-01-01T00:00:00.000Z","delivered_at":null,"read_at":null,"failure_reason":null,"raw":null},
+ {"message_id":"m-3","direction":"outbound","type":"system","status":null,"text":null,"media":null,"reactions":[],
+  "sent_at":"2026-11-21T00:00:00.000Z","delivered_at":null,"read_at":null,"failure_reason":null,"raw":null},
+ {"message_id":"m-2","direction":"outbound","type":"poll","status":"played","text":"Vote","media":null,"reactions":[],
+  "sent_at":null,"delivered_at":null,"read_at":null,"failure_reason":"recipient blocked","raw":null,"new_field":true},
+ {"message_id":"m-1","direction":"outbound","type":"text","status":"failed","text":"hi","media":null,"reactions":[],
+  "sent_at":"2026-11-20T00:00:00-03:00","delivered_at":null,"read_at":null,"failure_reason":"outside window"}],
+ "next_cursor":"bTEw","window":{"recent_window_days":30,"since":"2026-10-23T10:04:05.123Z"}}`
+
+func TestMessagesListWire(t *testing.T) {
+	list := func(id string, p *convo.ListMessagesParams) func(context.Context, *convo.Client) (any, error) {
+		return func(ctx context.Context, c *convo.Client) (any, error) { return c.Messages.List(ctx, id, p) }
+	}
+	empty := ok(`{"items":[],"next_cursor":null,"window":{"recent_window_days":30,"since":"2026-10-23T10:04:05.123Z"}}`)
+	runWireCases(t, []wireCase{{
+		name:   "decode every shape",
+		call:   list("6d1f0c2a-3b4e-4f5a-8b6c-7d8e9f0a1b2c", nil),
+		method: "GET", path: "/v1/conversations/6d1f0c2a-3b4e-4f5a-8b6c-7d8e9f0a1b2c/messages",
+		resp: ok(messagesResp),
+		check: func(t *testing.T, got any) {
+			page := got.(*convo.MessagePage)
+			require.Len(t, page.Items, 7)
+			assert.Equal(t, "bTEw", page.NextCursor)
+			assert.True(t, page.HasMore())
+			assert.Equal(t, 30, page.Window.RecentWindowDays)
+			assert.True(t, page.Window.Since.Equal(ts(t, "2026-10-23T10:04:05.123Z")))
+
+			text := page.Items[0]
+			assert.Equal(t, "m-7", text.MessageID)
+			assert.Equal(t, convo.DirectionOutbound, text.Direction)
+			assert.Equal(t, convo.MessageText, text.Type)
+			assert.Equal(t, convo.StatusRead, text.Status)
+			require.NotNil(t, text.Text)
+			assert.Equal(t, "Olá! Como posso ajudar?", *text.Text)
+			assert.Nil(t, text.Media)
+			require.Len(t, text.Reactions, 1)
+			assert.Equal(t, "❤️", text.Reactions[0].Emoji)
+			assert.Equal(t, convo.DirectionInbound, text.Reactions[0].Direction)
+			assert.True(t, text.Reactions[0].ReactedAt.Equal(ts(t, "2026-11-22T09:10:00Z")))
+			assert.True(t, text.DeliveredAt.Equal(ts(t, "2026-11-22T09:05:01.5Z")))
+			assert.Nil(t, text.FailureReason)
+			assert.JSONEq(t, `{"kind":"text","body":"Olá! Como posso ajudar?"}`, string(text.Raw))
+
+			img := page.Items[1]
+			assert.Equal(t, convo.MessageStatus(""), img.Status, "null status")
+			require.NotNil(t, img.Media)
+			assert.Equal(t, convo.Media{MediaID: "med-6", MediaStatus: convo.MediaAvailable, MimeType: "image/jpeg",
+				FileSize: ptr(int64(48213)), Filename: "receipt.jpg"}, *img.Media)
+			assert.True(t, img.Media.Available())
+			assert.Equal(t, "my receipt", img.TextOrEmpty())
+			assert.Nil(t, img.DeliveredAt)
+			assert.Nil(t, img.ReadAt)
+
+			unknown := page.Items[2]
+			require.NotNil(t, unknown.Media, "the media block is never omitted on a media message")
+			assert.Equal(t, "", unknown.Media.MediaID)
+			assert.Equal(t, convo.MediaUnknown, unknown.Media.MediaStatus)
+			assert.Nil(t, unknown.Media.FileSize)
+			assert.False(t, unknown.Media.Available())
+			assert.Nil(t, unknown.Text)
+			assert.Equal(t, "", unknown.TextOrEmpty())
+
+			noRef := page.Items[3]
+			assert.Equal(t, convo.MediaNoReference, noRef.Media.MediaStatus)
+			assert.False(t, noRef.Media.Available())
+
+			sys := page.Items[4]
+			assert.Equal(t, convo.MessageSystem, sys.Type)
+			assert.Nil(t, sys.Text)
+			assert.Nil(t, sys.Media)
+			assert.Equal(t, "null", string(sys.Raw), "raw null is kept as the JSON null")
+
+			poll := page.Items[5]
+			assert.Equal(t, convo.MessageType("poll"), poll.Type, "unknown type kept")
+			assert.Equal(t, convo.MessageStatus("played"), poll.Status, "unknown status kept")
+			assert.Nil(t, poll.SentAt)
+			require.NotNil(t, poll.FailureReason)
+			assert.Equal(t, "recipient blocked", *poll.FailureReason)
+
+			last := page.Items[6]
+			assert.Nil(t, last.Raw, "raw absent")
+			assert.True(t, last.SentAt.Equal(ts(t, "2026-11-20T03:00:00Z")))
+		},
+	}, {
+		name: "since in UTC-3 is sent in UTC, limit and cursor",
+		call: list("conv-1", &convo.ListMessagesParams{
+			Since:  time.Date(2026, 9, 1, 21, 30, 0, 5e8, time.FixedZone("UTC-3", -3*3600)),
+			Limit:  100,
+			Cursor: "bTEw",
+		}),
+		method: "GET", path: "/v1/conversations/conv-1/messages",
+		query: "cursor=bTEw&limit=100&since=2026-09-02T00%3A30%3A00.500Z",
+		resp:  empty,
+		check: func(t *testing.T, got any) {
+			page := got.(*convo.MessagePage)
+			assert.Empty(t, page.Items)
+			assert.False(t, page.HasMore())
+		},
+	}, {
+		name:   "id with a slash is one escaped segment",
+		call:   list("../channels", nil),
+		method: "GET", path: "/v1/conversations/..%2Fchannels/messages",
+		resp: empty,
+	}, {
+		name:   "dot-dot id is escaped",
+		call:   list("..", nil),
+		method: "GET", path: "/v1/conversations/%2E%2E/messages",
+		resp: empty,
+	}, {
+		name:   "query characters in the id stay in the path",
+		call:   list("a?b#c d", nil),
+		method: "GET", path: "/v1/conversations/a%3Fb%23c%20d/messages",
+		resp: empty,
+	}})
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func TestMessagesListErrors(t *testing.T) {
+	id := "6d1f0c2a-3b4e-4f5a-8b6c-7d8e9f0a1b2c"
+	runErrorCases(t, "GET", "/conversations/"+id+"/messages", func(ctx context.Context, c *convo.Client) error {
+		_, err := c.Messages.List(ctx, id, &convo.ListMessagesParams{Limit: 100})
+		return err
+	}, []apiErr{
+		{400, convo.CodeInvalidParam, "limit must be an integer from 1 to 100", "", convo.ErrInvalidParam},
+		{404, convo.CodeConversationNotFound, "Conversation not found", "", convo.ErrConversationNotFound},
+		errUnauthorized,
+		errRateLimited,
+	})
+}
+
+func TestMessagesEmptyConversationID(t *testing.T) {
+	c, m := newMock(t, jsonResp(200, ok(`{}`)))
+	_, err := c.Messages.List(context.Background(), "", nil)
+	assert.ErrorIs(t, err, convo.ErrEmptyID)
+
+	n := 0
+	for _, err := range c.Messages.All(context.Background(), "", nil) {
+		n++
+		assert.ErrorIs(t, err, convo.ErrEmptyID)
+	}
+	assert.Equal(t, 1, n, "the error is yielded once")
+	assert.Empty(t, m.requests(), "no request for an empty id")
+}
+
+func messagePage(ids []string, next string) string {
+	var b strings.Builder
+	for i, id := range ids {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"message_id":%q,"direction":"inbound","type":"text","status":null,"text":"t","media":null,"reactions":[],"sent_at":"2026-11-22T09:00:00.000Z","delivered_at":null,"read_at":null,"failure_reason":null}`, id)
+	}
+	nc := "null"
+	if next != "" {
+		nc = fmt.Sprintf("%q", next)
+	}
+	return ok(`{"items":[` + b.String() + `],"next_cursor":` + nc + `,"window":{"recent_window_days":30,"since":"2026-10-23T10:04:05.123Z"}}`)
+}
+
+func threeMessagePages(failOn string) func(*http.Request) (*http.Response, error) {
+	pages := map[string]string{
+		"":   messagePage([]string{"m9", "m8", "m7"}, "p2"),
+		"p2": messagePage([]string{"m6", "m5", "m4"}, "p3"),
+		"p3": messagePage([]string{"m3"}, ""),
+	}
+	return func(r *http.Request) (*http.Response, error) {
+		cur := r.URL.Query().Get("cursor")
+		if cur == failOn {
+			return jsonResp(404, errBody(apiErr{404, convo.CodeConversationNotFound, "Conversation not found", "", nil},
+				"GET", "/conversations/conv-1/messages", "ERR-ZZZZZZZZ-0000"))(r)
+		}
+		return jsonResp(200, pages[cur])(r)
+	}
+}
+
+func TestMessagesAll(t *testing.T) {
+	ctx := context.Background()
+	since := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+
+	t.Run("three pages stitched in order", func(t *testing.T) {
+		c, m := newMock(t, threeMessagePages("none"))
+		params := &convo.ListMessagesParams{Since: since, Limit: 3}
+		before := *params
+		var ids []string
+		for msg, err := range c.Messages.All(ctx, "conv-1", params) {
+			require.NoError(t, err)
+			ids = append(ids, msg.MessageID)
+		}
+		assert.Equal(t, []string{"m9", "m8", "m7", "m6", "m5", "m4", "m3"}, ids)
+		reqs := m.requests()
+		require.Len(t, reqs, 3)
+		for i, cur := range []string{"", "cursor=p2&", "cursor=p3&"} {
+			assert.Equal(t, "GET", reqs[i].Method)
+			assert.Equal(t, "/v1/conversations/conv-1/messages", reqs[i].Path)
+			assertAPIHeaders(t, reqs[i].Header, false)
+			assert.Equal(t, cur+"limit=3&since=2020-01-01T00%3A00%3A00.000Z", reqs[i].RawQuery)
+		}
+		assert.Equal(t, before, *params, "params not mutated")
+	})
+
+	t.Run("early break stops fetching", func(t *testing.T) {
+		c, m := newMock(t, threeMessagePages("none"))
+		n := 0
+		for _, err := range c.Messages.All(ctx, "conv-1", nil) {
+			require.NoError(t, err)
+			n++
+			if n == 2 {
+				break
+			}
+		}
+		assert.Len(t, m.requests(), 1)
+	})
+
+	t.Run("break at the end of a page fetches no further page", func(t *testing.T) {
+		c, m := newMock(t, threeMessagePages("none"))
+		for msg, err := range c.Messages.All(ctx, "conv-1", nil) {
+			require.NoError(t, err)
+			if msg.MessageID == "m7" {
+				break
+			}
+		}
+		assert.Len(t, m.requests(), 1)
+	})
+
+	t.Run("error mid-way yielded once, then stop", func(t *testing.T) {
+		c, m := newMock(t, threeMessagePages("p3"))
+		var ids []string
+		var errs []error
+		for msg, err := range c.Messages.All(ctx, "conv-1", nil) {
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			ids = append(ids, msg.MessageID)
+		}
+		assert.Equal(t, []string{"m9", "m8", "m7", "m6", "m5", "m4"}, ids)
+		require.Len(t, errs, 1)
+		assert.ErrorIs(t, errs[0], convo.ErrConversationNotFound)
+		assert.Len(t, m.requests(), 3)
+	})
+
+	t.Run("resume from params.Cursor", func(t *testing.T) {
+		c, m := newMock(t, threeMessagePages("none"))
+		params := &convo.ListMessagesParams{Cursor: "p3"}
+		var ids []string
+		for msg, err := range c.Messages.All(ctx, "conv-1", params) {
+			require.NoError(t, err)
+			ids = append(ids, msg.MessageID)
+		}
+		assert.Equal(t, []string{"m3"}, ids)
+		require.Len(t, m.requests(), 1)
+		assert.Equal(t, "cursor=p3", m.requests()[0].RawQuery)
+		assert.Equal(t, "p3", params.Cursor)
+	})
+
+	t.Run("two goroutines range the same sequence", func(t *testing.T) {
+		c, m := newMock(t, threeMessagePages("none"))
+		seq := c.Messages.All(ctx, "conv-1", &convo.ListMessagesParams{Limit: 3})
+		var wg sync.WaitGroup
+		counts := make([]int, 4)
+		for g := range counts {
+			wg.Go(func() {
+				for _, err := range seq {
+					if err == nil {
+						counts[g]++
+					}
+				}
+			})
+		}
+		wg.Wait()
+		assert.Equal(t, []int{7, 7, 7, 7}, counts)
+		assert.Len(t, m.requests(), 12)
+	})
+
+	t.Run("ranging twice starts over", func(t *testing.T) {
+		c, m := newMock(t, threeMessagePages("none"))
+		seq := c.Messages.All(ctx, "conv-1", nil)
+		for range 2 {
+			n := 0
+			for _, err := range seq {
+				require.NoError(t, err)
+				n++
+			}
+			assert.Equal(t, 7, n)
+		}
+		assert.Len(t, m.requests(), 6)
+	})
+}
