@@ -1,0 +1,181 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/convoapi/convo-go/examples/internal/demo"
+	"github.com/convoapi/convo-go/fake"
+)
+
+const line = "5511900000001" // the chatapp account's provider_identifier
+
+type world struct {
+	s       *fake.Server
+	account string
+}
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	s := fake.New(t, fake.WithClock(fake.NewManualClock(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))))
+	co := s.Company()
+	acc := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, DisplayName: "Sales", ProviderIdentifier: line})
+	co.AddChannel(fake.ChannelAccount{Channel: fake.Botapp, DisplayName: "Bot", ProviderIdentifier: "bot-1"})
+	co.AddContact(fake.Contact{Account: acc, Phone: "5511987654321", Name: "Ana Souza",
+		Tags: []string{"vip", "newsletter", "trial"}, CustomFields: map[string]string{"city": "São Paulo", "plan": "gold"}})
+	co.AddContact(fake.Contact{Account: acc, Phone: "5511911112222", Name: "Carla Mendes", Tags: []string{"trial"}})
+	co.AddContact(fake.Contact{Account: acc, Phone: "5511933334444", Name: "Eva Martins", CustomFields: map[string]string{"city": "Recife"}})
+	demo.PointAt(t, s)
+	return &world{s: s, account: acc}
+}
+
+func (w *world) contact(t *testing.T, phone string) fake.ContactState {
+	t.Helper()
+	ct, ok := w.s.Company().ContactByPhone(w.account, phone)
+	require.True(t, ok, "no contact %s", phone)
+	return ct
+}
+
+func writeCSV(t *testing.T, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "contacts.csv")
+	require.NoError(t, os.WriteFile(p, []byte(content), 0o600))
+	return p
+}
+
+func syncCSV(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// One file with every kind of row: a race on creation, a failure at the
+// service, an update, bad rows of each kind, a creation, a no-op.
+func TestSyncMixedFile(t *testing.T) {
+	w := newWorld(t)
+	co := w.s.Company()
+	vip, trial, newsletter := co.TagID("vip"), co.TagID("trial"), co.TagID("newsletter")
+
+	// Line 2: Carla exists, but the lookup answers CONTACT_NOT_FOUND once, as
+	// if she were created between our lookup and our create: the create
+	// then gets CONTACT_EXISTS, which must count as found.
+	w.s.AddFault(fake.Fault{Method: "GET", Path: "/chatapp/contacts/lookup", Status: 404, Code: "CONTACT_NOT_FOUND", Times: 1})
+	// Line 3: the first custom-field merge fails at the service.
+	w.s.AddFault(fake.Fault{Method: "PATCH", Path: "/chatapp/contacts/custom-fields", Status: 400, Code: "INVALID_PARAM", Times: 1})
+
+	csvText := "phone,name,cf:city,cf:plan,remove_tags\n" +
+		"+55 11 91111-2222,Carla Mendes,,," + trial + "\n" + // 2: race, tags only
+		"+55 11 95555-6666,Dora Dias,Natal,,\n" + // 3: created, then the merge fails
+		"+55 (11) 98765-4321,Ana Souza,Campinas,,  " + newsletter + " ; " + trial + "|" + newsletter + "\n" + // 4: updated
+		"12345,Too Short,Nowhere,,\n" + // 5: bad phone
+		"+55 11 97777-8888,,Curitiba,,\n" + // 6: missing name
+		"+55 11 97777-9999,Hugo,Porto Alegre\n" + // 7: wrong column count
+		"\"+55 11 9\"x,Bad Quote,,,\n" + // 8: broken quoting
+		"5521998765432,Bruno Lima,Rio,basic,\n" + // 9: created
+		"+55 11 93333-4444,Eva Martins,,,\n" // 10: unchanged
+	code, out, errOut := syncCSV(t, "--file", writeCSV(t, csvText), "--phone-number-id", line)
+
+	assert.Equal(t, 1, code, "a failed row makes the exit code 1\nstdout:\n%s\nstderr:\n%s", out, errOut)
+	assert.Contains(t, out, "line 2: 5511911112222 Carla Mendes: updated (found (created concurrently); tags removed if present "+trial+")")
+	assert.Contains(t, out, "line 4: 5511987654321 Ana Souza: updated (custom fields city; tags removed if present "+newsletter+","+trial+")")
+	assert.Contains(t, out, "line 9: 5521998765432 Bruno Lima: created (custom fields city,plan)")
+	assert.Contains(t, out, "line 10: 5511933334444 Eva Martins: unchanged")
+	assert.Contains(t, out, "Summary: 1 created, 2 updated, 1 unchanged, 4 skipped, 1 failed")
+
+	assert.Contains(t, errOut, "line 3: 5511955556666: failed: merging custom fields: convo: 400 INVALID_PARAM")
+	assert.Contains(t, errOut, `line 5: skipped: bad phone "12345"`)
+	assert.Contains(t, errOut, "line 6: skipped: missing name")
+	assert.Contains(t, errOut, "line 7: skipped: 3 columns, the header has 5")
+	assert.Contains(t, errOut, "line 8: skipped: ")
+
+	// The service's state is what the file asked for, and nothing else.
+	ana := w.contact(t, "5511987654321")
+	assert.Equal(t, map[string]string{"city": "Campinas", "plan": "gold"}, ana.CustomFields, "merged, not replaced")
+	assert.Equal(t, []string{vip}, ana.TagIDs)
+	assert.Empty(t, w.contact(t, "5511911112222").TagIDs)
+	bruno := w.contact(t, "5521998765432")
+	assert.Equal(t, "Bruno Lima", bruno.Name)
+	assert.Equal(t, map[string]string{"city": "Rio", "plan": "basic"}, bruno.CustomFields)
+	assert.Equal(t, "Dora Dias", w.contact(t, "5511955556666").Name, "created before the merge failed")
+	assert.Equal(t, map[string]string{"city": "Recife"}, w.contact(t, "5511933334444").CustomFields)
+	_, ok := co.ContactByPhone(w.account, "5511977778888")
+	assert.False(t, ok, "a skipped row must not be created")
+	assert.Len(t, co.Contacts(), 5)
+}
+
+func TestSyncCleanFileAndRerun(t *testing.T) {
+	w := newWorld(t)
+	file := writeCSV(t, "\ufeffname,phone,cf:plan\nBruno Lima,+55 21 99876-5432,basic\nAna Souza,5511987654321,gold\n")
+
+	code, out, errOut := syncCSV(t, "--file", file, "--phone-number-id", line)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "Summary: 1 created, 1 updated, 0 unchanged, 0 skipped, 0 failed")
+
+	// Running the same file again creates nothing: it is idempotent.
+	code, out, errOut = syncCSV(t, "--file", file, "--phone-number-id", line)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "Summary: 0 created, 2 updated, 0 unchanged, 0 skipped, 0 failed")
+	assert.Len(t, w.s.Company().Contacts(), 4)
+}
+
+func TestSyncFromStdin(t *testing.T) {
+	newWorld(t)
+	stdin = strings.NewReader("phone,name\n5511900001111,Ivo\n")
+	t.Cleanup(func() { stdin = os.Stdin })
+	code, out, errOut := syncCSV(t, "--file", "-", "--phone-number-id", line)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "line 2: 5511900001111 Ivo: created")
+}
+
+func TestSyncRefusals(t *testing.T) {
+	good := "phone,name\n5511900001111,Ivo\n"
+	tests := []struct {
+		name   string
+		csv    string // written to a file passed as --file, unless args say otherwise
+		args   []string
+		stderr string
+	}{
+		{name: "no file flag", args: []string{"--phone-number-id", line}, stderr: "--file is required"},
+		{name: "no account flag", csv: good, args: []string{}, stderr: "--phone-number-id is required"},
+		{name: "missing file", args: []string{"--file", "/nonexistent/x.csv", "--phone-number-id", line}, stderr: "no such file"},
+		{name: "unknown account", csv: good, args: []string{"--phone-number-id", "bot-1"},
+			stderr: "--phone-number-id bot-1 is not one of the company's chatapp accounts: 5511900000001 (Sales)"},
+		{name: "empty file", csv: "", args: []string{"--phone-number-id", line}, stderr: "the file is empty"},
+		{name: "unknown column", csv: "phone,name,city\n", args: []string{"--phone-number-id", line}, stderr: `unknown column "city"`},
+		{name: "no name column", csv: "phone,cf:city\n", args: []string{"--phone-number-id", line}, stderr: "the columns phone and name are required"},
+		{name: "duplicate column", csv: "phone,name,phone\n", args: []string{"--phone-number-id", line}, stderr: `column "phone" appears twice`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newWorld(t)
+			args := tt.args
+			if tt.csv != "" || tt.name == "empty file" {
+				args = append([]string{"--file", writeCSV(t, tt.csv)}, args...)
+			}
+			code, _, errOut := syncCSV(t, args...)
+			assert.Equal(t, 1, code)
+			assert.Contains(t, errOut, tt.stderr)
+			assert.Len(t, w.s.Company().Contacts(), 3, "nothing written")
+		})
+	}
+}
+
+// The command of the doc comment, on the embedded demo data.
+func TestEmbeddedDemoWithSample(t *testing.T) {
+	t.Setenv("CONVO_BASE_URL", "")
+	t.Setenv("CONVO_API_KEY", "")
+	code, out, errOut := syncCSV(t, "--file", "sample.csv", "--phone-number-id", "5511940000001")
+	assert.Equal(t, 0, code, errOut)
+	assert.Contains(t, errOut, "embedded fake")
+	assert.Contains(t, errOut, "line 5: skipped: bad phone")
+	assert.Contains(t, out, "3 skipped, 0 failed")
+}

@@ -1,0 +1,498 @@
+// Command export-history writes every message of every conversation (open,
+// resolved and archived) since a date as JSON Lines, downloads the media that
+// can still be fetched, and can be interrupted and resumed at any point
+// without losing or duplicating a line.
+//
+// Each line of --out is one message, as the service returns it (spec §2.3,
+// without the contract-less raw field), plus conversation_id, contact_id and
+// channel, and media_file (the downloaded file's path) when the media was
+// downloaded. Conversations come most recently active first, and the
+// messages of each newest first. Media files are named by media id plus an
+// extension taken from the filename or the MIME type, in --media-dir.
+//
+// The message read covers only the last 30 days unless asked for more: the
+// export passes --since to every read to go beyond that window.
+//
+// Resuming: a state file (--state, default <out>.state) records, after each
+// page of messages, the ids of the conversations already exported, the one
+// in progress and the cursor of its next page, and how long --out was then.
+// Run the same command again after an interruption (Ctrl-C, a crash, a lost
+// connection): it cuts --out back to that length and goes on from the
+// cursor. Once the export is complete, running it again does nothing; delete
+// the state file to export again.
+//
+// Without an account it runs on an embedded fake loaded with demo data:
+//
+//	go run ./examples/export-history --since 60d --out history.jsonl --media-dir media
+//
+// With your account:
+//
+//	CONVO_BASE_URL=https://api.example.com/v1 CONVO_API_KEY=... \
+//	    go run ./examples/export-history --since 2026-01-01 --out history.jsonl --media-dir media
+//
+// --since takes an RFC 3339 time, a date (2026-01-01, UTC) or an age (90d,
+// 36h). Exit code 0 when the export is complete, 1 otherwise (including an
+// interruption: run again to resume).
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"mime"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	convo "github.com/convoapi/convo-go"
+	"github.com/convoapi/convo-go/examples/internal/demo"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// afterLine, when set, is called after each line is written: the tests use
+// it to interrupt an export at a precise point.
+var afterLine func()
+
+// now is the clock --since ages are counted from.
+var now = time.Now
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("export-history", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	sinceFlag := fs.String("since", "90d", "export messages sent at or after this: RFC 3339 time, date (UTC) or age such as 90d or 36h")
+	outPath := fs.String("out", "history.jsonl", "JSON Lines file to write")
+	mediaDir := fs.String("media-dir", "media", `folder for the downloaded media ("" to skip media)`)
+	statePath := fs.String("state", "", "state file for resuming (default <out>.state)")
+	pageSize := fs.Int("page-size", 100, "messages per request, 1-100")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 1
+	}
+	fail := func(err error) int {
+		fmt.Fprintln(stderr, "export-history:", err)
+		return 1
+	}
+	if fs.NArg() > 0 {
+		return fail(fmt.Errorf("unexpected argument %q", fs.Arg(0)))
+	}
+	if *pageSize < 1 || *pageSize > 100 {
+		return fail(errors.New("--page-size must be 1 to 100"))
+	}
+	if *outPath == "" {
+		return fail(errors.New("--out is required"))
+	}
+	if *statePath == "" {
+		*statePath = *outPath + ".state"
+	}
+	since, err := parseSince(*sinceFlag, now())
+	if err != nil {
+		return fail(err)
+	}
+
+	st, err := loadState(*statePath)
+	switch {
+	case err != nil:
+		return fail(err)
+	case st == nil:
+		st = &state{SinceFlag: *sinceFlag, Since: since}
+	case st.SinceFlag != *sinceFlag:
+		return fail(fmt.Errorf("%s was written by an export with --since %s; use the same --since to resume, or delete it to start over", *statePath, st.SinceFlag))
+	case st.Complete:
+		fmt.Fprintf(stdout, "Export already complete: %d messages in %s. Delete %s to export again.\n", st.Lines, *outPath, *statePath)
+		return 0
+	}
+
+	client, done, err := demo.Client(stderr)
+	if err != nil {
+		return fail(err)
+	}
+	defer done()
+
+	e := &exporter{c: client, st: st, statePath: *statePath, mediaDir: *mediaDir, pageSize: *pageSize,
+		progress: stderr, tty: isTerminal(stderr)}
+	if err := e.open(*outPath); err != nil {
+		return fail(err)
+	}
+	err = e.export(ctx)
+	if cerr := e.close(); err == nil {
+		err = cerr
+	}
+	e.showProgress(true)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		fmt.Fprintf(stderr, "export-history: interrupted after %d messages; run the same command again to resume\n", e.st.Lines)
+		return 1
+	case err != nil:
+		fmt.Fprintf(stderr, "export-history: %v\nexport-history: %d messages exported so far; run the same command again to resume\n", err, e.st.Lines)
+		return 1
+	}
+	fmt.Fprintf(stdout, "Exported %d messages of %d conversations since %s to %s", e.st.Lines, len(e.st.Done),
+		e.st.Since.UTC().Format(time.RFC3339), *outPath)
+	if *mediaDir != "" {
+		fmt.Fprintf(stdout, ", %d media files in %s", e.st.Files, *mediaDir)
+	}
+	fmt.Fprintln(stdout, ".")
+	return 0
+}
+
+var ageRE = regexp.MustCompile(`^(\d+)d$`)
+
+func parseSince(s string, now time.Time) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	if t, err := time.Parse("2006-01-02", s); err == nil {
+		return t, nil
+	}
+	if m := ageRE.FindStringSubmatch(s); m != nil {
+		days, _ := strconv.Atoi(m[1])
+		return now.AddDate(0, 0, -days), nil
+	}
+	if d, err := time.ParseDuration(s); err == nil && d > 0 {
+		return now.Add(-d), nil
+	}
+	return time.Time{}, fmt.Errorf("--since %q: want an RFC 3339 time, a date such as 2026-01-01, or an age such as 90d or 36h", s)
+}
+
+// state is what a later run needs to resume. It is rewritten (atomically)
+// after every page of messages.
+type state struct {
+	SinceFlag string    `json:"since_flag"`
+	Since     time.Time `json:"since"`
+	// Done are the conversations fully exported. Kept as a set rather than
+	// a position in the list: the list is ordered by last activity, which
+	// changes while the export runs.
+	Done []string `json:"done"`
+	// Current is the conversation in progress and Cursor the cursor of its
+	// next page ("" for its first page).
+	Current *current `json:"current,omitempty"`
+	// OutBytes is the length of the output file at the last checkpoint;
+	// anything after it was written by an interrupted run and is cut.
+	OutBytes int64 `json:"out_bytes"`
+	Lines    int   `json:"lines"`
+	Files    int   `json:"files"`
+	Complete bool  `json:"complete,omitempty"`
+}
+
+type current struct {
+	ConversationID string        `json:"conversation_id"`
+	ContactID      string        `json:"contact_id"`
+	Channel        convo.Channel `json:"channel"`
+	Cursor         string        `json:"cursor,omitempty"`
+}
+
+func loadState(path string) (*state, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var st state
+	if err := json.Unmarshal(b, &st); err != nil {
+		return nil, fmt.Errorf("state file %s: %w (delete it to start over)", path, err)
+	}
+	return &st, nil
+}
+
+func saveState(path string, st *state) error {
+	b, err := json.MarshalIndent(st, "", " ")
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// line is one message of the export. Status and Media shadow the embedded
+// message's fields so that the service's nulls stay null in the file (the
+// SDK reads a null status or media_id as ""); Raw shadows it to leave it out.
+type line struct {
+	ConversationID string        `json:"conversation_id"`
+	ContactID      string        `json:"contact_id"`
+	Channel        convo.Channel `json:"channel"`
+	convo.Message
+	Status    *convo.MessageStatus `json:"status"`
+	Media     *media               `json:"media"`
+	Raw       json.RawMessage      `json:"raw,omitempty"` // never set: raw is outside the contract (rule 2.3.4)
+	MediaFile string               `json:"media_file,omitempty"`
+}
+
+type media struct {
+	MediaID     *string           `json:"media_id"`
+	MediaStatus convo.MediaStatus `json:"media_status"`
+	MimeType    *string           `json:"mime_type"`
+	FileSize    *int64            `json:"file_size"`
+	Filename    *string           `json:"filename"`
+}
+
+func newLine(cur *current, m convo.Message) line {
+	l := line{ConversationID: cur.ConversationID, ContactID: cur.ContactID, Channel: cur.Channel, Message: m}
+	if m.Status != "" {
+		l.Status = &m.Status
+	}
+	if m.Media != nil {
+		l.Media = &media{MediaID: null(m.Media.MediaID), MediaStatus: m.Media.MediaStatus,
+			MimeType: null(m.Media.MimeType), FileSize: m.Media.FileSize, Filename: null(m.Media.Filename)}
+	}
+	return l
+}
+
+func null(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+type exporter struct {
+	c         *convo.Client
+	st        *state
+	statePath string
+	mediaDir  string
+	pageSize  int
+	progress  io.Writer
+
+	f       *os.File
+	w       *bufio.Writer
+	pending int  // lines written since the last checkpoint
+	tty     bool // progress goes to a terminal
+	lastMsg time.Time
+}
+
+// open opens the output file and cuts it back to the last checkpoint.
+func (e *exporter) open(path string) error {
+	flags := os.O_RDWR | os.O_CREATE
+	if e.st.OutBytes == 0 {
+		flags |= os.O_TRUNC
+	}
+	f, err := os.OpenFile(path, flags, 0o644)
+	if err != nil {
+		return err
+	}
+	fi, err := f.Stat()
+	if err == nil && fi.Size() < e.st.OutBytes {
+		err = fmt.Errorf("%s is shorter (%d bytes) than the state file says (%d): it was changed; delete %s to start over",
+			path, fi.Size(), e.st.OutBytes, e.statePath)
+	}
+	if err == nil {
+		err = f.Truncate(e.st.OutBytes)
+	}
+	if err == nil {
+		_, err = f.Seek(e.st.OutBytes, io.SeekStart)
+	}
+	if err != nil {
+		f.Close()
+		return err
+	}
+	e.f, e.w = f, bufio.NewWriter(f)
+	return nil
+}
+
+// close flushes what was written (an interrupted run leaves it for the next
+// run to cut) and closes the file.
+func (e *exporter) close() error {
+	err := e.w.Flush()
+	if cerr := e.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func (e *exporter) export(ctx context.Context) error {
+	if e.mediaDir != "" {
+		if err := os.MkdirAll(e.mediaDir, 0o755); err != nil {
+			return err
+		}
+	}
+	// Finish the conversation an earlier run was in the middle of.
+	if cur := e.st.Current; cur != nil {
+		if err := e.conversation(ctx, cur); err != nil {
+			return err
+		}
+	}
+	done := make(map[string]bool, len(e.st.Done))
+	for _, id := range e.st.Done {
+		done[id] = true
+	}
+	params := &convo.ListConversationsParams{Status: convo.ConversationAll, Since: e.st.Since, Limit: 100}
+	for conv, err := range e.c.Conversations.All(ctx, params) {
+		if err != nil {
+			return fmt.Errorf("listing conversations: %w", err)
+		}
+		if done[conv.ID] {
+			continue // exported by an earlier run
+		}
+		done[conv.ID] = true
+		cur := &current{ConversationID: conv.ID, ContactID: conv.ContactID, Channel: conv.Channel}
+		if err := e.conversation(ctx, cur); err != nil {
+			return err
+		}
+	}
+	e.st.Complete = true
+	return e.checkpoint()
+}
+
+// conversation exports one conversation from cur.Cursor on, checkpointing
+// after each page.
+func (e *exporter) conversation(ctx context.Context, cur *current) error {
+	e.st.Current = cur
+	for {
+		page, err := e.c.Messages.List(ctx, cur.ConversationID, &convo.ListMessagesParams{
+			Since: e.st.Since, Limit: e.pageSize, Cursor: cur.Cursor,
+		})
+		if err != nil {
+			return fmt.Errorf("conversation %s: reading messages: %w", cur.ConversationID, err)
+		}
+		for _, m := range page.Items {
+			if err := e.message(ctx, cur, m); err != nil {
+				return fmt.Errorf("conversation %s, message %s: %w", cur.ConversationID, m.MessageID, err)
+			}
+		}
+		if !page.HasMore() {
+			e.st.Done = append(e.st.Done, cur.ConversationID)
+			e.st.Current = nil
+			if err := e.checkpoint(); err != nil {
+				return err
+			}
+			e.showProgress(false)
+			return nil
+		}
+		cur.Cursor = page.NextCursor
+		if err := e.checkpoint(); err != nil {
+			return err
+		}
+	}
+}
+
+func (e *exporter) message(ctx context.Context, cur *current, m convo.Message) error {
+	l := newLine(cur, m)
+	if e.mediaDir != "" && m.Media != nil && m.Media.Available() {
+		p, err := e.download(ctx, m)
+		if err != nil {
+			return err
+		}
+		l.MediaFile = p
+	}
+	b, err := json.Marshal(l)
+	if err != nil {
+		return err
+	}
+	if _, err := e.w.Write(append(b, '\n')); err != nil {
+		return err
+	}
+	e.pending++
+	if m.SentAt != nil {
+		e.lastMsg = *m.SentAt
+	}
+	e.showProgress(false)
+	if afterLine != nil {
+		afterLine()
+	}
+	return ctx.Err()
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// download fetches a message's file into the media folder, unless an
+// earlier run did already, and returns its path.
+func (e *exporter) download(ctx context.Context, m convo.Message) (string, error) {
+	ext := strings.ToLower(filepath.Ext(m.Media.Filename))
+	if ext == "" || len(ext) > 10 {
+		ext = ".bin"
+		if exts, _ := mime.ExtensionsByType(m.Media.MimeType); len(exts) > 0 {
+			ext = exts[0]
+		}
+	}
+	path := filepath.Join(e.mediaDir, unsafeName.ReplaceAllString(m.Media.MediaID, "_")+ext)
+	if _, err := os.Stat(path); err == nil {
+		return path, nil // complete: files only appear under their name once written
+	}
+	tmp, err := os.CreateTemp(e.mediaDir, ".download-*")
+	if err != nil {
+		return "", err
+	}
+	_, err = e.c.Attachments.Download(ctx, m, tmp)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return "", fmt.Errorf("downloading media %s: %w", m.Media.MediaID, err)
+	}
+	e.st.Files++
+	return path, nil
+}
+
+// checkpoint makes everything written so far durable, then records it.
+func (e *exporter) checkpoint() error {
+	if err := e.w.Flush(); err != nil {
+		return err
+	}
+	if err := e.f.Sync(); err != nil {
+		return err
+	}
+	off, err := e.f.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return err
+	}
+	e.st.OutBytes = off
+	e.st.Lines += e.pending
+	e.pending = 0
+	return saveState(e.statePath, e.st)
+}
+
+// showProgress keeps one progress line up to date on a terminal (after each
+// message) and writes one line per finished conversation elsewhere (logs).
+func (e *exporter) showProgress(final bool) {
+	if !e.tty && (final || e.pending > 0) {
+		return
+	}
+	at := ""
+	if !e.lastMsg.IsZero() {
+		at = ", at " + e.lastMsg.UTC().Format("2006-01-02")
+	}
+	if e.tty {
+		end := ""
+		if final {
+			end = "\n"
+		}
+		fmt.Fprintf(e.progress, "\rexport: %d conversations done, %d messages, %d media files%s   %s",
+			len(e.st.Done), e.st.Lines+e.pending, e.st.Files, at, end)
+		return
+	}
+	fmt.Fprintf(e.progress, "export: %d conversations done, %d messages, %d media files%s\n",
+		len(e.st.Done), e.st.Lines+e.pending, e.st.Files, at)
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

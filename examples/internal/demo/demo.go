@@ -1,0 +1,71 @@
+// Package demo gives the examples their client: the real service when both
+// CONVO_BASE_URL and CONVO_API_KEY are set, otherwise an embedded fake of the
+// service (package fake) loaded with a small, pleasant demo company, so that
+// every example runs on a fresh machine with no account.
+package demo
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"testing"
+
+	convo "github.com/convoapi/convo-go"
+	"github.com/convoapi/convo-go/fake"
+)
+
+// Seed returns the demo data the embedded fake starts with, fake.DemoSeed:
+// one company with two chatapp numbers (support is 5511940000001), a botapp
+// bot and a website chat, and conversations in every state the examples like
+// to show. Times are relative to the server's clock. Each call returns a
+// fresh value.
+func Seed() *fake.Seed {
+	return fake.DemoSeed()
+}
+
+// UsingRealService reports whether both CONVO_BASE_URL and CONVO_API_KEY are
+// set, in which case Client talks to the real service.
+func UsingRealService() bool {
+	return os.Getenv(convo.EnvBaseURL) != "" && os.Getenv(convo.EnvAPIKey) != ""
+}
+
+// Client returns a client and a function that releases what it holds.
+//
+// With CONVO_BASE_URL and CONVO_API_KEY both set it is convo.NewClient(opts...)
+// reading them. Otherwise it starts an embedded fake on a loopback address,
+// loads Seed into it, and points the client at it. Either way one line on
+// stderr says which is used (never the key).
+func Client(stderr io.Writer, opts ...convo.Option) (*convo.Client, func(), error) {
+	if UsingRealService() {
+		c, err := convo.NewClient(opts...)
+		if err != nil {
+			return nil, nil, err
+		}
+		fmt.Fprintf(stderr, "Using the service at %s (from %s and %s).\n", c.BaseURL(), convo.EnvBaseURL, convo.EnvAPIKey)
+		return c, c.CloseIdleConnections, nil
+	}
+
+	srv := fake.NewServer()
+	if err := srv.Load(Seed()); err != nil {
+		srv.Close()
+		return nil, nil, fmt.Errorf("demo data: %w", err)
+	}
+	all := append([]convo.Option{convo.WithBaseURL(srv.URL()), convo.WithAPIKey(srv.APIKey())}, opts...)
+	c, err := convo.NewClient(all...)
+	if err != nil {
+		srv.Close()
+		return nil, nil, err
+	}
+	fmt.Fprintf(stderr, "Using an embedded fake with demo data at %s (set %s and %s to use your account).\n",
+		srv.URL(), convo.EnvBaseURL, convo.EnvAPIKey)
+	return c, func() { c.CloseIdleConnections(); srv.Close() }, nil
+}
+
+// PointAt makes Client, for the rest of the test, use the fake s as if it
+// were the real service (through CONVO_BASE_URL and CONVO_API_KEY). Tests of
+// the examples use it to run them against data they control.
+func PointAt(t testing.TB, s *fake.Server) {
+	t.Helper()
+	t.Setenv(convo.EnvBaseURL, s.URL())
+	t.Setenv(convo.EnvAPIKey, s.APIKey())
+}

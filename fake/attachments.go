@@ -1,0 +1,94 @@
+package fake
+
+import (
+	"mime"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// fileGrant is one temporary attachment URL (spec §4.2, D9).
+type fileGrant struct {
+	media   *media
+	expires time.Time
+}
+
+// wireAttachment is the data of GET /attachments/{media_id} (D9).
+type wireAttachment struct {
+	MediaID   string `json:"media_id"`
+	URL       string `json:"url"`
+	ExpiresAt string `json:"expires_at"`
+	MimeType  string `json:"mime_type"`
+	FileSize  int64  `json:"file_size"`
+	Filename  string `json:"filename"`
+}
+
+// handleAttachment serves GET /attachments/{media_id} (spec §4.2, D9): a
+// temporary absolute URL on the fake itself, under /_files/, valid for the
+// attachment TTL on the server's clock and needing no key. Unknown media, or
+// another company's (D20), is 404 MEDIA_NOT_FOUND.
+func (s *Server) handleAttachment(w http.ResponseWriter, r *http.Request, co *company, args []string) {
+	now := s.clock.Now()
+	s.mu.Lock()
+	md := co.media[args[0]]
+	if md == nil {
+		s.mu.Unlock()
+		s.writeError(w, r, errf(http.StatusNotFound, CodeMediaNotFound, "Media not found."))
+		return
+	}
+	if len(s.files) >= 1024 { // forget expired grants now and then
+		for tok, g := range s.files {
+			if !now.Before(g.expires) {
+				delete(s.files, tok)
+			}
+		}
+	}
+	token := newToken()
+	expires := now.Add(s.cfg.attachmentTTL)
+	s.files[token] = &fileGrant{media: md, expires: expires}
+	data := wireAttachment{
+		MediaID: md.id, URL: s.baseFor(r) + filesPrefix + token, ExpiresAt: formatTime(expires),
+		MimeType: *md.mime, FileSize: *md.size, Filename: *md.filename,
+	}
+	s.mu.Unlock()
+	s.writeJSON(w, r, http.StatusOK, data)
+}
+
+// baseFor is scheme://host of attachment URLs: WithPublicURL, else the
+// request's own Host (right for Handler mounted at the root).
+func (s *Server) baseFor(r *http.Request) string {
+	if s.publicBase != "" {
+		return s.publicBase
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
+// handleFile serves a temporary attachment URL: no key needed (D9). An
+// unknown token is 404 NOT_FOUND; a token past its expires_at is 403
+// URL_EXPIRED, as signed storage URLs answer.
+func (s *Server) handleFile(w http.ResponseWriter, r *http.Request, token string) {
+	now := s.clock.Now()
+	s.mu.RLock()
+	g := s.files[token]
+	s.mu.RUnlock()
+	if g == nil {
+		s.writeError(w, r, errf(http.StatusNotFound, CodeNotFound, "File not found."))
+		return
+	}
+	if !now.Before(g.expires) {
+		s.writeError(w, r, errf(http.StatusForbidden, CodeURLExpired, "The temporary URL has expired. Request the attachment again."))
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", *g.media.mime)
+	h.Set("Content-Length", strconv.Itoa(len(g.media.data)))
+	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": *g.media.filename}))
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(g.media.data)
+	}
+}

@@ -1,0 +1,148 @@
+package fake
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"math"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// authenticate finds the company of the request's API key (spec §5): one of
+// Authorization: Bearer <key>, Authorization: ApiKey <key> or
+// x-api-key: <key>. A key in the query string or the body authenticates
+// nothing. Keys are compared in constant time: both sides are hashed, and
+// every company's hash is compared, so neither the position of the first
+// differing byte nor the matching company shows in the timing.
+func (s *Server) authenticate(r *http.Request) (*company, *apiError) {
+	key, ok := requestKey(r)
+	unauthorized := errf(http.StatusUnauthorized, CodeUnauthorized, msgUnauthorized)
+	if !ok {
+		return nil, unauthorized
+	}
+	h := sha256.Sum256([]byte(key))
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var found *company
+	for _, co := range s.companies {
+		if subtle.ConstantTimeCompare(h[:], co.keyHash[:]) == 1 {
+			found = co
+		}
+	}
+	if found == nil {
+		return nil, unauthorized
+	}
+	return found, nil
+}
+
+// requestKey extracts the key of one of the three header forms. When
+// Authorization is present it decides; the schemes are matched without
+// regard to case, as HTTP auth schemes are.
+func requestKey(r *http.Request) (string, bool) {
+	if auth := r.Header.Get("Authorization"); auth != "" {
+		scheme, key, found := strings.Cut(strings.TrimSpace(auth), " ")
+		key = strings.TrimSpace(key)
+		if !found || key == "" {
+			return "", false
+		}
+		if strings.EqualFold(scheme, "Bearer") || strings.EqualFold(scheme, "ApiKey") {
+			return key, true
+		}
+		return "", false
+	}
+	if key := strings.TrimSpace(r.Header.Get("X-Api-Key")); key != "" {
+		return key, true
+	}
+	return "", false
+}
+
+// limiter holds the token buckets of the request limit (per key) and of the
+// anomalies limit (per key), both on the server's clock (spec §8, D11).
+type limiter struct {
+	mu      sync.Mutex
+	clock   *Clock
+	rate    float64 // tokens per second; <= 0: no limit
+	burst   float64
+	aRate   float64 // anomalies: tokens per second; <= 0: no limit
+	aBurst  float64
+	buckets map[string]*bucket
+	anomaly map[string]*bucket
+}
+
+type bucket struct {
+	tokens float64
+	last   time.Time
+}
+
+func newLimiter(c *Clock, rate float64, burst, anomalyCalls int, anomalyPer time.Duration) *limiter {
+	l := &limiter{clock: c, rate: rate, burst: float64(burst), buckets: map[string]*bucket{}, anomaly: map[string]*bucket{}}
+	if l.burst < 1 {
+		l.burst = 1
+	}
+	if anomalyCalls > 0 && anomalyPer > 0 {
+		l.aBurst = float64(anomalyCalls)
+		l.aRate = float64(anomalyCalls) / anomalyPer.Seconds()
+	}
+	return l
+}
+
+// allow takes a token for key (and one of the anomalies bucket for the
+// anomalies endpoint) or returns the 429 answer with its Retry-After.
+func (l *limiter) allow(key string, anomalies bool) *apiError {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := l.clock.Now()
+	if l.rate > 0 {
+		if wait := take(l.buckets, key, now, l.rate, l.burst); wait > 0 {
+			return rateLimited(wait)
+		}
+	}
+	if anomalies && l.aRate > 0 {
+		if wait := take(l.anomaly, key, now, l.aRate, l.aBurst); wait > 0 {
+			// Give back the general token: the request was not served.
+			if l.rate > 0 {
+				b := l.buckets[key]
+				b.tokens = math.Min(l.burst, b.tokens+1)
+			}
+			return rateLimited(wait)
+		}
+	}
+	return nil
+}
+
+// take refills the bucket of key and takes one token; when none is left it
+// returns how long until one is.
+func take(m map[string]*bucket, key string, now time.Time, rate, burst float64) time.Duration {
+	b := m[key]
+	if b == nil {
+		b = &bucket{tokens: burst, last: now}
+		m[key] = b
+	}
+	if el := now.Sub(b.last); el > 0 {
+		b.tokens = math.Min(burst, b.tokens+el.Seconds()*rate)
+		b.last = now
+	} else if el < 0 { // the clock was set back: restart counting from now
+		b.last = now
+	}
+	if b.tokens >= 1 {
+		b.tokens--
+		return 0
+	}
+	return time.Duration((1 - b.tokens) / rate * float64(time.Second))
+}
+
+func rateLimited(wait time.Duration) *apiError {
+	e := errf(http.StatusTooManyRequests, CodeRateLimited, "Too many requests. Retry later.")
+	e.retryAfter = wait
+	return e
+}
+
+// reset forgets every bucket (Server.Reset).
+func (l *limiter) reset() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.buckets = map[string]*bucket{}
+	l.anomaly = map[string]*bucket{}
+}

@@ -1,0 +1,38 @@
+package fake_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/convoapi/convo-go/fake"
+)
+
+func TestChannelsListExact(t *testing.T) {
+	s := newServer(t)
+	b := seedBasic(t, s)
+	other := s.AddCompany("other")
+	other.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "999999999"})
+
+	r := get(t, s, "/channels")
+	assert.JSONEq(t, `{"items":[
+	  {"id":"`+b.chat+`","channel":"chatapp","display_name":"Support","provider_identifier":"5511900000001","status":"connected",
+	   "capabilities":{"message_types":["text","image","document","audio","video"],"max_text_length":4096,
+	     "max_caption_length":null,"session_window_hours":24,"requires_template_outside_window":true}},
+	  {"id":"`+b.bot+`","channel":"botapp","display_name":"Help bot","provider_identifier":"acme_bot","status":"connected",
+	   "capabilities":{"message_types":["text","image","document","audio","video"],"max_text_length":4096,
+	     "max_caption_length":1024,"session_window_hours":null,"requires_template_outside_window":false}}
+	]}`, r.Data(t, 200))
+	assert.NotContains(t, string(r.Body), b.widget, "a webchat widget is never a channel account (D31)")
+	assert.NotContains(t, string(r.Body), "sms")
+}
+
+func TestNoSMSOrWebchatAccounts(t *testing.T) {
+	s := newServer(t)
+	co := s.Company()
+	for _, ch := range []string{"sms", "webchat", "telegram", ""} {
+		assert.Panics(t, func() { co.AddChannel(fake.ChannelAccount{Channel: ch}) }, ch)
+	}
+	require.Len(t, get(t, s, "/channels").Data(t, 200), len(`{"items":[]}`))
+}

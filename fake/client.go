@@ -1,0 +1,18 @@
+package fake
+
+import (
+	convo "github.com/convoapi/convo-go"
+)
+
+// Client returns an SDK client pointed at the server with the default
+// company's key; opts are applied after those two, so they may override
+// them (e.g. convo.WithAPIKey(other.APIKey()) for another company). It
+// panics if the SDK refuses the options, which is a bug in the caller's
+// options.
+func (s *Server) Client(opts ...convo.Option) *convo.Client {
+	c, err := convo.NewClient(append([]convo.Option{convo.WithAPIKey(s.APIKey()), convo.WithBaseURL(s.URL())}, opts...)...)
+	if err != nil {
+		panic("fake: convo.NewClient: " + err.Error())
+	}
+	return c
+}

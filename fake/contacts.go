@@ -1,0 +1,256 @@
+package fake
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/convoapi/convo-go/internal/phone"
+)
+
+// Confirmation texts of the contact endpoints (data.message).
+const (
+	MsgContactCreated      = "Contact created successfully."
+	MsgCustomFieldsUpdated = "Custom fields updated successfully."
+	MsgTagsRemoved         = "Tags removed successfully."
+)
+
+// wireContact is the lookup result of spec §2.7.
+type wireContact struct {
+	ID          string  `json:"id"`
+	PhoneNumber string  `json:"phone_number"`
+	Name        string  `json:"name"`
+	Email       *string `json:"email"`
+	Gender      *string `json:"gender"`
+	TagNames    string  `json:"tag_names"`
+}
+
+func normalizeParam(name, v string) (string, *apiError) {
+	norm, err := phone.Normalize(v)
+	if err != nil {
+		return "", invalidParam(name + " must have 8 to 15 digits")
+	}
+	return norm, nil
+}
+
+// chatappAccount finds the company's chatapp account whose provider
+// identifier is phoneNumberID (D23).
+func (co *company) chatappAccount(phoneNumberID string) *account {
+	for _, a := range co.accounts {
+		if a.channel == Chatapp && a.provider == phoneNumberID {
+			return a
+		}
+	}
+	return nil
+}
+
+// findContact resolves (phone_number_id, phone_number) to a contact (D25):
+// with phone_number_id, the contact of that chatapp account; without it,
+// the company's contact with that phone and the most recent interaction.
+func (co *company) findContact(phoneNumberID, norm string) *contact {
+	if phoneNumberID == "" {
+		return mostRecent(co.contactsByPhone[norm])
+	}
+	acc := co.chatappAccount(phoneNumberID)
+	if acc == nil {
+		return nil
+	}
+	return co.contactsByIdent[identKey{acc.id, norm}]
+}
+
+var errContactNotFound = errf(http.StatusNotFound, CodeContactNotFound, "Contact not found.")
+
+// contactTarget reads phone_number_id (optional) and phone_number (required)
+// from a body and finds the contact; the caller holds the lock.
+func contactTarget(body jsonBody) (phoneNumberID, norm string, e *apiError) {
+	phoneNumberID, _, e = body.str("phone_number_id")
+	if e != nil {
+		return "", "", e
+	}
+	p, e := body.required("phone_number")
+	if e != nil {
+		return "", "", e
+	}
+	norm, e = normalizeParam("phone_number", p)
+	return phoneNumberID, norm, e
+}
+
+// handleCreateContact serves POST /chatapp/contacts (spec §4.6, D12, D16,
+// D23, D24, D26): atomic (the contact and its identity on the account are
+// created under one lock, or nothing is), 201.
+//
+// Checks in order: phone_number_id, phone_number, name present
+// (MISSING_PARAM), phone_number valid (INVALID_PARAM), account found
+// (CHANNEL_NOT_FOUND), no contact with that phone on that account yet
+// (CONTACT_EXISTS).
+func (s *Server) handleCreateContact(w http.ResponseWriter, r *http.Request, co *company, _ []string) {
+	body, e := decodeBody(r)
+	if e != nil {
+		s.writeError(w, r, e)
+		return
+	}
+	pnid, e := body.required("phone_number_id")
+	if e != nil {
+		s.writeError(w, r, e)
+		return
+	}
+	p, e := body.required("phone_number")
+	if e != nil {
+		s.writeError(w, r, e)
+		return
+	}
+	name, e := body.required("name")
+	if e != nil {
+		s.writeError(w, r, e)
+		return
+	}
+	norm, e := normalizeParam("phone_number", p)
+	if e != nil {
+		s.writeError(w, r, e)
+		return
+	}
+	s.mu.Lock()
+	acc := co.chatappAccount(pnid)
+	if acc == nil {
+		s.mu.Unlock()
+		s.writeError(w, r, errf(http.StatusNotFound, CodeChannelNotFound, "Channel not found for phone_number_id "+pnid+"."))
+		return
+	}
+	if co.contactsByIdent[identKey{acc.id, norm}] != nil {
+		s.mu.Unlock()
+		s.writeError(w, r, errf(http.StatusConflict, CodeContactExists, "A contact with this phone number already exists."))
+		return
+	}
+	_, err := s.addContact(co, Contact{Account: acc.id, Phone: norm, Name: name})
+	s.mu.Unlock()
+	if err != nil {
+		s.writeError(w, r, errf(http.StatusInternalServerError, CodeInternalError, "The contact could not be created."))
+		return
+	}
+	s.writeJSON(w, r, http.StatusCreated, messageData{MsgContactCreated})
+}
+
+// handleLookupContact serves GET /chatapp/contacts/lookup (spec §4.7, §2.7,
+// D25). tag_names joins the names with "," (no space), in the order the tags
+// were added.
+func (s *Server) handleLookupContact(w http.ResponseWriter, r *http.Request, co *company, _ []string) {
+	q := r.URL.Query()
+	p := q.Get("phone_number")
+	if p == "" {
+		s.writeError(w, r, missingParam("phone_number"))
+		return
+	}
+	norm, e := normalizeParam("phone_number", p)
+	if e != nil {
+		s.writeError(w, r, e)
+		return
+	}
+	s.mu.RLock()
+	ct := co.findContact(q.Get("phone_number_id"), norm)
+	if ct == nil {
+		s.mu.RUnlock()
+		s.writeError(w, r, errContactNotFound)
+		return
+	}
+	names := make([]string, len(ct.tags))
+	for i, t := range ct.tags {
+		names[i] = t.name
+	}
+	out := wireContact{ID: ct.id, PhoneNumber: ct.phone, Name: ct.name, Email: ct.email, Gender: ct.gender, TagNames: strings.Join(names, ",")}
+	s.mu.RUnlock()
+	s.writeJSON(w, r, http.StatusOK, out)
+}
+
+// handleFields serves PATCH /chatapp/contacts/custom-fields (spec §4.8):
+// the fields sent are merged into the contact's, the others stay unchanged.
+// Values must be strings (INVALID_PARAM naming the field otherwise).
+func (s *Server) handleFields(w http.ResponseWriter, r *http.Request, co *company, _ []string) {
+	body, e := decodeBody(r)
+	if e != nil {
+		s.writeError(w, r, e)
+		return
+	}
+	pnid, norm, e := contactTarget(body)
+	if e != nil {
+		s.writeError(w, r, e)
+		return
+	}
+	raw, ok := body["custom_fields"]
+	if !ok || string(raw) == "null" {
+		s.writeError(w, r, missingParam("custom_fields"))
+		return
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
+		s.writeError(w, r, invalidParam("custom_fields must be an object of string values"))
+		return
+	}
+	fields := make(map[string]string, len(obj))
+	for k, v := range obj {
+		var sv string
+		if err := json.Unmarshal(v, &sv); err != nil {
+			s.writeError(w, r, invalidParam("custom_fields."+k+" must be a string"))
+			return
+		}
+		fields[k] = sv
+	}
+	s.mu.Lock()
+	ct := co.findContact(pnid, norm)
+	if ct == nil {
+		s.mu.Unlock()
+		s.writeError(w, r, errContactNotFound)
+		return
+	}
+	for k, v := range fields {
+		ct.customFields[k] = v
+	}
+	s.mu.Unlock()
+	s.writeJSON(w, r, http.StatusOK, messageData{MsgCustomFieldsUpdated})
+}
+
+// handleRemoveTags serves DELETE /chatapp/contacts/tags (spec §4.9, D10):
+// tag_ids is one string of ids separated by commas (spaces around ids
+// ignored); ids the contact does not carry are ignored.
+func (s *Server) handleRemoveTags(w http.ResponseWriter, r *http.Request, co *company, _ []string) {
+	body, e := decodeBody(r)
+	if e != nil {
+		s.writeError(w, r, e)
+		return
+	}
+	pnid, norm, e := contactTarget(body)
+	if e != nil {
+		s.writeError(w, r, e)
+		return
+	}
+	ids, e := body.required("tag_ids")
+	if e != nil {
+		s.writeError(w, r, e)
+		return
+	}
+	remove := map[string]bool{}
+	for _, id := range strings.Split(ids, ",") {
+		if id = strings.TrimSpace(id); id != "" {
+			remove[id] = true
+		}
+	}
+	if len(remove) == 0 {
+		s.writeError(w, r, missingParam("tag_ids"))
+		return
+	}
+	s.mu.Lock()
+	ct := co.findContact(pnid, norm)
+	if ct == nil {
+		s.mu.Unlock()
+		s.writeError(w, r, errContactNotFound)
+		return
+	}
+	kept := ct.tags[:0]
+	for _, t := range ct.tags {
+		if !remove[t.id] {
+			kept = append(kept, t)
+		}
+	}
+	ct.tags = kept
+	s.mu.Unlock()
+	s.writeJSON(w, r, http.StatusOK, messageData{MsgTagsRemoved})
+}

@@ -1,0 +1,156 @@
+package fake_test
+
+import (
+	"encoding/json"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/convoapi/convo-go/fake"
+)
+
+type convPage struct {
+	Items []struct {
+		ID string `json:"id"`
+	} `json:"items"`
+	NextCursor *string `json:"next_cursor"`
+}
+
+func listConvs(t *testing.T, s *fake.Server, q url.Values) convPage {
+	t.Helper()
+	r := get(t, s, "/conversations?"+q.Encode())
+	var p convPage
+	require.NoError(t, json.Unmarshal([]byte(r.Data(t, 200)), &p))
+	return p
+}
+
+func (p convPage) ids() []string {
+	out := []string{}
+	for _, it := range p.Items {
+		out = append(out, it.ID)
+	}
+	return out
+}
+
+func TestConversationItemExact(t *testing.T) {
+	s := newServer(t)
+	b := seedBasic(t, s)
+	cv := b.co.AddConversation(fake.Conversation{ID: "c1", Contact: b.ana, AssignedTo: "Marta", CreatedAt: t0.Add(-3 * time.Hour)})
+	b.co.Inbound(cv, "hi", t0.Add(-2*time.Hour))
+	b.co.Inbound(cv, "anyone?", t0.Add(-90*time.Minute))
+	b.co.Reply(cv, fake.SenderAutomation, "We will answer soon", t0.Add(-89*time.Minute))
+	r := get(t, s, "/conversations")
+	assert.JSONEq(t, `{"items":[{"id":"c1","contact_id":"`+b.ana+`","channel":"chatapp","channel_account_id":"`+b.chat+`",
+	  "channel_identifier":"5511987654321","status":"open","assigned":true,"unread_count":2,
+	  "last_inbound_at":"2026-11-22T08:30:00.000Z","last_message_at":"2026-11-22T08:31:00.000Z","created_at":"2026-11-22T07:00:00.000Z"}],
+	  "next_cursor":null}`, r.Data(t, 200))
+}
+
+func TestConversationFilters(t *testing.T) {
+	s := newServer(t)
+	b := seedBasic(t, s)
+	co := b.co
+	// Ana has a second identity on another chatapp number (D24: another contact).
+	chat2 := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511900000002"})
+	ana2 := co.AddContact(fake.Contact{Account: chat2, Phone: "5511987654321", Name: "Ana"})
+	mk := func(id, contact, status, agent string, lastAgo time.Duration) string {
+		c := co.AddConversation(fake.Conversation{ID: id, Contact: contact, Status: status, AssignedTo: agent, CreatedAt: t0.Add(-48 * time.Hour)})
+		co.Inbound(c, "msg", t0.Add(-lastAgo))
+		return c
+	}
+	anaOpen := mk("a-open", b.ana, "", "Marta", 1*time.Hour)
+	anaRes := mk("a-res", b.ana, fake.StatusResolved, "", 5*time.Hour)
+	ana2Open := mk("a2-open", ana2, "", "", 2*time.Hour)
+	botOpen := mk("bot-open", b.bob, "", "", 3*time.Hour)
+	webArch := mk("web-arch", b.visitor, fake.StatusArchived, "Leo", 4*time.Hour)
+
+	tests := []struct {
+		q    string
+		want []string
+	}{
+		{"", []string{anaOpen, ana2Open, botOpen}},
+		{"status=open", []string{anaOpen, ana2Open, botOpen}},
+		{"status=resolved", []string{anaRes}},
+		{"status=archived", []string{webArch}},
+		{"status=all", []string{anaOpen, ana2Open, botOpen, webArch, anaRes}},
+		{"status=all&channel=webchat", []string{webArch}},
+		{"status=all&channel=chatapp", []string{anaOpen, ana2Open, anaRes}},
+		{"channel=botapp", []string{botOpen}},
+		{"status=all&channel_id=" + chat2, []string{ana2Open}},
+		{"status=all&channel_id=" + b.widget, []string{webArch}},
+		{"status=all&channel_id=unknown", []string{}},
+		{"status=all&assigned=true", []string{anaOpen, webArch}},
+		{"assigned=false", []string{ana2Open, botOpen}},
+		{"status=all&since=2026-11-22T07:00:00.000Z", []string{anaOpen, ana2Open, botOpen}}, // inclusive
+		{"status=all&until=2026-11-22T07:00:00.000Z", []string{webArch, anaRes}},            // exclusive
+		{"status=all&since=2026-11-22T06:00:00Z&until=2026-11-22T08:00:00Z", []string{botOpen, webArch}},
+		{"status=all&channel_identifier=bob-77", []string{botOpen}},
+		{"status=all&channel_identifier=5511987654321", []string{anaOpen, ana2Open, anaRes}},
+		{"status=all&phone=%2B55+11+98765-4321", []string{anaOpen, ana2Open, anaRes}}, // every account (D8)
+		{"status=all&phone=5511000000000", []string{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.q, func(t *testing.T) {
+			q, err := url.ParseQuery(tc.q)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, listConvs(t, s, q).ids())
+		})
+	}
+}
+
+func TestConversationBadFilters(t *testing.T) {
+	s := newServer(t)
+	tests := []struct{ q, msg string }{
+		{"channel=sms", "channel must be one of chatapp, botapp, webchat"},
+		{"channel=", "channel must be one of chatapp, botapp, webchat"},
+		{"status=closed", "status must be one of open, resolved, archived, all"},
+		{"assigned=yes", "assigned must be true or false"},
+		{"assigned=1", "assigned must be true or false"},
+		{"since=2026-11-22", "since must be an RFC 3339 date-time, e.g. 2026-11-22T10:04:05.123Z"},
+		{"until=tomorrow", "until must be an RFC 3339 date-time, e.g. 2026-11-22T10:04:05.123Z"},
+		{"phone=123", "phone must have 8 to 15 digits"},
+		{"limit=0", "limit must be an integer from 1 to 100"},
+		{"limit=101", "limit must be an integer from 1 to 100"},
+		{"limit=ten", "limit must be an integer from 1 to 100"},
+		{"cursor=forged", "cursor is invalid: pass the next_cursor of the previous page unchanged"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.q, func(t *testing.T) {
+			assertError(t, get(t, s, "/conversations?"+tc.q), 400, "INVALID_PARAM", tc.msg, "/api/v1/conversations", "GET", "")
+		})
+	}
+}
+
+func TestConversationPaginationStable(t *testing.T) {
+	clock := fake.NewManualClock(t0)
+	s := fake.New(t, fake.WithClock(clock))
+	b := seedBasic(t, s)
+	var convs []string
+	for i := 0; i < 60; i++ {
+		c := b.co.AddConversation(fake.Conversation{Contact: b.ana})
+		b.co.Inbound(c, "x", t0.Add(-time.Duration(i/2+1)*time.Minute)) // pairs share a time
+		convs = append(convs, c)
+	}
+	p := listConvs(t, s, nil)
+	assert.Len(t, p.Items, 25) // default limit
+	got := p.ids()
+	for p.NextCursor != nil {
+		// Meanwhile: an old conversation gets a message and a new one appears.
+		clock.Advance(time.Minute)
+		b.co.Inbound(convs[59], "bump", time.Time{})
+		b.co.Inbound(b.co.AddConversation(fake.Conversation{Contact: b.ana}), "new", time.Time{})
+		p = listConvs(t, s, url.Values{"cursor": {*p.NextCursor}, "limit": {"25"}})
+		got = append(got, p.ids()...)
+	}
+	assert.Len(t, got, 60)
+	assert.ElementsMatch(t, convs, got)
+	// The page order is last_message_at descending.
+	assert.Contains(t, convs[:2], got[0])
+	// Limit 100 and filters carried by the cursor.
+	p = listConvs(t, s, url.Values{"limit": {"100"}, "status": {"all"}})
+	assert.Len(t, p.Items, 62)
+	assert.Nil(t, p.NextCursor)
+}

@@ -1,0 +1,209 @@
+package fake
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/json"
+	"math/bits"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Error codes of the §7 table, plus the send-side codes the fake emits only
+// through fault rules (DESIGN D19), plus the codes the fake adds for
+// situations the specification does not show.
+const (
+	CodeInvalidParam          = "INVALID_PARAM"            // 400, spec §7
+	CodeMissingParam          = "MISSING_PARAM"            // 400, spec §7
+	CodeInvalidBucket         = "INVALID_BUCKET"           // 400, spec §7 and §4.4 rule 5
+	CodeUnauthorized          = "UNAUTHORIZED"             // 401, spec §5
+	CodeConversationNotFound  = "CONVERSATION_NOT_FOUND"   // 404, spec §7
+	CodeContactNotFound       = "CONTACT_NOT_FOUND"        // 404, spec §7
+	CodeChannelNotFound       = "CHANNEL_NOT_FOUND"        // 404, spec §7
+	CodeContactExists         = "CONTACT_EXISTS"           // 409, spec §7
+	CodeRateLimited           = "RATE_LIMITED"             // 429, spec §7
+	CodeCancelFailed          = "CANCEL_FAILED"            // 500, spec §7 (fault rules only)
+	CodeChannelMismatch       = "CHANNEL_MISMATCH"         // spec §7, D19 (fault rules only)
+	CodeNoOpenConversation    = "NO_OPEN_CONVERSATION"     // spec §7, D19 (fault rules only)
+	CodeRecipientNotOnChannel = "RECIPIENT_NOT_ON_CHANNEL" // spec §7, D19 (fault rules only)
+	CodeUnsupportedCapability = "UNSUPPORTED_CAPABILITY"   // spec §7, D19 (fault rules only)
+	CodeNotFound              = "NOT_FOUND"                // 404, fake's own: unknown route or file URL
+	CodeMethodNotAllowed      = "METHOD_NOT_ALLOWED"       // 405, fake's own: known path, other method
+	CodeMediaNotFound         = "MEDIA_NOT_FOUND"          // 404, fake's own: unknown or other company's media (§4.2)
+	CodeURLExpired            = "URL_EXPIRED"              // 403, fake's own: an attachment URL past its expires_at
+	CodeInternalError         = "INTERNAL_ERROR"           // 500, fake's own: default code of a fault rule with status 500
+)
+
+const (
+	msgUnauthorized            = "Invalid or missing API key." // spec §5 rule 4, exactly
+	timestampLayout            = "2006-01-02T15:04:05.000Z"    // DESIGN D18
+	defaultMessagePageLimit    = 50                            // spec §4.1
+	defaultConversationPageLim = 25                            // spec §8
+)
+
+// formatTime renders t per DESIGN D18: RFC 3339, UTC, exactly three
+// fractional digits, Z suffix.
+func formatTime(t time.Time) string { return t.UTC().Format(timestampLayout) }
+
+func appendTime(b []byte, t time.Time) []byte { return t.UTC().AppendFormat(b, timestampLayout) }
+
+// apiError is an error answer of the §7 shape before it is written.
+type apiError struct {
+	status  int
+	code    string
+	message string
+	details any // nil: no details key at all (spec §7: present only for codes that emit it)
+	// retryAfter, when positive, is sent as Retry-After in whole seconds (D11).
+	retryAfter time.Duration
+}
+
+func errf(status int, code, message string) *apiError {
+	return &apiError{status: status, code: code, message: message}
+}
+
+func invalidParam(msg string) *apiError { return errf(http.StatusBadRequest, CodeInvalidParam, msg) }
+func missingParam(name string) *apiError {
+	return errf(http.StatusBadRequest, CodeMissingParam, name+" is required")
+}
+
+// errorIDs makes errorId values of the DESIGN D17 form. Each value is the
+// image of a counter under a bijection of [0, 36^12), so two errors of one
+// process never share an id, while the ids still look random.
+type errorIDs struct {
+	n      atomic.Uint64
+	offset uint64
+}
+
+const idSpace = 4738381338321616896 // 36^12
+
+// idMul is odd and not a multiple of 3, hence invertible modulo 36^12.
+const idMul = 0x5DEECE66D*2 + 1
+
+func newErrorIDs() *errorIDs {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return &errorIDs{offset: binary.LittleEndian.Uint64(b[:]) % idSpace}
+}
+
+func (g *errorIDs) next() string {
+	n := g.n.Add(1)
+	hi, lo := bits.Mul64(n, idMul)
+	_, v := bits.Div64(hi%idSpace, lo, idSpace) // (n*idMul) mod 36^12, without overflow
+	v = (v + g.offset) % idSpace
+	const digits = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	var out [12]byte
+	for i := 11; i >= 0; i-- {
+		out[i] = digits[v%36]
+		v /= 36
+	}
+	return "ERR-" + string(out[:8]) + "-" + string(out[8:])
+}
+
+// errorBody is the §7 error body. Field order follows the specification.
+type errorBody struct {
+	Success    bool         `json:"success"`
+	StatusCode int          `json:"statusCode"`
+	Timestamp  string       `json:"timestamp"`
+	Path       string       `json:"path"`
+	Method     string       `json:"method"`
+	Message    errorMessage `json:"message"`
+	ErrorID    string       `json:"errorId"`
+}
+
+type errorMessage struct {
+	Error   string `json:"error"`
+	Message string `json:"message"`
+	Details any    `json:"details,omitempty"`
+}
+
+// writeError writes e as the §7 envelope. internalPath is the request path
+// rewritten to its /api/v1 form (spec §9 rule 4, D21), without query string.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, e *apiError) {
+	body := errorBody{
+		StatusCode: e.status,
+		Timestamp:  formatTime(s.clock.Now()),
+		Path:       internalPath(r.URL.Path),
+		Method:     r.Method,
+		Message:    errorMessage{Error: e.code, Message: e.message, Details: e.details},
+		ErrorID:    s.errIDs.next(),
+	}
+	b, err := json.Marshal(body)
+	if err != nil { // details of a fault rule that cannot be encoded
+		body.Message.Details = nil
+		b, _ = json.Marshal(body)
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(len(b)))
+	if e.retryAfter > 0 {
+		h.Set("Retry-After", strconv.FormatInt(ceilSeconds(e.retryAfter), 10))
+	}
+	w.WriteHeader(e.status)
+	_, _ = w.Write(b)
+}
+
+// ceilSeconds rounds d up to whole seconds, at least 1 (D11).
+func ceilSeconds(d time.Duration) int64 {
+	s := int64((d + time.Second - 1) / time.Second)
+	if s < 1 {
+		s = 1
+	}
+	return s
+}
+
+// bufPool recycles answer buffers: big pages would otherwise make the
+// garbage collector run often, and each run scans the whole stored state.
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 32<<10); return &b }}
+
+const envelopePrefix = `{"success":true,"data":`
+
+// startEnvelope returns a pooled buffer holding the start of the §2.1
+// success envelope; the caller appends the data and calls writeEnvelope.
+func startEnvelope() *[]byte {
+	bp := bufPool.Get().(*[]byte)
+	*bp = append((*bp)[:0], envelopePrefix...)
+	return bp
+}
+
+// writeEnvelope closes the envelope started by startEnvelope with the
+// timestamp, writes it with the given status and recycles the buffer.
+func (s *Server) writeEnvelope(w http.ResponseWriter, status int, bp *[]byte) {
+	b := append(*bp, `,"timestamp":"`...)
+	b = appendTime(b, s.clock.Now())
+	b = append(b, `"}`...)
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+	if cap(b) <= 1<<20 {
+		*bp = b
+		bufPool.Put(bp)
+	}
+}
+
+// writeData writes the §2.1 success envelope around data, an already encoded
+// JSON value, with the given status (D12: 200, 201 for contact creation).
+func (s *Server) writeData(w http.ResponseWriter, status int, data []byte) {
+	bp := startEnvelope()
+	*bp = append(*bp, data...)
+	s.writeEnvelope(w, status, bp)
+}
+
+// writeJSON encodes v and writes it as the data of a success envelope.
+func (s *Server) writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		s.writeError(w, r, errf(http.StatusInternalServerError, CodeInternalError, "The fake could not encode its answer."))
+		return
+	}
+	s.writeData(w, status, data)
+}
+
+// messageData is the {"message": "..."} data of the contact endpoints.
+type messageData struct {
+	Message string `json:"message"`
+}

@@ -1,0 +1,183 @@
+package fake
+
+import (
+	"net/http"
+	"path"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Fault is a rule that makes matching requests misbehave: an error answer of
+// any status and code (including the send-side codes of spec §7 and D19, and
+// CANCEL_FAILED of §4.10), a Retry-After header, added latency, or a dropped
+// connection. Faults apply before routing and authentication: they model the
+// service or the network failing, whatever the request.
+type Fault struct {
+	// Method matches the request method; "" matches every method.
+	Method string
+	// Path is a path.Match pattern over the path relative to the base URL,
+	// e.g. "/conversations/*/messages" or "/chatapp/*"; a leading /v1 or
+	// /api/v1 in the pattern is ignored, and requests on /v1 and /api/v1
+	// match alike. Paths outside the API (the attachment files) match with
+	// their full path, e.g. "/_files/*". "" matches every path.
+	Path string
+	// Status is the HTTP status of the error answer; 0 means no error answer
+	// (the request is only delayed or dropped, then served normally).
+	Status int
+	// Code is message.error of the answer; default derived from Status
+	// (e.g. INTERNAL_ERROR for 500).
+	Code string
+	// Message is message.message; default a short text naming the code.
+	Message string
+	// Details is message.details (any JSON-encodable value); nil: no details.
+	Details any
+	// RetryAfter, when positive, is sent as Retry-After in whole seconds.
+	RetryAfter time.Duration
+	// Latency is real time added before answering, to exercise client
+	// timeouts; it ends early when the request's context ends.
+	Latency time.Duration
+	// Drop closes the connection without any answer.
+	Drop bool
+	// Times is how many matching requests the fault applies to; 0: always.
+	Times int
+}
+
+type faultSet struct {
+	mu     sync.Mutex
+	nextID int
+	rules  []*faultRule
+}
+
+type faultRule struct {
+	id   int
+	f    Fault
+	left int // remaining uses when f.Times > 0
+}
+
+// AddFault installs f and returns its id, for [Server.RemoveFault]. Rules are
+// tried in the order they were added; the first that matches applies.
+func (s *Server) AddFault(f Fault) int {
+	s.faults.mu.Lock()
+	defer s.faults.mu.Unlock()
+	s.faults.nextID++
+	f.Path = normalizeFaultPath(f.Path)
+	s.faults.rules = append(s.faults.rules, &faultRule{id: s.faults.nextID, f: f, left: f.Times})
+	return s.faults.nextID
+}
+
+// RemoveFault removes the rule with the given id, if still present.
+func (s *Server) RemoveFault(id int) {
+	s.faults.mu.Lock()
+	defer s.faults.mu.Unlock()
+	for i, r := range s.faults.rules {
+		if r.id == id {
+			s.faults.rules = append(s.faults.rules[:i], s.faults.rules[i+1:]...)
+			return
+		}
+	}
+}
+
+// ClearFaults removes every fault rule.
+func (s *Server) ClearFaults() {
+	s.faults.mu.Lock()
+	defer s.faults.mu.Unlock()
+	s.faults.rules = nil
+}
+
+func normalizeFaultPath(p string) string {
+	if rel, ok := apiPath(p); ok && rel != "" {
+		return rel
+	}
+	return p
+}
+
+// take returns the first rule matching the request and consumes one use.
+func (fs *faultSet) take(method, p string) (Fault, bool) {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	for i, r := range fs.rules {
+		if r.f.Method != "" && !strings.EqualFold(r.f.Method, method) {
+			continue
+		}
+		if r.f.Path != "" {
+			if ok, err := path.Match(r.f.Path, p); err != nil || !ok {
+				continue
+			}
+		}
+		if r.f.Times > 0 {
+			r.left--
+			if r.left <= 0 {
+				fs.rules = append(fs.rules[:i:i], fs.rules[i+1:]...)
+			}
+		}
+		return r.f, true
+	}
+	return Fault{}, false
+}
+
+// applyFaults applies the first matching rule; it reports whether the
+// request has been answered (or dropped).
+func (s *Server) applyFaults(w http.ResponseWriter, r *http.Request) bool {
+	p := r.URL.Path
+	if rel, ok := apiPath(p); ok {
+		p = rel
+	}
+	f, ok := s.faults.take(r.Method, p)
+	if !ok {
+		return false
+	}
+	if f.Latency > 0 && !sleepCtx(r.Context(), f.Latency) {
+		return true // the client gave up; nobody reads an answer
+	}
+	if f.Drop {
+		dropConnection(w)
+		return true
+	}
+	if f.Status == 0 {
+		return false
+	}
+	code := f.Code
+	if code == "" {
+		code = defaultCode(f.Status)
+	}
+	msg := f.Message
+	if msg == "" {
+		msg = "Injected fault: " + code + "."
+	}
+	e := errf(f.Status, code, msg)
+	e.details = f.Details
+	e.retryAfter = f.RetryAfter
+	s.writeError(w, r, e)
+	return true
+}
+
+// dropConnection closes the client connection without an answer.
+func dropConnection(w http.ResponseWriter) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err == nil {
+		_ = conn.Close()
+		return
+	}
+	// The writer cannot be hijacked (HTTP/2, a recorder): abort the handler,
+	// which net/http turns into a reset stream or closed connection.
+	panic(http.ErrAbortHandler)
+}
+
+func defaultCode(status int) string {
+	switch status {
+	case http.StatusBadRequest:
+		return CodeInvalidParam
+	case http.StatusUnauthorized:
+		return CodeUnauthorized
+	case http.StatusNotFound:
+		return CodeNotFound
+	case http.StatusTooManyRequests:
+		return CodeRateLimited
+	}
+	text := strings.ToUpper(strings.ReplaceAll(http.StatusText(status), " ", "_"))
+	if text == "" {
+		return CodeInternalError
+	}
+	return text
+}

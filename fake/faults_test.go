@@ -1,0 +1,116 @@
+package fake_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/convoapi/convo-go/fake"
+)
+
+func TestFaultCodesAndDetails(t *testing.T) {
+	s := newServer(t)
+	tests := []struct {
+		fault   fake.Fault
+		details string
+	}{
+		{fake.Fault{Status: 422, Code: fake.CodeChannelMismatch, Message: "Recipient is on another channel.", Details: map[string]any{"expected_channel": "botapp"}}, `{"expected_channel":"botapp"}`},
+		{fake.Fault{Status: 409, Code: fake.CodeNoOpenConversation, Message: "No open conversation.", Details: map[string]any{"contact_id": "x"}}, `{"contact_id":"x"}`},
+		{fake.Fault{Status: 422, Code: fake.CodeRecipientNotOnChannel, Message: "Not on channel.", Details: map[string]any{"channel": "chatapp"}}, `{"channel":"chatapp"}`},
+		{fake.Fault{Status: 422, Code: fake.CodeUnsupportedCapability, Message: "Unsupported.", Details: map[string]any{"capability": "video"}}, `{"capability":"video"}`},
+		{fake.Fault{Status: 503}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.fault.Code, func(t *testing.T) {
+			tc.fault.Method, tc.fault.Path, tc.fault.Times = "GET", "/conversations/*/messages", 1
+			s.AddFault(tc.fault)
+			r := get(t, s, "/conversations/abc/messages")
+			code := tc.fault.Code
+			if code == "" {
+				code = "SERVICE_UNAVAILABLE"
+			}
+			assertError(t, r, tc.fault.Status, code, tc.fault.Message, "/api/v1/conversations/abc/messages", "GET", tc.details)
+			// Times: 1, so the next call is served normally.
+			assert.Equal(t, 404, get(t, s, "/conversations/abc/messages").Status)
+		})
+	}
+}
+
+func TestFaultMatchingTimesAndRetryAfter(t *testing.T) {
+	s := newServer(t)
+	id := s.AddFault(fake.Fault{Path: "/channels", Status: 429, RetryAfter: 1500 * time.Millisecond, Times: 2})
+	for i := 0; i < 2; i++ {
+		r := call(t, s, "GET", "/api/v1/channels", nil) // both prefixes match
+		assertError(t, r, 429, "RATE_LIMITED", "", "/api/v1/channels", "GET", "")
+		assert.Equal(t, "2", r.Header.Get("Retry-After"))
+	}
+	assert.Equal(t, 200, get(t, s, "/channels").Status)
+	s.RemoveFault(id)
+
+	// Method filter, "always", path glob, removal.
+	id = s.AddFault(fake.Fault{Method: "POST", Path: "/v1/chatapp/*", Status: 500})
+	assert.Equal(t, 200, get(t, s, "/channels").Status)
+	assert.Equal(t, 405, get(t, s, "/chatapp/contacts").Status)
+	for i := 0; i < 3; i++ {
+		assert.Equal(t, 500, call(t, s, "POST", "/v1/chatapp/contacts", map[string]string{}).Status)
+	}
+	s.RemoveFault(id)
+	assert.Equal(t, 400, call(t, s, "POST", "/v1/chatapp/contacts", map[string]string{}).Status)
+	s.AddFault(fake.Fault{Status: 502})
+	assert.Equal(t, 502, get(t, s, "/anything").Status)
+	s.ClearFaults()
+	assert.Equal(t, 200, get(t, s, "/channels").Status)
+}
+
+func TestFaultDropConnection(t *testing.T) {
+	s := newServer(t)
+	s.AddFault(fake.Fault{Path: "/channels", Drop: true, Times: 1})
+	req, _ := http.NewRequest("GET", s.URL()+"/channels", nil)
+	req.Header.Set("x-api-key", s.APIKey())
+	_, err := http.DefaultClient.Do(req)
+	require.Error(t, err)
+	assert.Equal(t, 200, get(t, s, "/channels").Status)
+	reqs := s.Requests()
+	assert.Equal(t, 0, reqs[0].Status)
+}
+
+func TestFaultLatencyHonorsContext(t *testing.T) {
+	s := newServer(t)
+	s.AddFault(fake.Fault{Path: "/channels", Latency: 50 * time.Millisecond, Times: 1})
+	wall := fake.NewRealClock() // latency is real time, by design
+	start := wall.Now()
+	assert.Equal(t, 200, get(t, s, "/channels").Status) // latency only, then served
+	assert.GreaterOrEqual(t, wall.Now().Sub(start), 50*time.Millisecond)
+
+	s.AddFault(fake.Fault{Path: "/channels", Latency: time.Hour, Status: 500})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", s.URL()+"/channels", nil)
+	_, err := http.DefaultClient.Do(req)
+	require.Error(t, err)
+	assert.True(t, errors.Is(err, context.DeadlineExceeded), err)
+	s.ClearFaults() // the server returns once the client's connection went away; Close does not hang
+}
+
+func TestFaultOnAttachmentFiles(t *testing.T) {
+	s := newServer(t)
+	b := seedBasic(t, s)
+	m := b.co.AddMessage(b.co.AddConversation(fake.Conversation{Contact: b.ana}), fake.Message{Media: &fake.Media{MimeType: "image/png"}})
+	r := get(t, s, "/attachments/"+s.MediaID(m))
+	require.Equal(t, 200, r.Status)
+	var data struct {
+		URL string `json:"url"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.Data(t, 200)), &data))
+	s.AddFault(fake.Fault{Path: "/_files/*", Status: 503, RetryAfter: 3 * time.Second, Times: 1})
+	r = call(t, s, "GET", data.URL, nil, header{})
+	assert.Equal(t, 503, r.Status)
+	assert.Equal(t, "3", r.Header.Get("Retry-After"))
+	assert.Equal(t, 200, call(t, s, "GET", data.URL, nil, header{}).Status)
+}

@@ -1,0 +1,67 @@
+package fake_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/convoapi/convo-go/fake"
+)
+
+// FuzzServeHTTP checks that no request makes the server panic or answer
+// anything but JSON: the §7 envelope for errors, the §2.1 one for successes.
+// As a plain test it runs the seed corpus; `go test -fuzz FuzzServeHTTP`
+// explores further.
+func FuzzServeHTTP(f *testing.F) {
+	seeds := []struct{ method, target, body, ctype string }{
+		{"GET", "/v1/conversations?limit=%zz&status=%", "", ""},
+		{"GET", "/v1/conversations/x/messages?limit=99999999999999999999", "", ""},
+		{"GET", "/v1/conversations/x/messages?cursor=" + strings.Repeat("A", 5000), "", ""},
+		{"GET", "/api/v1/conversations/anomalies?include=,,,unassigned,&threshold_hours=-1", "", ""},
+		{"POST", "/v1/chatapp/contacts", "\xff\xfe", "application/json"},
+		{"POST", "/v1/chatapp/contacts", `{"phone_number_id":null,"phone_number":["x"],"name":{}}`, "application/json"},
+		{"PATCH", "/v1/chatapp/contacts/custom-fields", `{"phone_number":"5511987654321","custom_fields":[]}`, "application/json; charset=utf-8"},
+		{"DELETE", "/v1/chatapp/contacts/tags", `{"phone_number":"5511987654321","tag_ids":","}`, "application/json"},
+		{"POST", "/v1/chatapp/sequences/cancel", `{"phone_number":"+55 11 98765-4321"}`, "text/plain"},
+		{"OPTIONS", "/v1", "", ""},
+		{"GET", "/_files/../v1/channels", "", ""},
+		{"GET", "/v1/attachments/%00", "", ""},
+	}
+	for _, s := range seeds {
+		f.Add(s.method, s.target, s.body, s.ctype)
+	}
+	s, err := fake.NewHandler(fake.WithClock(fake.NewManualClock(t0)), fake.WithRateLimit(0, 0), fake.WithSeed(fake.DemoSeed()))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, method, target, body, ctype string) {
+		if !strings.HasPrefix(target, "/") || strings.ContainsAny(target, " \r\n\t#") || method == "" || strings.ContainsAny(method, " \r\n\t()<>@,;:\\\"/[]?={}") {
+			return
+		}
+		req, err := http.NewRequest(method, "http://fake.test"+target, strings.NewReader(body))
+		if err != nil {
+			return
+		}
+		req.Header.Set("x-api-key", fake.DefaultAPIKey)
+		if ctype != "" {
+			req.Header.Set("Content-Type", ctype)
+		}
+		rec := httptest.NewRecorder()
+		s.Handler().ServeHTTP(rec, req)
+		if strings.HasPrefix(req.URL.Path, "/_files/") && rec.Code == 200 {
+			return
+		}
+		var env struct {
+			Success    *bool `json:"success"`
+			StatusCode int   `json:"statusCode"`
+		}
+		if err := json.Unmarshal(rec.Body.Bytes(), &env); err != nil || env.Success == nil {
+			t.Fatalf("%s %s: not an envelope (%d): %q", method, target, rec.Code, rec.Body.String())
+		}
+		if !*env.Success && env.StatusCode != rec.Code {
+			t.Fatalf("statusCode %d != HTTP %d", env.StatusCode, rec.Code)
+		}
+	})
+}

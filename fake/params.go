@@ -1,0 +1,154 @@
+package fake
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// parseLimit reads an integer query parameter bounded by [1, max] with a
+// default (spec §4.1 rule 3, §4.3, D4). Only plain decimal digits are an
+// integer: "abc", "5.5", "+5", " 5" and "" are INVALID_PARAM.
+func parseLimit(q url.Values, name string, def, max int) (int, *apiError) {
+	vs, ok := q[name]
+	if !ok {
+		return def, nil
+	}
+	v := vs[0]
+	n := 0
+	valid := v != "" && len(v) <= 6
+	for i := 0; valid && i < len(v); i++ {
+		if v[i] < '0' || v[i] > '9' {
+			valid = false
+		}
+		n = n*10 + int(v[i]-'0')
+	}
+	if !valid || n < 1 || n > max {
+		return 0, invalidParam(name + " must be an integer from 1 to " + strconv.Itoa(max))
+	}
+	return n, nil
+}
+
+// parseTime reads an RFC 3339 date-time query parameter (D18, D32).
+func parseTime(q url.Values, name string) (time.Time, bool, *apiError) {
+	vs, ok := q[name]
+	if !ok {
+		return time.Time{}, false, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, vs[0])
+	if err != nil {
+		return time.Time{}, false, invalidParam(name + " must be an RFC 3339 date-time, e.g. 2026-11-22T10:04:05.123Z")
+	}
+	return t, true, nil
+}
+
+// jsonBody is a decoded request body: a JSON object whose fields are read
+// one by one, so that a wrong type names its field.
+type jsonBody map[string]json.RawMessage
+
+// decodeBody reads the request's JSON object body. An empty body is an empty
+// object (the missing fields are then reported by name); a body that is not
+// application/json, not JSON, or not an object is 400 INVALID_PARAM.
+func decodeBody(r *http.Request) (jsonBody, *apiError) {
+	var raw []byte
+	if r.Body != nil {
+		var buf bytes.Buffer
+		_, _ = buf.ReadFrom(r.Body)
+		raw = buf.Bytes()
+	}
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return jsonBody{}, nil
+	}
+	ct := r.Header.Get("Content-Type")
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
+		return nil, invalidParam("Content-Type must be application/json")
+	}
+	var body jsonBody
+	if err := json.Unmarshal(raw, &body); err != nil || body == nil {
+		return nil, invalidParam("The request body must be a JSON object")
+	}
+	return body, nil
+}
+
+// str returns the string field name; present is false when absent, null or
+// "". A value of another type is INVALID_PARAM.
+func (b jsonBody) str(name string) (v string, present bool, e *apiError) {
+	raw, ok := b[name]
+	if !ok || string(raw) == "null" {
+		return "", false, nil
+	}
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return "", false, invalidParam(name + " must be a string")
+	}
+	return v, v != "", nil
+}
+
+// required returns the string field name or MISSING_PARAM naming it (D26).
+func (b jsonBody) required(name string) (string, *apiError) {
+	v, ok, e := b.str(name)
+	if e != nil {
+		return "", e
+	}
+	if !ok {
+		return "", missingParam(name)
+	}
+	return v, nil
+}
+
+// cursor is the decoded content of a pagination cursor (D29). Cursors are
+// opaque to clients: base64url(JSON) "." base64url(HMAC-SHA256 truncated),
+// keyed by a per-server secret, so a cursor the server did not issue is
+// rejected with 400 INVALID_PARAM.
+type cursor struct {
+	Kind string `json:"k"`           // "m": messages, "c": conversations
+	Conv string `json:"c,omitempty"` // messages: the conversation
+	// Since is the messages window start (Unix ns).
+	Since int64 `json:"w,omitempty"`
+	// At and ID are the position of the last item returned (Unix ns, id).
+	At int64  `json:"t"`
+	ID string `json:"i"`
+	// Seq is the insert sequence when the first conversations page was read.
+	Seq uint64 `json:"s,omitempty"`
+	// Filters are the conversations filters of the first page.
+	Filters *convFilters `json:"f,omitempty"`
+}
+
+func (s *Server) encodeCursor(c cursor) string {
+	payload, _ := json.Marshal(c)
+	mac := hmac.New(sha256.New, s.cursorKey)
+	mac.Write(payload)
+	sum := mac.Sum(nil)[:16]
+	return base64.RawURLEncoding.EncodeToString(payload) + "." + base64.RawURLEncoding.EncodeToString(sum)
+}
+
+func (s *Server) decodeCursor(v, kind string) (cursor, *apiError) {
+	bad := invalidParam("cursor is invalid: pass the next_cursor of the previous page unchanged")
+	p, sig, ok := strings.Cut(v, ".")
+	if !ok {
+		return cursor{}, bad
+	}
+	payload, err1 := base64.RawURLEncoding.DecodeString(p)
+	got, err2 := base64.RawURLEncoding.DecodeString(sig)
+	if err1 != nil || err2 != nil {
+		return cursor{}, bad
+	}
+	mac := hmac.New(sha256.New, s.cursorKey)
+	mac.Write(payload)
+	if !hmac.Equal(mac.Sum(nil)[:16], got) {
+		return cursor{}, bad
+	}
+	var c cursor
+	if err := json.Unmarshal(payload, &c); err != nil || c.Kind != kind {
+		return cursor{}, bad
+	}
+	return c, nil
+}

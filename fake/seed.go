@@ -1,0 +1,358 @@
+package fake
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Seed is a seed document: the whole state of a server in JSON, for
+// cmd/convofake and for tests that prefer data to code. Its fields are
+// documented in SEED.md; testdata/sample-seed.json is an example.
+type Seed struct {
+	// Now, when set, is the instant the clock is set to before loading; a
+	// server built with WithSeed and no WithClock then runs on a manual
+	// clock frozen at it. Relative times ("ago") count back from the clock.
+	Now *time.Time `json:"now,omitempty"`
+	// Companies are the tenants (D20). The first one is the default company:
+	// without an api_key it keeps the server's key.
+	Companies []CompanySeed `json:"companies"`
+}
+
+// CompanySeed is one company of a [Seed] (D20).
+type CompanySeed struct {
+	APIKey        string             `json:"api_key,omitempty"`       // required except on the first company
+	Channels      []ChannelSeed      `json:"channels,omitempty"`      // accounts and webchat widgets
+	Contacts      []ContactSeed      `json:"contacts,omitempty"`      // contacts, each on one account
+	Conversations []ConversationSeed `json:"conversations,omitempty"` // conversations with their messages
+}
+
+// ChannelSeed is a channel account (chatapp, botapp; spec §2.2) or, with
+// channel "webchat", a webchat widget (D31).
+type ChannelSeed struct {
+	Ref                string `json:"ref,omitempty"`                 // local name for contacts[].channel
+	ID                 string `json:"id,omitempty"`                  // default: a new UUID
+	Channel            string `json:"channel"`                       // chatapp, botapp or webchat
+	DisplayName        string `json:"display_name,omitempty"`        // human label
+	ProviderIdentifier string `json:"provider_identifier,omitempty"` // chatapp: the phone_number_id (D23)
+}
+
+// ContactSeed is a contact on one account (D24).
+type ContactSeed struct {
+	Ref               string            `json:"ref,omitempty"`                // local name for conversations[].contact
+	ID                string            `json:"id,omitempty"`                 // default: a new UUID
+	Channel           string            `json:"channel"`                      // ref or id of the account or widget
+	Phone             string            `json:"phone,omitempty"`              // normalized (D16); required on chatapp
+	ChannelIdentifier string            `json:"channel_identifier,omitempty"` // native address; default from the phone
+	Name              string            `json:"name,omitempty"`               // default the phone or identifier
+	Email             string            `json:"email,omitempty"`              // absent: null
+	Gender            string            `json:"gender,omitempty"`             // absent: null
+	Tags              []string          `json:"tags,omitempty"`               // tag names
+	CustomFields      map[string]string `json:"custom_fields,omitempty"`      // custom fields
+	Sequence          string            `json:"sequence,omitempty"`           // name of a scheduled sequence
+	CreatedAt         string            `json:"created_at,omitempty"`         // RFC 3339
+	CreatedAgo        string            `json:"created_ago,omitempty"`        // or a duration before now
+}
+
+// ConversationSeed is a conversation of a contact, with its messages.
+type ConversationSeed struct {
+	Ref         string        `json:"ref,omitempty"`          // for readability only
+	ID          string        `json:"id,omitempty"`           // default: a new UUID
+	Contact     string        `json:"contact"`                // ref or id of the contact
+	Status      string        `json:"status,omitempty"`       // open (default), resolved, archived
+	AssignedTo  string        `json:"assigned_to,omitempty"`  // agent; absent: unassigned
+	UnreadCount *int          `json:"unread_count,omitempty"` // overrides the derived count
+	CreatedAt   string        `json:"created_at,omitempty"`   // RFC 3339
+	CreatedAgo  string        `json:"created_ago,omitempty"`  // or a duration before now
+	Messages    []MessageSeed `json:"messages,omitempty"`     // in any order
+}
+
+// MessageSeed is a message. Its time is at (RFC 3339) or ago (a duration
+// before the clock's now: "90m", "3h", "2d4h"); neither: now.
+type MessageSeed struct {
+	ID            string         `json:"id,omitempty"`             // message_id; default a new UUID
+	Direction     string         `json:"direction,omitempty"`      // inbound, outbound; default from sender
+	Sender        string         `json:"sender,omitempty"`         // contact, agent, phone, automation, system (D30)
+	Type          string         `json:"type,omitempty"`           // D13; default text or from the media
+	Text          string         `json:"text,omitempty"`           // text or caption
+	Status        string         `json:"status,omitempty"`         // D14; default null in, delivered out
+	At            string         `json:"at,omitempty"`             // RFC 3339
+	Ago           string         `json:"ago,omitempty"`            // or a duration before now
+	FailureReason string         `json:"failure_reason,omitempty"` // failure_reason
+	Media         *MediaSeed     `json:"media,omitempty"`          // media of a media type
+	Reactions     []ReactionSeed `json:"reactions,omitempty"`      // reactions to this message (D15)
+}
+
+// MediaSeed is the media of a message. The content of an available file is
+// data_base64, or content (text), or size bytes of filler.
+type MediaSeed struct {
+	Status     string `json:"status,omitempty"`      // available, unknown, no_reference
+	MimeType   string `json:"mime_type,omitempty"`   // MIME type
+	Filename   string `json:"filename,omitempty"`    // file name
+	Size       int64  `json:"size,omitempty"`        // filler size, or file_size of unknown media
+	DataBase64 string `json:"data_base64,omitempty"` // the file's bytes
+	Content    string `json:"content,omitempty"`     // the file's bytes as text
+}
+
+// ReactionSeed is a reaction (D15).
+type ReactionSeed struct {
+	Emoji     string `json:"emoji"`               // the emoji
+	Direction string `json:"direction,omitempty"` // inbound (default) or outbound
+	At        string `json:"at,omitempty"`        // RFC 3339
+	Ago       string `json:"ago,omitempty"`       // or a duration before now
+}
+
+// LoadSeed reads a seed document and checks it (by loading it into a
+// scratch server). Errors name the place: a line and column for JSON
+// syntax, a JSON path such as companies[0].conversations[2].messages[1].sender
+// for content.
+func LoadSeed(r io.Reader) (*Seed, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("seed: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var seed Seed
+	if err := dec.Decode(&seed); err != nil {
+		var syn *json.SyntaxError
+		var typ *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &syn):
+			line, col := position(data, syn.Offset)
+			return nil, fmt.Errorf("seed: line %d, column %d: %v", line, col, syn)
+		case errors.As(err, &typ):
+			line, col := position(data, typ.Offset)
+			return nil, fmt.Errorf("seed: %s (line %d, column %d): want %v, got JSON %s", typ.Field, line, col, typ.Type, typ.Value)
+		}
+		return nil, fmt.Errorf("seed: %w", err)
+	}
+	if dec.More() {
+		return nil, errors.New("seed: more than one JSON value")
+	}
+	scratch, err := NewHandler()
+	if err != nil {
+		return nil, err
+	}
+	if err := scratch.Load(&seed); err != nil {
+		return nil, err
+	}
+	return &seed, nil
+}
+
+func position(data []byte, offset int64) (line, col int) {
+	line, col = 1, 1
+	for i := int64(0); i < offset && i < int64(len(data)); i++ {
+		if data[i] == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	return line, col
+}
+
+// parseAgo reads a duration before now: Go durations ("90m", "3h30m") plus a
+// leading days part ("2d", "2d4h").
+func parseAgo(s string) (time.Duration, error) {
+	var days time.Duration
+	if i := strings.IndexByte(s, 'd'); i > 0 {
+		n, err := strconv.Atoi(s[:i])
+		if err != nil {
+			return 0, fmt.Errorf("bad duration %q", s)
+		}
+		days, s = time.Duration(n)*24*time.Hour, s[i+1:]
+		if s == "" {
+			return days, nil
+		}
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("bad duration %q (want e.g. 90m, 3h, 2d4h)", s)
+	}
+	return days + d, nil
+}
+
+// seedTime resolves at/ago against now; zero when both are empty.
+func seedTime(at, ago string, now time.Time) (time.Time, error) {
+	switch {
+	case at != "" && ago != "":
+		return time.Time{}, errors.New("give at or ago, not both")
+	case at != "":
+		t, err := time.Parse(time.RFC3339Nano, at)
+		if err != nil {
+			return time.Time{}, fmt.Errorf("%q is not an RFC 3339 date-time", at)
+		}
+		return t, nil
+	case ago != "":
+		d, err := parseAgo(ago)
+		if err != nil {
+			return time.Time{}, err
+		}
+		return now.Add(-d), nil
+	}
+	return time.Time{}, nil
+}
+
+// Load replaces the server's state with seed (as [Server.Reset] then the
+// seed's content). The default company keeps its id, and its key unless the
+// seed's first company names one. On error the previous state is restored;
+// the error names the JSON path of the faulty entry. Journal, fault rules
+// and rate-limit buckets are kept.
+func (s *Server) Load(seed *Seed) error {
+	if seed == nil {
+		return errors.New("seed: nil")
+	}
+	if seed.Now != nil {
+		s.clock.Set(*seed.Now)
+	}
+	now := s.clock.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	saved := *s.stateSnapshot()
+	s.resetLocked()
+	if err := s.loadLocked(seed, now); err != nil {
+		s.restore(saved)
+		return err
+	}
+	return nil
+}
+
+type stateFields struct {
+	companies []*company
+	byID      map[string]*company
+	defaultCo *company
+	files     map[string]*fileGrant
+	index     objectIndex
+	seq       uint64
+}
+
+func (s *Server) stateSnapshot() *stateFields {
+	return &stateFields{s.companies, s.byID, s.defaultCo, s.files, s.index, s.seq}
+}
+
+func (s *Server) restore(f stateFields) {
+	s.companies, s.byID, s.defaultCo, s.files, s.index, s.seq = f.companies, f.byID, f.defaultCo, f.files, f.index, f.seq
+}
+
+func (s *Server) loadLocked(seed *Seed, now time.Time) error {
+	for i, cs := range seed.Companies {
+		path := fmt.Sprintf("seed: companies[%d]", i)
+		var co *company
+		if i == 0 {
+			co = s.defaultCo
+			if cs.APIKey != "" {
+				co.apiKey = cs.APIKey
+				co.keyHash = newCompany(cs.APIKey).keyHash
+			}
+		} else {
+			var err error
+			if co, err = s.addCompanyLocked(cs.APIKey); err != nil {
+				return fmt.Errorf("%s.api_key: %w", path, err)
+			}
+		}
+		refs := map[string]string{}
+		ref := func(kind, r string) (string, error) {
+			if id, ok := refs[kind+":"+r]; ok {
+				return id, nil
+			}
+			if _, ok := s.index[r]; ok && r != "" {
+				return r, nil
+			}
+			return "", fmt.Errorf("unknown %s %q", kind, r)
+		}
+		for j, ch := range cs.Channels {
+			id, err := s.addAccount(co, ChannelAccount{ID: ch.ID, Channel: ch.Channel, DisplayName: ch.DisplayName, ProviderIdentifier: ch.ProviderIdentifier}, ch.Channel == Webchat)
+			if err != nil {
+				return fmt.Errorf("%s.channels[%d]: %w", path, j, err)
+			}
+			if ch.Ref != "" {
+				refs["channel:"+ch.Ref] = id
+			}
+		}
+		for j, ct := range cs.Contacts {
+			p := fmt.Sprintf("%s.contacts[%d]", path, j)
+			acc, err := ref("channel", ct.Channel)
+			if err != nil {
+				return fmt.Errorf("%s.channel: %w", p, err)
+			}
+			created, err := seedTime(ct.CreatedAt, ct.CreatedAgo, now)
+			if err != nil {
+				return fmt.Errorf("%s.created_at: %w", p, err)
+			}
+			id, err := s.addContact(co, Contact{
+				ID: ct.ID, Account: acc, Phone: ct.Phone, ChannelIdentifier: ct.ChannelIdentifier, Name: ct.Name,
+				Email: ct.Email, Gender: ct.Gender, Tags: ct.Tags, CustomFields: ct.CustomFields, Sequence: ct.Sequence, CreatedAt: created,
+			})
+			if err != nil {
+				return fmt.Errorf("%s: %w", p, err)
+			}
+			if ct.Ref != "" {
+				refs["contact:"+ct.Ref] = id
+			}
+		}
+		for j, cv := range cs.Conversations {
+			p := fmt.Sprintf("%s.conversations[%d]", path, j)
+			ctID, err := ref("contact", cv.Contact)
+			if err != nil {
+				return fmt.Errorf("%s.contact: %w", p, err)
+			}
+			created, err := seedTime(cv.CreatedAt, cv.CreatedAgo, now)
+			if err != nil {
+				return fmt.Errorf("%s.created_at: %w", p, err)
+			}
+			convID, err := s.addConversation(co, Conversation{ID: cv.ID, Contact: ctID, Status: cv.Status, AssignedTo: cv.AssignedTo, CreatedAt: created, UnreadCount: cv.UnreadCount})
+			if err != nil {
+				return fmt.Errorf("%s: %w", p, err)
+			}
+			for k, ms := range cv.Messages {
+				mp := fmt.Sprintf("%s.messages[%d]", p, k)
+				m, err := ms.message(now)
+				if err != nil {
+					return fmt.Errorf("%s.%w", mp, err)
+				}
+				if _, err := s.addMessage(co, convID, m); err != nil {
+					return fmt.Errorf("%s: %w", mp, err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// message converts a MessageSeed; errors start with the field name.
+func (ms MessageSeed) message(now time.Time) (Message, error) {
+	at, err := seedTime(ms.At, ms.Ago, now)
+	if err != nil {
+		return Message{}, fmt.Errorf("at: %w", err)
+	}
+	m := Message{ID: ms.ID, Direction: ms.Direction, Sender: Sender(ms.Sender), Type: ms.Type, Text: ms.Text, Status: ms.Status, At: at, FailureReason: ms.FailureReason}
+	if at.IsZero() {
+		m.At = now
+	}
+	if md := ms.Media; md != nil {
+		m.Media = &Media{Status: md.Status, MimeType: md.MimeType, Filename: md.Filename, Size: md.Size}
+		switch {
+		case md.DataBase64 != "":
+			if m.Media.Data, err = base64.StdEncoding.DecodeString(md.DataBase64); err != nil {
+				return Message{}, errors.New("media.data_base64: not base64")
+			}
+		case md.Content != "":
+			m.Media.Data = []byte(md.Content)
+		}
+	}
+	for i, r := range ms.Reactions {
+		rat, err := seedTime(r.At, r.Ago, now)
+		if err != nil {
+			return Message{}, fmt.Errorf("reactions[%d].at: %w", i, err)
+		}
+		m.Reactions = append(m.Reactions, Reaction{Emoji: r.Emoji, Direction: r.Direction, At: rat})
+	}
+	return m, nil
+}

@@ -1,0 +1,47 @@
+package fake
+
+import "net/http"
+
+// Texts of the sequence cancel (data.message).
+const (
+	MsgSequenceCanceled = "Sequence canceled successfully."
+	MsgNothingToCancel  = "No scheduled sequence to cancel."
+)
+
+// handleCancelSequence serves POST /chatapp/sequences/cancel (spec §4.10):
+// 200 with canceled true when a scheduled sequence was canceled, false when
+// there was nothing to cancel (so true once, then false). Without
+// phone_number_id the contact is the company's one with that phone and the
+// most recent interaction. CANCEL_FAILED (500) is produced by a fault rule.
+func (s *Server) handleCancelSequence(w http.ResponseWriter, r *http.Request, co *company, _ []string) {
+	body, e := decodeBody(r)
+	if e != nil {
+		s.writeError(w, r, e)
+		return
+	}
+	pnid, norm, e := contactTarget(body)
+	if e != nil {
+		s.writeError(w, r, e)
+		return
+	}
+	s.mu.Lock()
+	ct := co.findContact(pnid, norm)
+	if ct == nil {
+		s.mu.Unlock()
+		s.writeError(w, r, errContactNotFound)
+		return
+	}
+	canceled := ct.sequence == SequenceScheduled
+	if canceled {
+		ct.sequence = SequenceCanceled
+	}
+	s.mu.Unlock()
+	msg := MsgNothingToCancel
+	if canceled {
+		msg = MsgSequenceCanceled
+	}
+	s.writeJSON(w, r, http.StatusOK, struct {
+		Canceled bool   `json:"canceled"`
+		Message  string `json:"message"`
+	}{canceled, msg})
+}

@@ -1,0 +1,294 @@
+package fake
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"sort"
+	"sync/atomic"
+	"time"
+)
+
+// The in-memory model. Everything below is guarded by Server.mu, the one
+// state lock (miniredis style): handlers that only read take RLock, the
+// others Lock. Clock, journal, faults and rate limiter have their own leaf
+// locks, never held while Server.mu is being acquired.
+
+type company struct {
+	id      string
+	apiKey  string
+	keyHash [32]byte // sha256(apiKey): compared in constant time (auth.go)
+
+	accounts     []*account // channel accounts and webchat widgets, in creation order
+	accountsByID map[string]*account
+
+	contacts        map[string]*contact
+	contactsByPhone map[string][]*contact // normalized phone -> contacts on every account
+	contactsByIdent map[identKey]*contact // D24: (account, phone or channel identifier) -> contact
+
+	conversations []*conversation // creation order
+	convsByID     map[string]*conversation
+
+	media map[string]*media // media_id -> media of this company
+
+	tagsByName map[string]*tag
+	tagsByID   map[string]*tag
+
+	anomalyCache map[anomalyCacheKey]*anomalyResult
+}
+
+type identKey struct{ account, ident string }
+
+type account struct {
+	id          string
+	channel     string // chatapp, botapp, webchat (webchat: a widget, never listed in /channels, D31)
+	displayName string
+	provider    string
+	company     *company
+}
+
+type tag struct{ id, name string }
+
+type contact struct {
+	id                string
+	account           *account
+	phone             string // normalized, may be empty for botapp/webchat contacts
+	ident             string // native address on the channel (conversation's channel_identifier)
+	name              string
+	email, gender     *string
+	tags              []*tag
+	customFields      map[string]string
+	sequence          string // "", SequenceScheduled, SequenceCanceled
+	sequenceName      string
+	createdAt         time.Time
+	lastMessageAt     time.Time // latest message of any of its conversations
+	conversationCount int
+}
+
+type conversation struct {
+	id         string
+	company    *company
+	contact    *contact
+	account    *account
+	status     string
+	assignedTo string
+	createdAt  time.Time
+	createdSeq uint64
+
+	msgs []*message // sorted ascending by (at, id)
+
+	// Derived from msgs, maintained on insert (see recompute).
+	lastInbound    *message
+	lastMessageAt  time.Time // zero when no message
+	repliesAfter   int       // outbound replies (agent, phone, automation) after lastInbound
+	humanAfter     int       // of which from a person (agent, phone)
+	unread         int       // inbound messages after the last human reply
+	lmaHistory     []lmaPoint
+	unreadOverride *int
+}
+
+// lmaPoint records that last_message_at became at when the global insert
+// sequence was seq; conversation cursors read the list as of their first
+// page (D29), so a conversation moving to the top does not shift later pages.
+type lmaPoint struct {
+	seq uint64
+	at  time.Time
+}
+
+type message struct {
+	id            string
+	conv          *conversation
+	direction     string
+	sender        Sender
+	typ           string
+	status        *string
+	text          *string
+	media         *media
+	reactions     []reaction
+	at            time.Time
+	sentAt        *time.Time
+	deliveredAt   *time.Time
+	readAt        *time.Time
+	failureReason *string
+	seq           uint64
+
+	// enc caches the message's JSON; readers fill it under RLock, writers
+	// clear it under Lock when the message changes.
+	enc atomic.Pointer[[]byte]
+}
+
+type reaction struct {
+	emoji     string
+	direction string
+	at        time.Time
+}
+
+type media struct {
+	id       string // empty unless status is available
+	status   string
+	mime     *string
+	size     *int64
+	filename *string
+	data     []byte
+	company  *company
+}
+
+func newCompany(apiKey string) *company {
+	return &company{
+		id:              newUUID(),
+		apiKey:          apiKey,
+		keyHash:         sha256.Sum256([]byte(apiKey)),
+		accountsByID:    map[string]*account{},
+		contacts:        map[string]*contact{},
+		contactsByPhone: map[string][]*contact{},
+		contactsByIdent: map[identKey]*contact{},
+		convsByID:       map[string]*conversation{},
+		media:           map[string]*media{},
+		tagsByName:      map[string]*tag{},
+		tagsByID:        map[string]*tag{},
+		anomalyCache:    map[anomalyCacheKey]*anomalyResult{},
+	}
+}
+
+// newUUID returns a random (version 4) UUID.
+func newUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	var out [36]byte
+	hex.Encode(out[0:8], b[0:4])
+	out[8] = '-'
+	hex.Encode(out[9:13], b[4:6])
+	out[13] = '-'
+	hex.Encode(out[14:18], b[6:8])
+	out[18] = '-'
+	hex.Encode(out[19:23], b[8:10])
+	out[23] = '-'
+	hex.Encode(out[24:], b[10:])
+	return string(out[:])
+}
+
+func newToken() string {
+	var b [24]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// msgLess orders messages by (at, id): the storage order of a conversation.
+func msgLess(at time.Time, id string, m *message) bool {
+	if !at.Equal(m.at) {
+		return at.Before(m.at)
+	}
+	return id < m.id
+}
+
+// insertMessage places m in c.msgs (binary search; appending is the common
+// case) and updates the derived fields.
+func (c *conversation) insertMessage(m *message, seq uint64) {
+	m.seq = seq
+	n := len(c.msgs)
+	if n == 0 || msgLess(c.msgs[n-1].at, c.msgs[n-1].id, m) {
+		c.msgs = append(c.msgs, m)
+		c.appendDerived(m)
+	} else {
+		i := sort.Search(n, func(i int) bool { return msgLess(m.at, m.id, c.msgs[i]) })
+		c.msgs = append(c.msgs, nil)
+		copy(c.msgs[i+1:], c.msgs[i:])
+		c.msgs[i] = m
+		c.recompute()
+	}
+	if m.at.After(c.lastMessageAt) {
+		c.lastMessageAt = m.at
+		c.lmaHistory = append(c.lmaHistory, lmaPoint{seq: seq, at: m.at})
+	}
+	if m.at.Before(c.createdAt) {
+		c.createdAt = m.at // a conversation cannot start after its first message
+	}
+	if ct := c.contact; m.at.After(ct.lastMessageAt) {
+		ct.lastMessageAt = m.at
+	}
+}
+
+// countsAsInbound: the contact spoke. System messages never count.
+func (m *message) countsAsInbound() bool { return m.direction == Inbound && m.sender != SenderSystem }
+
+// countsAsReply: something went out to the contact (spec §2.6 unanswered).
+func (m *message) countsAsReply() bool {
+	return m.direction == Outbound && (m.sender == SenderAgent || m.sender == SenderPhone || m.sender == SenderAutomation)
+}
+
+func (m *message) human() bool { return m.sender == SenderAgent || m.sender == SenderPhone }
+
+// appendDerived updates the derived fields for a message appended at the end.
+func (c *conversation) appendDerived(m *message) {
+	switch {
+	case m.countsAsInbound():
+		c.lastInbound = m
+		c.repliesAfter, c.humanAfter = 0, 0
+		c.unread++
+	case m.countsAsReply():
+		if c.lastInbound != nil {
+			c.repliesAfter++
+			if m.human() {
+				c.humanAfter++
+			}
+		}
+		if m.human() {
+			c.unread = 0
+		}
+	}
+}
+
+// recompute rebuilds the derived fields after an out-of-order insert.
+func (c *conversation) recompute() {
+	c.lastInbound, c.repliesAfter, c.humanAfter, c.unread = nil, 0, 0, 0
+	for _, m := range c.msgs {
+		c.appendDerived(m)
+	}
+}
+
+// lastMessageAsOf returns last_message_at as it was when the insert sequence
+// stood at seq (zero time: no message yet).
+func (c *conversation) lastMessageAsOf(seq uint64) time.Time {
+	h := c.lmaHistory
+	i := sort.Search(len(h), func(i int) bool { return h[i].seq > seq })
+	if i == 0 {
+		return time.Time{}
+	}
+	return h[i-1].at
+}
+
+func (c *conversation) unreadCount() int {
+	if c.unreadOverride != nil {
+		return *c.unreadOverride
+	}
+	return c.unread
+}
+
+// lastInteraction is the time of the contact's latest message, or its
+// creation when it has none.
+func (ct *contact) lastInteraction() time.Time {
+	if ct.lastMessageAt.IsZero() {
+		return ct.createdAt
+	}
+	return ct.lastMessageAt
+}
+
+// mostRecent picks, among contacts, the one with the most recent interaction
+// (spec §4.10, D25); ties go to the most recently created, then the larger id.
+func mostRecent(cs []*contact) *contact {
+	var best *contact
+	for _, c := range cs {
+		if best == nil {
+			best = c
+			continue
+		}
+		ci, bi := c.lastInteraction(), best.lastInteraction()
+		if ci.After(bi) || ci.Equal(bi) && (c.createdAt.After(best.createdAt) ||
+			c.createdAt.Equal(best.createdAt) && c.id > best.id) {
+			best = c
+		}
+	}
+	return best
+}

@@ -1,0 +1,141 @@
+package convo_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/convoapi/convo-go"
+	"github.com/convoapi/convo-go/fake"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The Go blocks of README.md live here, so that they compile and run. The
+// last test checks that README.md shows them exactly as they are here.
+
+func readmeUsage(ctx context.Context, conversationID string) error {
+	c, err := convo.NewClient() // reads CONVO_API_KEY and CONVO_BASE_URL (ending in /v1)
+	if err != nil {
+		return err
+	}
+
+	// One page of open conversations that nobody is assigned to.
+	page, err := c.Conversations.List(ctx, &convo.ListConversationsParams{Assigned: convo.Bool(false)})
+	if err != nil {
+		return err
+	}
+	fmt.Println(len(page.Items), "unassigned open conversations")
+
+	// Every message of a conversation, newest first, fetched page by page.
+	for msg, err := range c.Messages.All(ctx, conversationID, nil) {
+		if err != nil {
+			return err
+		}
+		fmt.Println(msg.Direction, msg.Type, msg.TextOrEmpty())
+	}
+
+	// Errors are typed by the service's code, never by their text.
+	_, err = c.Contacts.Lookup(ctx, &convo.LookupContactParams{PhoneNumber: "5511987654321"})
+	var apiErr *convo.Error
+	switch {
+	case errors.Is(err, convo.ErrContactNotFound):
+		// not there yet: create it with c.Contacts.Create
+	case errors.As(err, &apiErr):
+		return fmt.Errorf("lookup: %s (quote %s to support)", apiErr.Code, apiErr.ErrorID)
+	case err != nil:
+		return err // network, timeout, cancelled context
+	}
+	return nil
+}
+
+func TestReadmeUsage(t *testing.T) {
+	s := fake.New(t)
+	co := s.Company()
+	line := co.AddChannel(fake.ChannelAccount{Channel: "chatapp", ProviderIdentifier: "5511900000000"})
+	ana := co.AddContact(fake.Contact{Account: line, Phone: "+55 11 91234-0000", Name: "Ana"})
+	conv := co.AddConversation(fake.Conversation{Contact: ana})
+	co.Inbound(conv, "Hello!", s.Clock().Now().Add(-time.Hour))
+	t.Setenv(convo.EnvAPIKey, s.APIKey())
+	t.Setenv(convo.EnvBaseURL, s.URL())
+	require.NoError(t, readmeUsage(context.Background(), conv))
+}
+
+func TestReadmeFake(t *testing.T) {
+	clock := fake.NewManualClock(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))
+	s := fake.New(t, fake.WithClock(clock)) // closed when the test ends
+
+	co := s.Company()
+	line := co.AddChannel(fake.ChannelAccount{Channel: "chatapp", ProviderIdentifier: "5511900000000"})
+	ana := co.AddContact(fake.Contact{Account: line, Phone: "+55 11 98765-4321", Name: "Ana"})
+	conv := co.AddConversation(fake.Conversation{Contact: ana})
+	co.Inbound(conv, "Is my order on its way?", clock.Now().Add(-5*time.Hour))
+
+	c := s.Client(convo.WithMaxRetries(0)) // a *convo.Client pointed at the fake
+	ctx := context.Background()
+	report, err := c.Anomalies.Get(ctx, nil)
+	require.NoError(t, err)
+	require.Equal(t, 1, report.Buckets.Unanswered.Count) // waiting 5h, above the 4h default
+
+	// Time moves only when the test says so: 20h later the last inbound is
+	// past chatapp's 24h ceiling, and the conversation leaves the bucket.
+	clock.Advance(20 * time.Hour)
+	report, err = c.Anomalies.Get(ctx, nil)
+	require.NoError(t, err)
+	require.Zero(t, report.Buckets.Unanswered.Count)
+
+	// Fault rules make the fake misbehave on cue: here, one 429.
+	s.AddFault(fake.Fault{Path: "/conversations/*/messages", Status: 429, RetryAfter: time.Minute, Times: 1})
+	_, err = c.Messages.List(ctx, conv, nil)
+	require.ErrorIs(t, err, convo.ErrRateLimited)
+
+	// The journal records every request, for assertions on what was sent.
+	require.Len(t, s.Requests(), 3)
+}
+
+// TestReadmeBlocksAreCompiled keeps README.md honest: each ```go block must
+// appear, line for line (indentation aside), in this file.
+func TestReadmeBlocksAreCompiled(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	require.NoError(t, err)
+	self, err := os.ReadFile("readme_test.go")
+	require.NoError(t, err)
+	blocks := regexp.MustCompile("(?s)```go\n(.*?)```").FindAllSubmatch(readme, -1)
+	require.NotEmpty(t, blocks, "README.md shows Go code")
+	haystack := normalizeLines(string(self))
+	for _, b := range blocks {
+		needle := normalizeLines(string(b[1]))
+		assert.True(t, containsRun(haystack, needle), "README block not found in readme_test.go:\n%s", b[1])
+	}
+}
+
+func normalizeLines(s string) []string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func containsRun(hay, needle []string) bool {
+	for i := 0; i+len(needle) <= len(hay); i++ {
+		match := true
+		for j := range needle {
+			if hay[i+j] != needle[j] {
+				match = false
+				break
+			}
+		}
+		if match {
+			return true
+		}
+	}
+	return false
+}
