@@ -67,9 +67,6 @@ func main() {
 // it to interrupt an export at a precise point.
 var afterLine func()
 
-// now is the clock --since ages are counted from.
-var now = time.Now
-
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("export-history", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -100,7 +97,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *statePath == "" {
 		*statePath = *outPath + ".state"
 	}
-	since, err := parseSince(*sinceFlag, now())
+	since, err := parseSince(*sinceFlag, time.Now())
 	if err != nil {
 		return fail(err)
 	}
@@ -136,7 +133,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	e.showProgress(true)
 	switch {
 	case err != nil && ctx.Err() != nil:
-		fmt.Fprintf(stderr, "export-history: interrupted after %d messages; run the same command again to resume\n", e.st.Lines)
+		fmt.Fprintf(stderr, "export-history: interrupted; %d messages are safely exported, run the same command again to resume\n", e.st.Lines)
 		return 1
 	case err != nil:
 		fmt.Fprintf(stderr, "export-history: %v\nexport-history: %d messages exported so far; run the same command again to resume\n", err, e.st.Lines)
@@ -186,7 +183,7 @@ type state struct {
 	// anything after it was written by an interrupted run and is cut.
 	OutBytes int64 `json:"out_bytes"`
 	Lines    int   `json:"lines"`
-	Files    int   `json:"files"`
+	Files    int   `json:"files"` // lines with a media file
 	Complete bool  `json:"complete,omitempty"`
 }
 
@@ -273,11 +270,12 @@ type exporter struct {
 	pageSize  int
 	progress  io.Writer
 
-	f       *os.File
-	w       *bufio.Writer
-	pending int  // lines written since the last checkpoint
-	tty     bool // progress goes to a terminal
-	lastMsg time.Time
+	f            *os.File
+	w            *bufio.Writer
+	pending      int  // lines written since the last checkpoint
+	pendingFiles int  // of which with a media file
+	tty          bool // progress goes to a terminal
+	lastMsg      time.Time
 }
 
 // open opens the output file and cuts it back to the last checkpoint.
@@ -393,6 +391,7 @@ func (e *exporter) message(ctx context.Context, cur *current, m convo.Message) e
 			return err
 		}
 		l.MediaFile = p
+		e.pendingFiles++
 	}
 	b, err := json.Marshal(l)
 	if err != nil {
@@ -443,7 +442,6 @@ func (e *exporter) download(ctx context.Context, m convo.Message) (string, error
 		os.Remove(tmp.Name())
 		return "", fmt.Errorf("downloading media %s: %w", m.Media.MediaID, err)
 	}
-	e.st.Files++
 	return path, nil
 }
 
@@ -461,7 +459,8 @@ func (e *exporter) checkpoint() error {
 	}
 	e.st.OutBytes = off
 	e.st.Lines += e.pending
-	e.pending = 0
+	e.st.Files += e.pendingFiles
+	e.pending, e.pendingFiles = 0, 0
 	return saveState(e.statePath, e.st)
 }
 
@@ -481,11 +480,11 @@ func (e *exporter) showProgress(final bool) {
 			end = "\n"
 		}
 		fmt.Fprintf(e.progress, "\rexport: %d conversations done, %d messages, %d media files%s   %s",
-			len(e.st.Done), e.st.Lines+e.pending, e.st.Files, at, end)
+			len(e.st.Done), e.st.Lines+e.pending, e.st.Files+e.pendingFiles, at, end)
 		return
 	}
 	fmt.Fprintf(e.progress, "export: %d conversations done, %d messages, %d media files%s\n",
-		len(e.st.Done), e.st.Lines+e.pending, e.st.Files, at)
+		len(e.st.Done), e.st.Lines+e.pending, e.st.Files+e.pendingFiles, at)
 }
 
 func isTerminal(w io.Writer) bool {

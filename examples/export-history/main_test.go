@@ -248,7 +248,7 @@ func TestResumeAfterInterruption(t *testing.T) {
 			dir := t.TempDir()
 			code, errOut = exportInterrupted(t, dir, tt.n)
 			require.Equal(t, 1, code)
-			assert.Contains(t, errOut, "interrupted after")
+			assert.Contains(t, errOut, "interrupted; ")
 			assert.Contains(t, errOut, "run the same command again to resume")
 			// The interrupted run leaves its n lines, some of them past
 			// the last checkpoint; the resumed run must cut those.
@@ -261,7 +261,7 @@ func TestResumeAfterInterruption(t *testing.T) {
 
 			code, out, errOut := export(t, dir)
 			require.Equal(t, 0, code, errOut)
-			assert.Contains(t, out, "Exported 12 messages of 3 conversations")
+			assert.Contains(t, out, "Exported 12 messages of 3 conversations since 2026-09-01T00:00:00Z to history.jsonl, 2 media files in media.")
 			got, err := os.ReadFile(filepath.Join(dir, "history.jsonl"))
 			require.NoError(t, err)
 			assert.Equal(t, string(want), string(got), "no duplicate, nothing lost, same order")

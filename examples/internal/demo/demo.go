@@ -45,17 +45,17 @@ func Client(stderr io.Writer, opts ...convo.Option) (*convo.Client, func(), erro
 		return c, c.CloseIdleConnections, nil
 	}
 
+	for _, pair := range [][2]string{{convo.EnvBaseURL, convo.EnvAPIKey}, {convo.EnvAPIKey, convo.EnvBaseURL}} {
+		if os.Getenv(pair[0]) != "" {
+			fmt.Fprintf(stderr, "%s is set but %s is not: both are needed to use your account.\n", pair[0], pair[1])
+		}
+	}
 	srv := fake.NewServer()
 	if err := srv.Load(Seed()); err != nil {
 		srv.Close()
 		return nil, nil, fmt.Errorf("demo data: %w", err)
 	}
-	all := append([]convo.Option{convo.WithBaseURL(srv.URL()), convo.WithAPIKey(srv.APIKey())}, opts...)
-	c, err := convo.NewClient(all...)
-	if err != nil {
-		srv.Close()
-		return nil, nil, err
-	}
+	c := srv.Client(opts...) // the fake's URL and key, then opts
 	fmt.Fprintf(stderr, "Using an embedded fake with demo data at %s (set %s and %s to use your account).\n",
 		srv.URL(), convo.EnvBaseURL, convo.EnvAPIKey)
 	return c, func() { c.CloseIdleConnections(); srv.Close() }, nil

@@ -31,5 +31,17 @@ func TestRealServiceFromEnv(t *testing.T) {
 	defer done()
 	assert.Equal(t, "http://127.0.0.1:1/v1", c.BaseURL())
 	assert.Contains(t, stderr.String(), "Using the service at http://127.0.0.1:1/v1")
-	assert.NotContains(t, stderr.String(), "k)")
+	assert.NotContains(t, stderr.String(), " k")
+}
+
+func TestHalfConfigured(t *testing.T) {
+	t.Setenv("CONVO_BASE_URL", "https://api.example.com/v1")
+	t.Setenv("CONVO_API_KEY", "")
+	var stderr bytes.Buffer
+	c, done, err := Client(&stderr)
+	require.NoError(t, err)
+	defer done()
+	assert.Contains(t, stderr.String(), "CONVO_BASE_URL is set but CONVO_API_KEY is not")
+	assert.Contains(t, stderr.String(), "embedded fake")
+	assert.NotEqual(t, "https://api.example.com/v1", c.BaseURL())
 }
