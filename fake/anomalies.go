@@ -78,8 +78,9 @@ func ceilingHours(channel string) int {
 // Only open conversations are considered, for every bucket. A conversation
 // is in the window when threshold_hours <= now - last inbound <= the
 // channel's ceiling (both ends inclusive). unanswered: in the window, and no
-// outbound message from an agent, the phone app or automation after the last
-// inbound. unassigned: in the window, no agent. automation_only: in the
+// outbound message from an agent, the phone app or automation went out after
+// the last inbound (a reply with status failed did not go out; a queued one
+// counts, it is on its way). unassigned: in the window, no agent. automation_only: in the
 // window, replied to, every reply since the last inbound from automation.
 // never_engaged: open, no inbound message ever (count only).
 //
@@ -88,8 +89,11 @@ func ceilingHours(channel string) int {
 func (s *Server) handleAnomalies(w http.ResponseWriter, r *http.Request, co *company, _ []string) {
 	q := r.URL.Query()
 	want := []string{BucketUnanswered, BucketNeverEngaged}
-	if v, ok := q["include"]; ok {
-		for _, name := range strings.Split(v[0], ",") {
+	// include may be repeated (include=a&include=b) or a comma list; spaces
+	// around names and empty names are ignored, the two always-returned
+	// buckets may be named (they are valid names, spec §4.4 rule 5).
+	for _, v := range q["include"] {
+		for _, name := range strings.Split(v, ",") {
 			name = strings.TrimSpace(name)
 			switch name {
 			case "", BucketUnanswered, BucketNeverEngaged:

@@ -1,6 +1,8 @@
 package fake
 
 import (
+	"crypto/sha256"
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"maps"
@@ -197,6 +199,36 @@ func (s *Server) Company() *Company {
 	return &Company{s: s, id: s.defaultCo.id}
 }
 
+// Companies returns a handle on every company of the server: the default
+// company first, then the others in the order they were added (by
+// [Server.AddCompany] or a seed).
+func (s *Server) Companies() []*Company {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]*Company, len(s.companies))
+	for i, co := range s.companies {
+		out[i] = &Company{s: s, id: co.id}
+	}
+	return out
+}
+
+// CompanyByKey returns the company whose API key is key (D20), as the API
+// authenticates it.
+func (s *Server) CompanyByKey(key string) (*Company, bool) {
+	if key == "" {
+		return nil, false
+	}
+	h := sha256.Sum256([]byte(key))
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for _, co := range s.companies {
+		if subtle.ConstantTimeCompare(h[:], co.keyHash[:]) == 1 {
+			return &Company{s: s, id: co.id}, true
+		}
+	}
+	return nil, false
+}
+
 // AddCompany adds a company with its own API key (D20: it sees nothing of
 // the others).
 func (s *Server) AddCompany(apiKey string) *Company {
@@ -228,6 +260,31 @@ func must(err error) {
 	}
 }
 
+// fieldError is a seeding error about one field of the entry being added
+// (a JSON field name of the seed format, e.g. "sender" or
+// "media.status"): [Server.Load] prefixes it with the entry's JSON path, the
+// Go seeding methods with the kind of entry.
+type fieldError struct{ field, msg string }
+
+func (e *fieldError) Error() string { return e.field + ": " + e.msg }
+
+func fieldErr(field, format string, args ...any) error {
+	return &fieldError{field: field, msg: fmt.Sprintf(format, args...)}
+}
+
+// within puts err under prefix: a field error's field becomes
+// prefix.field; any other error becomes a field error of prefix itself.
+func within(prefix string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var fe *fieldError
+	if errors.As(err, &fe) {
+		return &fieldError{field: prefix + "." + fe.field, msg: fe.msg}
+	}
+	return &fieldError{field: prefix, msg: err.Error()}
+}
+
 // ID returns the company's id.
 func (c *Company) ID() string { return c.id }
 
@@ -252,7 +309,10 @@ func (c *Company) with(f func(co *company) error) {
 // AddChannel adds a channel account (spec §2.2, §4.5) and returns its id.
 func (c *Company) AddChannel(a ChannelAccount) string {
 	var id string
-	c.with(func(co *company) (err error) { id, err = c.s.addAccount(co, a, false); return })
+	c.with(func(co *company) (err error) {
+		id, err = c.s.addAccount(co, a, false)
+		return within("channel account", err)
+	})
 	return id
 }
 
@@ -273,11 +333,11 @@ func (s *Server) addAccount(co *company, a ChannelAccount, widget bool) (string,
 	case widget:
 	case a.Channel == Chatapp || a.Channel == Botapp:
 	case a.Channel == "sms":
-		return "", errors.New("channel sms has no accounts (spec §1: SMS is one-way)")
+		return "", fieldErr("channel", "channel sms has no accounts (spec §1: SMS is one-way)")
 	case a.Channel == Webchat:
-		return "", errors.New("webchat widgets are added with AddWebchatWidget (D31)")
+		return "", fieldErr("channel", "webchat widgets are added with AddWebchatWidget (D31)")
 	default:
-		return "", fmt.Errorf("unknown channel %q (want chatapp or botapp)", a.Channel)
+		return "", fieldErr("channel", "unknown channel %q (want chatapp or botapp)", a.Channel)
 	}
 	id, err := s.newID(a.ID)
 	if err != nil {
@@ -299,7 +359,7 @@ func (s *Server) addAccount(co *company, a ChannelAccount, widget bool) (string,
 	if a.Channel == Chatapp {
 		for _, other := range co.accounts {
 			if other.channel == Chatapp && other.provider == a.ProviderIdentifier {
-				return "", fmt.Errorf("provider identifier %q is already used by account %s", a.ProviderIdentifier, other.id)
+				return "", fieldErr("provider_identifier", "provider identifier %q is already used by account %s", a.ProviderIdentifier, other.id)
 			}
 		}
 	}
@@ -316,7 +376,7 @@ func (s *Server) newID(id string) (string, error) {
 		return newUUID(), nil
 	}
 	if _, taken := s.index[id]; taken {
-		return "", fmt.Errorf("id %q is already used", id)
+		return "", fieldErr("id", "id %q is already used", id)
 	}
 	return id, nil
 }
@@ -324,23 +384,23 @@ func (s *Server) newID(id string) (string, error) {
 // AddContact adds a contact (spec §2.7, D24) and returns its id.
 func (c *Company) AddContact(ct Contact) string {
 	var id string
-	c.with(func(co *company) (err error) { id, err = c.s.addContact(co, ct); return })
+	c.with(func(co *company) (err error) { id, err = c.s.addContact(co, ct); return within("contact", err) })
 	return id
 }
 
 func (s *Server) addContact(co *company, ct Contact) (string, error) {
 	acc := co.accountsByID[ct.Account]
 	if acc == nil {
-		return "", fmt.Errorf("contact: unknown account %q", ct.Account)
+		return "", fieldErr("channel", "unknown account %q", ct.Account)
 	}
 	var norm string
 	if ct.Phone != "" {
 		var err error
 		if norm, err = phone.Normalize(ct.Phone); err != nil {
-			return "", fmt.Errorf("contact: phone %q: %w", ct.Phone, err)
+			return "", fieldErr("phone", "%q: %v", ct.Phone, err)
 		}
 	} else if acc.channel == Chatapp {
-		return "", errors.New("contact: a chatapp contact needs a phone")
+		return "", fieldErr("phone", "a chatapp contact needs a phone")
 	}
 	id, err := s.newID(ct.ID)
 	if err != nil {
@@ -357,12 +417,12 @@ func (s *Server) addContact(co *company, ct Contact) (string, error) {
 			ident = "visitor-" + id[:8]
 		}
 	}
-	key := identKey{acc.id, norm}
+	key, dupField := identKey{acc.id, norm}, "phone"
 	if norm == "" {
-		key = identKey{acc.id, "#" + ident}
+		key, dupField = identKey{acc.id, "#" + ident}, "channel_identifier"
 	}
 	if other := co.contactsByIdent[key]; other != nil {
-		return "", fmt.Errorf("contact: %s is already contact %s on account %s (D24)", key.ident, other.id, acc.id)
+		return "", fieldErr(dupField, "%s is already contact %s on account %s (D24)", key.ident, other.id, acc.id)
 	}
 	created := ct.CreatedAt
 	if created.IsZero() {
@@ -462,21 +522,27 @@ func (c *Company) ScheduleSequence(contactID, name string) {
 // AddConversation adds a conversation and returns its id.
 func (c *Company) AddConversation(cv Conversation) string {
 	var id string
-	c.with(func(co *company) (err error) { id, err = c.s.addConversation(co, cv); return })
+	c.with(func(co *company) (err error) {
+		id, err = c.s.addConversation(co, cv)
+		return within("conversation", err)
+	})
 	return id
 }
 
 func (s *Server) addConversation(co *company, cv Conversation) (string, error) {
 	ct := co.contacts[cv.Contact]
 	if ct == nil {
-		return "", fmt.Errorf("conversation: unknown contact %q", cv.Contact)
+		return "", fieldErr("contact", "unknown contact %q", cv.Contact)
 	}
 	status := cv.Status
 	if status == "" {
 		status = StatusOpen
 	}
 	if status != StatusOpen && status != StatusResolved && status != StatusArchived {
-		return "", fmt.Errorf("conversation: unknown status %q (want open, resolved or archived)", status)
+		return "", fieldErr("status", "unknown status %q (want open, resolved or archived)", status)
+	}
+	if cv.UnreadCount != nil && *cv.UnreadCount < 0 {
+		return "", fieldErr("unread_count", "%d is negative", *cv.UnreadCount)
 	}
 	id, err := s.newID(cv.ID)
 	if err != nil {
@@ -489,7 +555,7 @@ func (s *Server) addConversation(co *company, cv Conversation) (string, error) {
 	s.seq++
 	conv := &conversation{
 		id: id, company: co, contact: ct, account: ct.account, status: status,
-		assignedTo: cv.AssignedTo, createdAt: created, createdSeq: s.seq, unreadOverride: cv.UnreadCount,
+		assignedTo: cv.AssignedTo, createdAt: created, createdAt0: created, createdSeq: s.seq, unreadOverride: cv.UnreadCount,
 	}
 	co.conversations = append(co.conversations, conv)
 	co.convsByID[id] = conv
@@ -529,7 +595,10 @@ func (c *Company) Assign(conversationID, agent string) {
 // may be added in any time order; the read returns them newest first.
 func (c *Company) AddMessage(conversationID string, m Message) string {
 	var id string
-	c.with(func(co *company) (err error) { id, err = c.s.addMessage(co, conversationID, m); return })
+	c.with(func(co *company) (err error) {
+		id, err = c.s.addMessage(co, conversationID, m)
+		return within("message", err)
+	})
 	return id
 }
 
@@ -610,7 +679,7 @@ var mediaTypes = map[string]bool{"image": true, "document": true, "audio": true,
 func (s *Server) addMessage(co *company, conversationID string, m Message) (string, error) {
 	conv := co.convsByID[conversationID]
 	if conv == nil {
-		return "", fmt.Errorf("message: unknown conversation %q", conversationID)
+		return "", fmt.Errorf("unknown conversation %q", conversationID)
 	}
 	switch {
 	case m.Sender == "" && m.Direction == Outbound:
@@ -621,7 +690,7 @@ func (s *Server) addMessage(co *company, conversationID string, m Message) (stri
 	switch m.Sender {
 	case SenderContact, SenderAgent, SenderPhone, SenderAutomation, SenderSystem:
 	default:
-		return "", fmt.Errorf("message: unknown sender %q (want contact, agent, phone, automation or system)", m.Sender)
+		return "", fieldErr("sender", "unknown sender %q (want contact, agent, phone, automation or system)", m.Sender)
 	}
 	if m.Direction == "" {
 		m.Direction = Outbound
@@ -630,10 +699,10 @@ func (s *Server) addMessage(co *company, conversationID string, m Message) (stri
 		}
 	}
 	if m.Direction != Inbound && m.Direction != Outbound {
-		return "", fmt.Errorf("message: unknown direction %q", m.Direction)
+		return "", fieldErr("direction", "unknown direction %q (want inbound or outbound)", m.Direction)
 	}
 	if (m.Sender == SenderContact) != (m.Direction == Inbound) && m.Sender != SenderSystem {
-		return "", fmt.Errorf("message: sender %s cannot send a message %s", m.Sender, m.Direction)
+		return "", fieldErr("direction", "sender %s cannot send a message %s", m.Sender, m.Direction)
 	}
 	if m.Type == "" {
 		m.Type = "text"
@@ -658,6 +727,9 @@ func (s *Server) addMessage(co *company, conversationID string, m Message) (stri
 		msg.text = optString(m.Text)
 	}
 	if m.Status != "" {
+		if statuses[m.Status] == nil {
+			return "", fieldErr("status", "unknown status %q (want queued, sent, delivered, read or failed, D14)", m.Status)
+		}
 		msg.status = internStatus(m.Status)
 	} else if m.Direction == Outbound && !special {
 		msg.status = internStatus("delivered")
@@ -685,14 +757,14 @@ func (s *Server) addMessage(co *company, conversationID string, m Message) (stri
 		}
 		built, err := s.buildMedia(co, md)
 		if err != nil {
-			return "", err
+			return "", within("media", err)
 		}
 		msg.media = built
 	}
-	for _, r := range m.Reactions {
+	for i, r := range m.Reactions {
 		rr, err := buildReaction(r, at)
 		if err != nil {
-			return "", err
+			return "", within(fmt.Sprintf("reactions[%d]", i), err)
 		}
 		msg.reactions = append(msg.reactions, rr)
 	}
@@ -723,6 +795,11 @@ func (s *Server) buildMedia(co *company, md *Media) (*media, error) {
 			status = MediaNoReference
 		}
 	}
+	// Spec §2.3 rule 1: a message never carries a storage path, so a file
+	// name is a bare name.
+	if strings.ContainsAny(md.Filename, `/\`) {
+		return nil, fieldErr("filename", "%q is a path; a message never carries a storage path (spec §2.3 rule 1): give a bare file name", md.Filename)
+	}
 	out := &media{status: status, company: co}
 	switch status {
 	case MediaAvailable:
@@ -744,10 +821,7 @@ func (s *Server) buildMedia(co *company, md *Media) (*media, error) {
 		out.mime = &mt
 		fn := md.Filename
 		if fn == "" {
-			fn = "file"
-			if exts, _ := mime.ExtensionsByType(mt); len(exts) > 0 {
-				fn += exts[0]
-			}
+			fn = "file" + extensionFor(mt)
 		}
 		out.filename = &fn
 		co.media[out.id] = out
@@ -759,9 +833,33 @@ func (s *Server) buildMedia(co *company, md *Media) (*media, error) {
 		}
 	case MediaNoReference:
 	default:
-		return nil, fmt.Errorf("media: unknown status %q (want available, unknown or no_reference)", status)
+		return nil, fieldErr("status", "unknown status %q (want available, unknown or no_reference)", status)
 	}
 	return out, nil
+}
+
+// extensions are the default file name extensions of common MIME types:
+// a fixed table, so that a default filename does not depend on the
+// machine's MIME database (mime.ExtensionsByType does).
+var extensions = map[string]string{
+	"image/jpeg": ".jpg", "image/png": ".png", "image/gif": ".gif", "image/webp": ".webp",
+	"audio/ogg": ".ogg", "audio/mpeg": ".mp3", "audio/mp4": ".m4a", "audio/aac": ".aac", "audio/amr": ".amr",
+	"video/mp4": ".mp4", "video/3gpp": ".3gp", "video/quicktime": ".mov",
+	"application/pdf": ".pdf", "text/plain": ".txt", "application/zip": ".zip",
+	"application/msword": ".doc", "application/vnd.ms-excel": ".xls",
+	"application/vnd.openxmlformats-officedocument.wordprocessingml.document": ".docx",
+	"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet":       ".xlsx",
+	"application/octet-stream": ".bin",
+}
+
+// extensionFor is the extension of a default filename: from the table, else
+// none.
+func extensionFor(mimeType string) string {
+	mt, _, err := mime.ParseMediaType(mimeType)
+	if err != nil {
+		return ""
+	}
+	return extensions[mt]
 }
 
 // filler makes n bytes standing for a file of the given type.
@@ -776,14 +874,14 @@ func filler(mimeType string, n int64) []byte {
 
 func buildReaction(r Reaction, msgAt time.Time) (reaction, error) {
 	if r.Emoji == "" {
-		return reaction{}, errors.New("reaction: emoji is empty")
+		return reaction{}, fieldErr("emoji", "emoji is empty")
 	}
 	dir := r.Direction
 	if dir == "" {
 		dir = Inbound
 	}
 	if dir != Inbound && dir != Outbound {
-		return reaction{}, fmt.Errorf("reaction: unknown direction %q", dir)
+		return reaction{}, fieldErr("direction", "unknown direction %q (want inbound or outbound)", dir)
 	}
 	at := r.At
 	if at.IsZero() {

@@ -46,10 +46,19 @@ func (co *company) chatappAccount(phoneNumberID string) *account {
 
 // findContact resolves (phone_number_id, phone_number) to a contact (D25):
 // with phone_number_id, the contact of that chatapp account; without it,
-// the company's contact with that phone and the most recent interaction.
+// the company's contact with that phone and the most recent interaction on
+// any of its chatapp accounts. The chat-channel layer (/chatapp/...) is
+// specific to chatapp (spec §1), so a botapp contact that happens to have a
+// phone is never its answer.
 func (co *company) findContact(phoneNumberID, norm string) *contact {
 	if phoneNumberID == "" {
-		return mostRecent(co.contactsByPhone[norm])
+		var onChatapp []*contact
+		for _, ct := range co.contactsByPhone[norm] {
+			if ct.account.channel == Chatapp {
+				onChatapp = append(onChatapp, ct)
+			}
+		}
+		return mostRecent(onChatapp)
 	}
 	acc := co.chatappAccount(phoneNumberID)
 	if acc == nil {
@@ -188,7 +197,7 @@ func (s *Server) handleFields(w http.ResponseWriter, r *http.Request, co *compan
 	fields := make(map[string]string, len(obj))
 	for k, v := range obj {
 		var sv string
-		if err := json.Unmarshal(v, &sv); err != nil {
+		if err := json.Unmarshal(v, &sv); err != nil || string(v) == "null" {
 			s.writeError(w, r, invalidParam("custom_fields."+k+" must be a string"))
 			return
 		}

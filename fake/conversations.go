@@ -169,8 +169,8 @@ func (s *Server) handleConversations(w http.ResponseWriter, r *http.Request, co 
 			continue
 		}
 		key := lma
-		if key.IsZero() {
-			key = c.createdAt
+		if key.IsZero() { // no message as of the first page: createdAt as it was then
+			key = c.createdAt0
 		}
 		if cur != nil { // strictly after the cursor in (key desc, id desc)
 			k := key.UnixNano()

@@ -24,29 +24,58 @@
 // are documented on the names they concern and listed here:
 //
 //   - Unknown routes answer 404 NOT_FOUND, a known path with another method
-//     405 METHOD_NOT_ALLOWED (with an Allow header), a body that is not a JSON
-//     object or not sent as application/json 400 INVALID_PARAM; all in the §7
-//     envelope. These codes are not in the specification's table.
+//     405 METHOD_NOT_ALLOWED (with an Allow header; HEAD and OPTIONS
+//     included), a body that is not a JSON object or not sent as
+//     application/json 400 INVALID_PARAM, a body over 1 MiB 400
+//     INVALID_PARAM; all in the §7 envelope. These codes are not in the
+//     specification's table. One trailing slash is ignored; an empty path
+//     segment (a double slash) matches no route.
+//   - Query strings: pairs are separated by "&" only (a ";" belongs to the
+//     value), a malformed "%" escape is 400 INVALID_PARAM. Integer
+//     parameters (limit, threshold_hours) are decimal digits only, leading
+//     zeros allowed ("05"); a sign, a space, a fraction or an exponent is
+//     INVALID_PARAM. Date-time parameters are RFC 3339 with a zone; they are
+//     applied to the millisecond (D18), as window.since echoes them.
 //   - The error body's path is the internal path (/api/v1/...) without the
 //     query string.
 //   - Fault rules are applied before routing and authentication: they model
 //     the network or the server misbehaving.
 //   - Route matching comes before authentication (an unknown route is 404
-//     even without a key); authentication comes before the rate limit.
+//     even without a key); authentication comes before the rate limit, and
+//     both before anything about the request itself (parameters, body, ids).
 //   - Attachments (§4.2, D9): unknown or another company's media is 404
 //     MEDIA_NOT_FOUND; the temporary URL lives under /_files/ on the fake
 //     itself, needs no key, and past its expires_at answers 403 URL_EXPIRED
 //     (as signed storage URLs do); an unknown token is 404 NOT_FOUND.
 //   - Messages (§4.1): a cursor carries the window of its first page, so since
 //     is ignored when a cursor is given; window.recent_window_days is always
-//     30 and window.since the start actually applied.
+//     30 and window.since the start actually applied, inclusive: without
+//     since it is exactly 30 days before now, to the millisecond.
+//   - Media (§2.3, D13): image, document, audio, video and sticker messages
+//     always have a media block; other types have media null. A default
+//     filename comes from a fixed table of MIME types (never from the
+//     machine's MIME database); a filename that is a path cannot be seeded.
 //   - Conversations (§4.3): most recent last_message_at first (created_at for
 //     a conversation without messages), ties by id descending; the cursor
-//     carries the filters of the first page and lists conversations as they
-//     stood then.
+//     carries the filters of the first page (filters sent with a cursor are
+//     validated, then ignored) and lists conversations as they stood then.
 //   - Anomalies (§4.4): only open conversations count, in every bucket; the
 //     window is inclusive at both ends; the cache is per company, bucket and
-//     threshold.
+//     threshold. A reply with status failed did not go out: it takes a
+//     conversation out of no bucket (a queued one counts). include may be
+//     repeated or a comma list; spaces, empty
+//     names, duplicates and the two always-returned names are accepted.
 //   - Contact creation (§4.6) requires phone_number_id (MISSING_PARAM).
-//   - System messages count neither as the contact speaking nor as a reply.
+//   - Without phone_number_id (D25), the /chatapp endpoints search the
+//     company's chatapp contacts only: the chat-channel layer is specific to
+//     chatapp (§1), so a botapp contact with a phone is never its answer.
+//   - Tag removal (§4.9, D10): tag_ids is one string of ids separated by
+//     commas; ids the contact does not carry (unknown, another contact's, a
+//     tag name) are ignored, and the answer is 200.
+//   - Custom field values (§4.8) are strings; null or any other type is 400
+//     INVALID_PARAM naming the field, and nothing is merged.
+//   - Seeds (SEED.md): a seed's now sets a manual clock; a server with a real
+//     clock refuses such a seed ([Server.Load]) rather than shift its clock.
+//   - System messages (sender system, or type system) count neither as the
+//     contact speaking nor as a reply.
 package fake

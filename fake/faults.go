@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"encoding/json"
 	"net/http"
 	"path"
 	"strings"
@@ -66,16 +67,45 @@ func (s *Server) AddFault(f Fault) int {
 	return s.faults.nextID
 }
 
-// RemoveFault removes the rule with the given id, if still present.
-func (s *Server) RemoveFault(id int) {
+// RemoveFault removes the rule with the given id and reports whether it was
+// still installed (a rule with Times is removed by itself once used up).
+func (s *Server) RemoveFault(id int) bool {
 	s.faults.mu.Lock()
 	defer s.faults.mu.Unlock()
 	for i, r := range s.faults.rules {
 		if r.id == id {
-			s.faults.rules = append(s.faults.rules[:i], s.faults.rules[i+1:]...)
-			return
+			s.faults.rules = append(s.faults.rules[:i:i], s.faults.rules[i+1:]...)
+			return true
 		}
 	}
+	return false
+}
+
+// FaultRule is an installed fault rule, as [Server.Faults] lists it.
+type FaultRule struct {
+	// ID is the id [Server.AddFault] returned.
+	ID int
+	// Fault is the rule as installed (Path normalized: without /v1 or
+	// /api/v1).
+	Fault Fault
+	// Remaining is how many more matching requests the rule applies to;
+	// 0 for a rule without Times, which applies to every matching request.
+	Remaining int
+}
+
+// Faults returns the installed fault rules, in the order they are tried.
+func (s *Server) Faults() []FaultRule {
+	s.faults.mu.Lock()
+	defer s.faults.mu.Unlock()
+	out := make([]FaultRule, 0, len(s.faults.rules))
+	for _, r := range s.faults.rules {
+		fr := FaultRule{ID: r.id, Fault: r.f}
+		if r.f.Times > 0 {
+			fr.Remaining = r.left
+		}
+		out = append(out, fr)
+	}
+	return out
 }
 
 // ClearFaults removes every fault rule.
@@ -146,7 +176,9 @@ func (s *Server) applyFaults(w http.ResponseWriter, r *http.Request) bool {
 		msg = "Injected fault: " + code + "."
 	}
 	e := errf(f.Status, code, msg)
-	e.details = f.Details
+	if b, err := json.Marshal(f.Details); err == nil && string(b) != "null" {
+		e.details = json.RawMessage(b) // a typed nil (a nil map) is no details either
+	}
 	e.retryAfter = f.RetryAfter
 	s.writeError(w, r, e)
 	return true

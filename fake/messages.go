@@ -131,8 +131,8 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request, co *comp
 	switch {
 	case hasCursor:
 		since = time.Unix(0, cur.Since).UTC()
-	case !hasSince:
-		since = now.Add(-RecentWindowDays * 24 * time.Hour)
+	case !hasSince: // the window starts exactly 30 days ago (inclusive), to the millisecond (D18)
+		since = now.Add(-RecentWindowDays * 24 * time.Hour).Truncate(time.Millisecond)
 	}
 	msgs := conv.msgs
 	lo := sort.Search(len(msgs), func(i int) bool { return !msgs[i].at.Before(since) })

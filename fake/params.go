@@ -16,7 +16,8 @@ import (
 
 // parseLimit reads an integer query parameter bounded by [1, max] with a
 // default (spec §4.1 rule 3, §4.3, D4). Only plain decimal digits are an
-// integer: "abc", "5.5", "+5", " 5" and "" are INVALID_PARAM.
+// integer: "abc", "5.5", "1e2", "+5", "-1", " 5" and "" are INVALID_PARAM;
+// leading zeros are allowed ("05" is 5).
 func parseLimit(q url.Values, name string, def, max int) (int, *apiError) {
 	vs, ok := q[name]
 	if !ok {
@@ -24,12 +25,14 @@ func parseLimit(q url.Values, name string, def, max int) (int, *apiError) {
 	}
 	v := vs[0]
 	n := 0
-	valid := v != "" && len(v) <= 6
+	valid := v != ""
 	for i := 0; valid && i < len(v); i++ {
 		if v[i] < '0' || v[i] > '9' {
 			valid = false
 		}
-		n = n*10 + int(v[i]-'0')
+		if n <= max { // beyond max it stays invalid; no overflow
+			n = n*10 + int(v[i]-'0')
+		}
 	}
 	if !valid || n < 1 || n > max {
 		return 0, invalidParam(name + " must be an integer from 1 to " + strconv.Itoa(max))
@@ -37,7 +40,10 @@ func parseLimit(q url.Values, name string, def, max int) (int, *apiError) {
 	return n, nil
 }
 
-// parseTime reads an RFC 3339 date-time query parameter (D18, D32).
+// parseTime reads an RFC 3339 date-time query parameter (D18, D32). The
+// instant is truncated to the millisecond, the precision of every time the
+// API shows (D18), so that a bound echoed back (window.since) is exactly the
+// bound applied.
 func parseTime(q url.Values, name string) (time.Time, bool, *apiError) {
 	vs, ok := q[name]
 	if !ok {
@@ -47,7 +53,7 @@ func parseTime(q url.Values, name string) (time.Time, bool, *apiError) {
 	if err != nil {
 		return time.Time{}, false, invalidParam(name + " must be an RFC 3339 date-time, e.g. 2026-11-22T10:04:05.123Z")
 	}
-	return t, true, nil
+	return t.Truncate(time.Millisecond), true, nil
 }
 
 // jsonBody is a decoded request body: a JSON object whose fields are read

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -16,9 +18,11 @@ import (
 // cmd/convofake and for tests that prefer data to code. Its fields are
 // documented in SEED.md; testdata/sample-seed.json is an example.
 type Seed struct {
-	// Now, when set, is the instant the clock is set to before loading; a
-	// server built with WithSeed and no WithClock then runs on a manual
-	// clock frozen at it. Relative times ("ago") count back from the clock.
+	// Now, when set, is the instant a manual clock is set to; relative
+	// times ("ago") count back from it. A server built with WithSeed and no
+	// WithClock then runs on a manual clock frozen at it. On a server with a
+	// real clock, a seed with now does not load ([Server.Load]). Without
+	// now, relative times count back from the clock's reading.
 	Now *time.Time `json:"now,omitempty"`
 	// Companies are the tenants (D20). The first one is the default company:
 	// without an api_key it keeps the server's key.
@@ -110,8 +114,9 @@ type ReactionSeed struct {
 
 // LoadSeed reads a seed document and checks it (by loading it into a
 // scratch server). Errors name the place: a line and column for JSON
-// syntax, a JSON path such as companies[0].conversations[2].messages[1].sender
-// for content.
+// syntax; a JSON path down to the field for content, wrong types and
+// unknown fields, e.g.
+// "seed: companies[0].conversations[2].messages[1].sender: unknown sender \"martian\"".
 func LoadSeed(r io.Reader) (*Seed, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
@@ -123,20 +128,34 @@ func LoadSeed(r io.Reader) (*Seed, error) {
 	if err := dec.Decode(&seed); err != nil {
 		var syn *json.SyntaxError
 		var typ *json.UnmarshalTypeError
+		var tpe *time.ParseError
 		switch {
+		case errors.As(err, &tpe): // the one time.Time of the format
+			return nil, fmt.Errorf("seed: now: %q is not an RFC 3339 date-time (e.g. 2026-11-22T10:00:00Z)", tpe.Value)
 		case errors.As(err, &syn):
 			line, col := position(data, syn.Offset)
 			return nil, fmt.Errorf("seed: line %d, column %d: %v", line, col, syn)
 		case errors.As(err, &typ):
 			line, col := position(data, typ.Offset)
-			return nil, fmt.Errorf("seed: %s (line %d, column %d): want %v, got JSON %s", typ.Field, line, col, typ.Type, typ.Value)
+			field := jsonPathAt(data, typ.Offset)
+			if field == "" {
+				field = typ.Field
+			}
+			return nil, fmt.Errorf("seed: %s (line %d, column %d): want %v, got JSON %s", field, line, col, typ.Type, typ.Value)
+		case strings.HasPrefix(err.Error(), "json: unknown field "):
+			if p := unknownFieldPath(data); p != "" {
+				name := p[strings.LastIndexAny(p, ".]")+1:]
+				return nil, fmt.Errorf("seed: %s: unknown field %q (SEED.md lists the fields)", p, name)
+			}
 		}
 		return nil, fmt.Errorf("seed: %w", err)
 	}
 	if dec.More() {
 		return nil, errors.New("seed: more than one JSON value")
 	}
-	scratch, err := NewHandler()
+	// A manual scratch clock, so that a seed with now loads as it would on
+	// the server it is meant for.
+	scratch, err := NewHandler(WithClock(NewManualClock(NewRealClock().Now())))
 	if err != nil {
 		return nil, err
 	}
@@ -144,6 +163,139 @@ func LoadSeed(r io.Reader) (*Seed, error) {
 		return nil, err
 	}
 	return &seed, nil
+}
+
+// atPath names the JSON path of a seeding error: path.field for an error
+// about one field (companies[0].conversations[0].messages[0].sender: ...),
+// else path itself.
+func atPath(path string, err error) error {
+	var fe *fieldError
+	if errors.As(err, &fe) {
+		return fmt.Errorf("%s.%s: %s", path, fe.field, fe.msg)
+	}
+	return fmt.Errorf("%s: %w", path, err)
+}
+
+// timeField names the field of a time given as at or ago: the absolute
+// field when it was given, else the relative one.
+func timeField(at, absolute, relative string) string {
+	if at != "" {
+		return absolute
+	}
+	return relative
+}
+
+// unknownFieldPath returns the JSON path of the first field of data (in
+// sorted order of keys) that Seed does not have, e.g.
+// companies[0].contacts[1].colour; "" when there is none.
+func unknownFieldPath(data []byte) string {
+	var v any
+	if json.Unmarshal(data, &v) != nil {
+		return ""
+	}
+	return unknownIn(v, reflect.TypeOf(Seed{}), "")
+}
+
+func unknownIn(v any, t reflect.Type, path string) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		if t.Kind() != reflect.Struct {
+			return ""
+		}
+		fields := map[string]reflect.Type{}
+		for i := 0; i < t.NumField(); i++ {
+			name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+			fields[name] = t.Field(i).Type
+		}
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			p := k
+			if path != "" {
+				p = path + "." + k
+			}
+			ft, ok := fields[k]
+			if !ok {
+				return p
+			}
+			if found := unknownIn(x[k], ft, p); found != "" {
+				return found
+			}
+		}
+	case []any:
+		if t.Kind() != reflect.Slice {
+			return ""
+		}
+		for i, e := range x {
+			if found := unknownIn(e, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); found != "" {
+				return found
+			}
+		}
+	}
+	return ""
+}
+
+// jsonPathAt returns the JSON path (companies[0].channels[1].channel) of
+// the value of data that ends at offset (for a scalar) or opens there (for an
+// object or array), as json.UnmarshalTypeError.Offset reports it; "" when
+// there is none.
+func jsonPathAt(data []byte, offset int64) string {
+	type frame struct {
+		array bool
+		key   string // objects: the current key
+		n     int    // arrays: the index of the current value
+	}
+	var stack []frame
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	expectKey := false
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
+			stack = stack[:len(stack)-1]
+			expectKey = len(stack) > 0 && !stack[len(stack)-1].array
+			continue
+		}
+		if expectKey {
+			stack[len(stack)-1].key, expectKey = tok.(string), false
+			continue
+		}
+		// tok starts a value: its path is the stack's.
+		if len(stack) > 0 {
+			if top := &stack[len(stack)-1]; top.array {
+				top.n++
+			} else {
+				expectKey = true
+			}
+		}
+		var b strings.Builder
+		for i, f := range stack {
+			switch {
+			case f.array:
+				fmt.Fprintf(&b, "[%d]", f.n)
+			case i > 0:
+				b.WriteString("." + f.key)
+			default:
+				b.WriteString(f.key)
+			}
+		}
+		if dec.InputOffset() >= offset {
+			return b.String()
+		}
+		if d, ok := tok.(json.Delim); ok {
+			stack = append(stack, frame{array: d == '[', n: -1})
+			expectKey = d == '{'
+		}
+	}
 }
 
 func position(data []byte, offset int64) (line, col int) {
@@ -202,17 +354,34 @@ func seedTime(at, ago string, now time.Time) (time.Time, error) {
 
 // Load replaces the server's state with seed (as [Server.Reset] then the
 // seed's content). The default company keeps its id, and its key unless the
-// seed's first company names one. On error the previous state is restored;
-// the error names the JSON path of the faulty entry. Journal, fault rules
+// seed's first company names one. On error the previous state (and clock)
+// is kept; the error names the JSON path of the faulty field, e.g.
+// companies[0].conversations[0].messages[0].sender. Journal, fault rules
 // and rate-limit buckets are kept.
-func (s *Server) Load(seed *Seed) error {
+//
+// A seed's now sets a manual clock (after the seed loaded). A real clock
+// cannot be set: a seed with now on a server with a real clock is an error,
+// and nothing changes.
+func (s *Server) Load(seed *Seed) (err error) {
 	if seed == nil {
 		return errors.New("seed: nil")
 	}
-	if seed.Now != nil {
-		s.clock.Set(*seed.Now)
-	}
 	now := s.clock.Now()
+	if seed.Now != nil {
+		if !s.clock.Manual() {
+			return errors.New(`seed: now: the server's clock is real and cannot be set; remove "now" from the seed, or give the server a manual clock (WithClock(NewManualClock(...)), or WithSeed without WithClock)`)
+		}
+		// Defaults ("now") read the clock while loading: set it first, and
+		// put it back if the seed does not load.
+		prev := now
+		now = *seed.Now
+		s.clock.Set(now)
+		defer func() {
+			if err != nil {
+				s.clock.Set(prev)
+			}
+		}()
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	saved := *s.stateSnapshot()
@@ -270,7 +439,7 @@ func (s *Server) loadLocked(seed *Seed, now time.Time) error {
 		for j, ch := range cs.Channels {
 			id, err := s.addAccount(co, ChannelAccount{ID: ch.ID, Channel: ch.Channel, DisplayName: ch.DisplayName, ProviderIdentifier: ch.ProviderIdentifier}, ch.Channel == Webchat)
 			if err != nil {
-				return fmt.Errorf("%s.channels[%d]: %w", path, j, err)
+				return atPath(fmt.Sprintf("%s.channels[%d]", path, j), err)
 			}
 			if ch.Ref != "" {
 				refs["channel:"+ch.Ref] = id
@@ -284,14 +453,14 @@ func (s *Server) loadLocked(seed *Seed, now time.Time) error {
 			}
 			created, err := seedTime(ct.CreatedAt, ct.CreatedAgo, now)
 			if err != nil {
-				return fmt.Errorf("%s.created_at: %w", p, err)
+				return atPath(p, within(timeField(ct.CreatedAt, "created_at", "created_ago"), err))
 			}
 			id, err := s.addContact(co, Contact{
 				ID: ct.ID, Account: acc, Phone: ct.Phone, ChannelIdentifier: ct.ChannelIdentifier, Name: ct.Name,
 				Email: ct.Email, Gender: ct.Gender, Tags: ct.Tags, CustomFields: ct.CustomFields, Sequence: ct.Sequence, CreatedAt: created,
 			})
 			if err != nil {
-				return fmt.Errorf("%s: %w", p, err)
+				return atPath(p, err)
 			}
 			if ct.Ref != "" {
 				refs["contact:"+ct.Ref] = id
@@ -305,20 +474,20 @@ func (s *Server) loadLocked(seed *Seed, now time.Time) error {
 			}
 			created, err := seedTime(cv.CreatedAt, cv.CreatedAgo, now)
 			if err != nil {
-				return fmt.Errorf("%s.created_at: %w", p, err)
+				return atPath(p, within(timeField(cv.CreatedAt, "created_at", "created_ago"), err))
 			}
 			convID, err := s.addConversation(co, Conversation{ID: cv.ID, Contact: ctID, Status: cv.Status, AssignedTo: cv.AssignedTo, CreatedAt: created, UnreadCount: cv.UnreadCount})
 			if err != nil {
-				return fmt.Errorf("%s: %w", p, err)
+				return atPath(p, err)
 			}
 			for k, ms := range cv.Messages {
 				mp := fmt.Sprintf("%s.messages[%d]", p, k)
 				m, err := ms.message(now)
 				if err != nil {
-					return fmt.Errorf("%s.%w", mp, err)
+					return atPath(mp, err)
 				}
 				if _, err := s.addMessage(co, convID, m); err != nil {
-					return fmt.Errorf("%s: %w", mp, err)
+					return atPath(mp, err)
 				}
 			}
 		}
@@ -330,7 +499,7 @@ func (s *Server) loadLocked(seed *Seed, now time.Time) error {
 func (ms MessageSeed) message(now time.Time) (Message, error) {
 	at, err := seedTime(ms.At, ms.Ago, now)
 	if err != nil {
-		return Message{}, fmt.Errorf("at: %w", err)
+		return Message{}, within(timeField(ms.At, "at", "ago"), err)
 	}
 	m := Message{ID: ms.ID, Direction: ms.Direction, Sender: Sender(ms.Sender), Type: ms.Type, Text: ms.Text, Status: ms.Status, At: at, FailureReason: ms.FailureReason}
 	if at.IsZero() {
@@ -341,7 +510,7 @@ func (ms MessageSeed) message(now time.Time) (Message, error) {
 		switch {
 		case md.DataBase64 != "":
 			if m.Media.Data, err = base64.StdEncoding.DecodeString(md.DataBase64); err != nil {
-				return Message{}, errors.New("media.data_base64: not base64")
+				return Message{}, fieldErr("media.data_base64", "not base64")
 			}
 		case md.Content != "":
 			m.Media.Data = []byte(md.Content)
@@ -350,7 +519,7 @@ func (ms MessageSeed) message(now time.Time) (Message, error) {
 	for i, r := range ms.Reactions {
 		rat, err := seedTime(r.At, r.Ago, now)
 		if err != nil {
-			return Message{}, fmt.Errorf("reactions[%d].at: %w", i, err)
+			return Message{}, within(fmt.Sprintf("reactions[%d].%s", i, timeField(r.At, "at", "ago")), err)
 		}
 		m.Reactions = append(m.Reactions, Reaction{Emoji: r.Emoji, Direction: r.Direction, At: rat})
 	}

@@ -63,16 +63,16 @@ func TestLoadSeedErrorsNameThePlace(t *testing.T) {
 	tests := []struct{ doc, want string }{
 		{`{"companies":[`, "seed: "},
 		{"{\n  \"companies\": [}\n", "line 2, column"},
-		{`{"companies":[{"channels":[{"channel":"sms"}]}]}`, "companies[0].channels[0]: channel sms has no accounts"},
+		{`{"companies":[{"channels":[{"channel":"sms"}]}]}`, "companies[0].channels[0].channel: channel sms has no accounts"},
 		{`{"companies":[{"channels":[{"channel":"chatapp","provider_identifier":"1"}],"contacts":[{"channel":"nope","phone":"5511987654321"}]}]}`, `companies[0].contacts[0].channel: unknown channel "nope"`},
-		{`{"companies":[{"channels":[{"ref":"c","channel":"chatapp"}],"contacts":[{"channel":"c","phone":"123"}]}]}`, "companies[0].contacts[0]: contact: phone \"123\""},
+		{`{"companies":[{"channels":[{"ref":"c","channel":"chatapp"}],"contacts":[{"channel":"c","phone":"123"}]}]}`, `companies[0].contacts[0].phone: "123": phone number must have 8 to 15 digits`},
 		{`{"companies":[{"channels":[{"ref":"c","channel":"chatapp"}],"contacts":[{"ref":"a","channel":"c","phone":"5511987654321"}],
-		   "conversations":[{"contact":"a","messages":[{"text":"x"},{"sender":"bot"}]}]}]}`, `companies[0].conversations[0].messages[1]: message: unknown sender "bot"`},
+		   "conversations":[{"contact":"a","messages":[{"text":"x"},{"sender":"bot"}]}]}]}`, `companies[0].conversations[0].messages[1].sender: unknown sender "bot"`},
 		{`{"companies":[{"channels":[{"ref":"c","channel":"chatapp"}],"contacts":[{"ref":"a","channel":"c","phone":"5511987654321"}],
-		   "conversations":[{"contact":"a","messages":[{"ago":"yesterday"}]}]}]}`, `companies[0].conversations[0].messages[0].at: bad duration "yesterday"`},
+		   "conversations":[{"contact":"a","messages":[{"ago":"yesterday"}]}]}]}`, `companies[0].conversations[0].messages[0].ago: bad duration "yesterday"`},
 		{`{"companies":[{},{"channels":[]}]}`, "companies[1].api_key: api key is empty"},
 		{`{"companies":[{"unknown":1}]}`, `unknown field "unknown"`},
-		{`{"companies":[{"channels":[{"channel":1}]}]}`, "companies.channels.channel"},
+		{`{"companies":[{"channels":[{"channel":1}]}]}`, "companies[0].channels[0].channel (line 1, column 40): want string"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.want, func(t *testing.T) {

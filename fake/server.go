@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -279,7 +280,13 @@ var routes = []route{
 	{http.MethodPost, split("/chatapp/sequences/cancel"), (*Server).handleCancelSequence}, // spec §4.10
 }
 
-func split(p string) []string { return strings.Split(strings.Trim(p, "/"), "/") }
+// split cuts a path into segments; one trailing slash is ignored, empty
+// segments (a double slash) are kept, so they match no route.
+func split(p string) []string {
+	p = strings.TrimPrefix(p, "/")
+	p = strings.TrimSuffix(p, "/")
+	return strings.Split(p, "/")
+}
 
 // filesPrefix is where temporary attachment URLs live, outside /v1 (D9).
 const filesPrefix = "/_files/"
@@ -323,7 +330,8 @@ func match(pattern, segs []string) ([]string, bool) {
 }
 
 // ServeHTTP runs the request pipeline: journal, fault rules, routing (404,
-// 405), authentication (401), rate limits (429), then the endpoint.
+// 405), authentication (401), rate limits (429), body size (400), then the
+// endpoint.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec := &statusWriter{ResponseWriter: w}
 	body, tooLarge := readBody(r)
@@ -333,10 +341,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.Context().Err() != nil {
-		return
-	}
-	if tooLarge {
-		s.writeError(rec, r, invalidParam("The request body is larger than 1 MiB."))
 		return
 	}
 	if strings.HasPrefix(r.URL.Path, filesPrefix) {
@@ -373,6 +377,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.writeError(rec, r, apiErr)
 			return
 		}
+		if tooLarge { // after 401 and 429: an unauthenticated request learns nothing
+			s.writeError(rec, r, invalidParam("The request body is larger than 1 MiB."))
+			return
+		}
+		if apiErr := normalizeQuery(r); apiErr != nil {
+			s.writeError(rec, r, apiErr)
+			return
+		}
 		s.log.Debug("fake: request", "method", r.Method, "path", r.URL.Path)
 		rt.handle(s, rec, r, co, args)
 		return
@@ -383,6 +395,36 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.writeError(rec, r, errf(http.StatusNotFound, CodeNotFound, "Cannot "+r.Method+" "+internalPath(r.URL.Path)))
+}
+
+// normalizeQuery parses the query string the way the service's stack does:
+// pairs are separated by "&" only (a ";" is part of a value, where Go's
+// url.ParseQuery would drop the whole pair), "+" is a space, and "%" escapes
+// must be valid (else 400 INVALID_PARAM). The result replaces RawQuery, so
+// that handlers read it with r.URL.Query().
+func normalizeQuery(r *http.Request) *apiError {
+	raw := r.URL.RawQuery
+	if raw == "" || !strings.Contains(raw, ";") {
+		if _, err := url.ParseQuery(raw); err != nil {
+			return invalidParam("The query string is malformed.")
+		}
+		return nil
+	}
+	q := url.Values{}
+	for _, pair := range strings.Split(raw, "&") {
+		if pair == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(pair, "=")
+		k, err1 := url.QueryUnescape(k)
+		v, err2 := url.QueryUnescape(v)
+		if err1 != nil || err2 != nil {
+			return invalidParam("The query string is malformed.")
+		}
+		q[k] = append(q[k], v)
+	}
+	r.URL.RawQuery = q.Encode()
+	return nil
 }
 
 // readBody reads up to maxBodyBytes of the body and puts it back for the

@@ -74,13 +74,17 @@ type conversation struct {
 	assignedTo string
 	createdAt  time.Time
 	createdSeq uint64
+	// createdAt0 is createdAt before any message: a backfilled message can
+	// move createdAt back, but a conversation cursor sorts a conversation
+	// that had no message yet by the createdAt it had then (D29).
+	createdAt0 time.Time
 
 	msgs []*message // sorted ascending by (at, id)
 
 	// Derived from msgs, maintained on insert (see recompute).
 	lastInbound    *message
 	lastMessageAt  time.Time // zero when no message
-	repliesAfter   int       // outbound replies (agent, phone, automation) after lastInbound
+	repliesAfter   int       // outbound replies (agent, phone, automation) after lastInbound, not failed
 	humanAfter     int       // of which from a person (agent, phone)
 	unread         int       // inbound messages after the last human reply
 	lmaHistory     []lmaPoint
@@ -210,13 +214,21 @@ func (c *conversation) insertMessage(m *message, seq uint64) {
 	}
 }
 
-// countsAsInbound: the contact spoke. System messages never count.
-func (m *message) countsAsInbound() bool { return m.direction == Inbound && m.sender != SenderSystem }
-
-// countsAsReply: something went out to the contact (spec §2.6 unanswered).
-func (m *message) countsAsReply() bool {
-	return m.direction == Outbound && (m.sender == SenderAgent || m.sender == SenderPhone || m.sender == SenderAutomation)
+// countsAsInbound: the contact spoke. System messages (by sender or by
+// type) never count.
+func (m *message) countsAsInbound() bool {
+	return m.direction == Inbound && m.sender != SenderSystem && m.typ != "system"
 }
+
+// countsAsReply: something was sent to the contact (spec §2.6 unanswered).
+// System messages (by sender or by type) never count.
+func (m *message) countsAsReply() bool {
+	return m.direction == Outbound && m.typ != "system" &&
+		(m.sender == SenderAgent || m.sender == SenderPhone || m.sender == SenderAutomation)
+}
+
+// failed: the message has status failed, so nothing went out.
+func (m *message) failed() bool { return m.status != nil && *m.status == "failed" }
 
 func (m *message) human() bool { return m.sender == SenderAgent || m.sender == SenderPhone }
 
@@ -228,7 +240,7 @@ func (c *conversation) appendDerived(m *message) {
 		c.repliesAfter, c.humanAfter = 0, 0
 		c.unread++
 	case m.countsAsReply():
-		if c.lastInbound != nil {
+		if c.lastInbound != nil && !m.failed() { // a failed reply never went out (spec §2.6)
 			c.repliesAfter++
 			if m.human() {
 				c.humanAfter++

@@ -50,11 +50,13 @@ func newAdmin(srv *fake.Server, token string, startSeed *fake.Seed, startNow tim
 	handle("POST /_fake/seed", a.seed)
 	handle("GET /_fake/clock", a.getClock)
 	handle("POST /_fake/clock", a.setClock)
+	handle("GET /_fake/faults", a.listFaults)
 	handle("POST /_fake/faults", a.addFault)
 	handle("DELETE /_fake/faults", a.clearFaults)
 	handle("DELETE /_fake/faults/{id}", a.removeFault)
 	handle("GET /_fake/requests", a.requests)
 	handle("DELETE /_fake/requests", a.clearRequests)
+	handle("GET /_fake/companies", a.companies)
 	handle("GET /_fake/state/contacts", a.contacts)
 	handle("GET /_fake/state/contacts/{id}", a.contact)
 	handle("GET /_fake/state/conversations/{id}", a.conversation)
@@ -189,8 +191,9 @@ func (a *admin) info(w http.ResponseWriter, _ *http.Request) error {
 		Endpoints: []string{
 			"POST /_fake/reset", "POST /_fake/seed",
 			"GET /_fake/clock", "POST /_fake/clock",
-			"POST /_fake/faults", "DELETE /_fake/faults", "DELETE /_fake/faults/{id}",
+			"GET /_fake/faults", "POST /_fake/faults", "DELETE /_fake/faults", "DELETE /_fake/faults/{id}",
 			"GET /_fake/requests", "DELETE /_fake/requests",
+			"GET /_fake/companies",
 			"GET /_fake/state/contacts", "GET /_fake/state/contacts/{id}",
 			"GET /_fake/state/conversations/{id}", "GET /_fake/state/messages/{id}",
 		},
@@ -421,6 +424,51 @@ func (a *admin) addFault(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// faultOutJSON is an installed rule, as GET /_fake/faults lists it: the
+// rule's fields as POST /_fake/faults takes them (durations as Go duration
+// strings), its id, and remaining (uses left; null for a rule that applies
+// to every matching request).
+type faultOutJSON struct {
+	ID         int             `json:"id"`
+	Method     string          `json:"method"`
+	Path       string          `json:"path"`
+	Status     int             `json:"status"`
+	Code       string          `json:"code"`
+	Message    string          `json:"message"`
+	Details    json.RawMessage `json:"details"`
+	RetryAfter string          `json:"retry_after"`
+	Latency    string          `json:"latency"`
+	Drop       bool            `json:"drop"`
+	Times      int             `json:"times"`
+	Remaining  *int            `json:"remaining"`
+}
+
+// listFaults: GET /_fake/faults: the installed rules, in the order they are
+// tried.
+func (a *admin) listFaults(w http.ResponseWriter, _ *http.Request) error {
+	out := itemsJSON[faultOutJSON]{Items: []faultOutJSON{}}
+	for _, fr := range a.srv.Faults() {
+		f := fr.Fault
+		fo := faultOutJSON{
+			ID: fr.ID, Method: f.Method, Path: f.Path, Status: f.Status, Code: f.Code, Message: f.Message,
+			Details: json.RawMessage("null"), RetryAfter: f.RetryAfter.String(), Latency: f.Latency.String(),
+			Drop: f.Drop, Times: f.Times,
+		}
+		if f.Details != nil {
+			if b, err := json.Marshal(f.Details); err == nil {
+				fo.Details = b
+			}
+		}
+		if f.Times > 0 {
+			n := fr.Remaining
+			fo.Remaining = &n
+		}
+		out.Items = append(out.Items, fo)
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
 func (a *admin) clearFaults(w http.ResponseWriter, _ *http.Request) error {
 	a.srv.ClearFaults()
 	writeJSON(w, http.StatusOK, struct {
@@ -429,15 +477,17 @@ func (a *admin) clearFaults(w http.ResponseWriter, _ *http.Request) error {
 	return nil
 }
 
-// removeFault: DELETE /_fake/faults/{id}. The fake does not say whether the
-// rule was still there (a rule with times runs out by itself), so this
-// answers 200 either way.
+// removeFault: DELETE /_fake/faults/{id}: 200 when the rule was installed,
+// 404 not_found when there is no such rule (never added, removed, or a rule
+// with times that ran out by itself).
 func (a *admin) removeFault(w http.ResponseWriter, r *http.Request) error {
 	id, err := strconv.Atoi(r.PathValue("id"))
 	if err != nil || id <= 0 {
 		return badRequest("fault id %q is not a positive integer", r.PathValue("id"))
 	}
-	a.srv.RemoveFault(id)
+	if !a.srv.RemoveFault(id) {
+		return errorf(http.StatusNotFound, "not_found", "no fault rule with id %d (it may have run out of times)", id)
+	}
 	writeJSON(w, http.StatusOK, struct {
 		OK bool `json:"ok"`
 		ID int  `json:"id"`
@@ -474,7 +524,10 @@ func (a *admin) requests(w http.ResponseWriter, r *http.Request) error {
 			return badRequest("path: %q is not a path.Match pattern: %v", pattern, err)
 		}
 	}
-	secrets := []string{a.srv.APIKey()}
+	var secrets []string
+	for _, co := range a.srv.Companies() {
+		secrets = append(secrets, co.APIKey())
+	}
 	out := requestsJSON{Items: []requestJSON{}}
 	for _, req := range a.srv.Requests() {
 		if method != "" && req.Method != method {
@@ -601,13 +654,51 @@ type itemsJSON[T any] struct {
 	Items []T `json:"items"`
 }
 
-// contacts: GET /_fake/state/contacts[?phone=&account=]: the default
-// company's contacts; with phone, the one with that phone (normalized) on
-// the channel account account, or (no account) the one with the most recent
-// interaction on any account: 0 or 1 items.
+// companyJSON is a company, as GET /_fake/companies lists it.
+type companyJSON struct {
+	ID       string `json:"id"`
+	Default  bool   `json:"default"`
+	Contacts int    `json:"contacts"`
+}
+
+// companies: GET /_fake/companies: every company (tenant), the default one
+// (the first of the seed) first, then in seed order. The ids are the values
+// of ?company= on the state endpoints. API keys are not shown.
+func (a *admin) companies(w http.ResponseWriter, _ *http.Request) error {
+	out := itemsJSON[companyJSON]{Items: []companyJSON{}}
+	for i, co := range a.srv.Companies() {
+		out.Items = append(out.Items, companyJSON{ID: co.ID(), Default: i == 0, Contacts: len(co.Contacts())})
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// company resolves ?company=<company id> (GET /_fake/companies lists them);
+// absent: the default company.
+func (a *admin) company(r *http.Request) (*fake.Company, error) {
+	id := r.URL.Query().Get("company")
+	if !r.URL.Query().Has("company") {
+		return a.srv.Company(), nil
+	}
+	for _, co := range a.srv.Companies() {
+		if co.ID() == id {
+			return co, nil
+		}
+	}
+	return nil, errorf(http.StatusNotFound, "not_found", "no company with id %q; GET /_fake/companies lists them", id)
+}
+
+// contacts: GET /_fake/state/contacts[?company=&phone=&account=]: the
+// contacts of the default company, or of ?company=<id>; with phone, the one
+// with that phone (normalized) on the channel account account, or (no
+// account) the one with the most recent interaction on any account: 0 or 1
+// items.
 func (a *admin) contacts(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	co := a.srv.Company()
+	co, err := a.company(r)
+	if err != nil {
+		return err
+	}
 	out := itemsJSON[contactJSON]{Items: []contactJSON{}}
 	switch {
 	case q.Has("phone"):

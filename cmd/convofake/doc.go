@@ -71,16 +71,20 @@
 //	GET    /_fake/                        company id, clock, list of endpoints
 //	POST   /_fake/reset                   back to the start state (start seed, start clock,
 //	                                      no faults, empty journal); body {"empty": true}: no data
-//	POST   /_fake/seed                    body: a seed document; replaces the data
+//	POST   /_fake/seed                    body: a seed document; replaces the data (a seed with
+//	                                      "now" needs a frozen clock: 400 invalid_seed otherwise)
 //	GET    /_fake/clock                   {"now": "...", "frozen": true}
 //	POST   /_fake/clock                   {"advance": "90m"} or {"set": "2026-11-22T10:00:00Z"};
 //	                                      409 clock_not_frozen on a real clock
+//	GET    /_fake/faults                  the installed rules, with id and remaining uses
 //	POST   /_fake/faults                  a fault rule; 201 {"id": 1}
 //	DELETE /_fake/faults                  remove every fault rule
-//	DELETE /_fake/faults/{id}             remove one
+//	DELETE /_fake/faults/{id}             remove one; 404 not_found when there is no such rule
 //	GET    /_fake/requests                the journal (?method=, ?path= pattern), keys redacted
 //	DELETE /_fake/requests                empty the journal
-//	GET    /_fake/state/contacts          the demo company's contacts (?phone=, &account=)
+//	GET    /_fake/companies               every company (id, default, contacts)
+//	GET    /_fake/state/contacts          the default company's contacts (?phone=, &account=;
+//	                                      ?company=<id> for another company)
 //	GET    /_fake/state/contacts/{id}     one contact
 //	GET    /_fake/state/conversations/{id} one conversation
 //	GET    /_fake/state/messages/{id}     one message (media_id of a seeded media message)
