@@ -32,12 +32,16 @@ type AnomaliesParams struct {
 // worst conversations of each, worst first (D28). It is served from a cache of
 // a few minutes and meant for a periodic sweep (rule 4.4.3).
 type AnomalyReport struct {
-	Window  AnomalyWindow  `json:"window"`
+	// Window is the threshold and the per-channel ceilings applied.
+	Window AnomalyWindow `json:"window"`
+	// Buckets are the counts and worst conversations of each bucket.
 	Buckets AnomalyBuckets `json:"buckets"`
 }
 
 // AnomalyWindow is the window the report applied.
 type AnomalyWindow struct {
+	// ThresholdHours is the threshold applied: a last inbound message must
+	// have waited at least this long to enter a bucket.
 	ThresholdHours int `json:"threshold_hours"`
 	// CeilingHoursByChannel is the service window of each channel, 24 hours
 	// for channels without one; keys include chatapp, sms, botapp, webchat.
@@ -46,35 +50,53 @@ type AnomalyWindow struct {
 
 // AnomalyBuckets holds the buckets. The opt-in ones are nil unless requested.
 type AnomalyBuckets struct {
-	Unanswered     AnomalyBucket  `json:"unanswered"`
-	NeverEngaged   BucketCount    `json:"never_engaged"`
-	Unassigned     *AnomalyBucket `json:"unassigned,omitempty"`
+	// Unanswered: the contact spoke and nothing went out after. Always returned.
+	Unanswered AnomalyBucket `json:"unanswered"`
+	// NeverEngaged: open conversations where the contact never wrote; a count
+	// only, never a list. Always returned.
+	NeverEngaged BucketCount `json:"never_engaged"`
+	// Unassigned: in the unanswered window and no responsible agent. Nil
+	// unless BucketUnassigned was asked for in AnomaliesParams.Include.
+	Unassigned *AnomalyBucket `json:"unassigned,omitempty"`
+	// AutomationOnly: replied to, but only by automation (the caller's own
+	// integration included). Nil unless BucketAutomationOnly was asked for.
 	AutomationOnly *AnomalyBucket `json:"automation_only,omitempty"`
 }
 
 // AnomalyBucket is a count and the worst items, capped by AnomaliesParams.Limit.
 type AnomalyBucket struct {
-	Count int           `json:"count"`
+	// Count is the number of conversations in the bucket, not capped.
+	Count int `json:"count"`
+	// Items are the worst conversations, worst first (D28), at most Limit.
 	Items []AnomalyItem `json:"items"`
 }
 
 // BucketCount is a bucket reported as a count only (never_engaged).
 type BucketCount struct {
+	// Count is the number of conversations in the bucket.
 	Count int `json:"count"`
 }
 
 // AnomalyItem is a conversation in a bucket (spec §2.6).
 type AnomalyItem struct {
-	ConversationID   string    `json:"conversation_id"`
-	ContactID        string    `json:"contact_id"`
-	Channel          Channel   `json:"channel"`
-	ChannelAccountID string    `json:"channel_account_id"`
-	LastInboundAt    time.Time `json:"last_inbound_at"`
-	LastMessageAt    time.Time `json:"last_message_at"`
+	// ConversationID identifies the conversation (a UUID).
+	ConversationID string `json:"conversation_id"`
+	// ContactID identifies the contact (a UUID).
+	ContactID string `json:"contact_id"`
+	// Channel is the conversation's channel; unknown values are kept.
+	Channel Channel `json:"channel"`
+	// ChannelAccountID is the channel account (or, on webchat, the widget, D31).
+	ChannelAccountID string `json:"channel_account_id"`
+	// LastInboundAt is when the contact last wrote.
+	LastInboundAt time.Time `json:"last_inbound_at"`
+	// LastMessageAt is when the last message, either way, was exchanged.
+	LastMessageAt time.Time `json:"last_message_at"`
 	// WaitingHours since the last inbound message (one decimal).
 	WaitingHours float64 `json:"waiting_hours"`
-	Assigned     bool    `json:"assigned"`
-	UnreadCount  int     `json:"unread_count"`
+	// Assigned reports whether a responsible agent is set.
+	Assigned bool `json:"assigned"`
+	// UnreadCount is the number of unread inbound messages.
+	UnreadCount int `json:"unread_count"`
 }
 
 // AnomaliesService reads the anomaly report (spec §4.4).

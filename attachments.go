@@ -12,14 +12,19 @@ import (
 
 // Attachment is a temporary address for a message's file (spec §4.2, D9).
 type Attachment struct {
+	// MediaID is the media_id that was exchanged.
 	MediaID string `json:"media_id"`
 	// URL is absolute and temporary. It needs no API key, and the SDK never
-	// sends the key to it.
-	URL       string    `json:"url"`
+	// sends the key to it. It is a bearer secret: do not log it.
+	URL string `json:"url"`
+	// ExpiresAt is when URL stops working; zero when the service sent none.
 	ExpiresAt time.Time `json:"expires_at"`
-	MimeType  string    `json:"mime_type"`
-	FileSize  int64     `json:"file_size"`
-	Filename  string    `json:"filename"`
+	// MimeType is the file's media type; empty when unknown.
+	MimeType string `json:"mime_type"`
+	// FileSize is the file's size in bytes; 0 when unknown.
+	FileSize int64 `json:"file_size"`
+	// Filename is the file's original name; empty when unknown.
+	Filename string `json:"filename"`
 }
 
 // ErrNoMedia reports a message whose file cannot be fetched (media_id null,
@@ -29,6 +34,7 @@ var ErrNoMedia = errors.New("convo: message has no retrievable media")
 
 // NoMediaError says why a message has no file to fetch.
 type NoMediaError struct {
+	// MessageID is the message's message_id.
 	MessageID string
 	// MediaStatus is unknown or no_reference, or empty when the message has
 	// no media block at all (not a media message).
@@ -79,7 +85,10 @@ func (s *AttachmentsService) ForMessage(ctx context.Context, msg Message) (*Atta
 // file is never held in memory. The request to the temporary address carries
 // no API key and no Authorization header, and follows no redirect. When the
 // address has expired (by its expires_at, or the file host answers 403, 404 or
-// 410) a fresh one is asked for once.
+// 410) a fresh one is asked for once. The file host's cookies are not sent
+// either, and the http.Client's Timeout does not apply (it would cut a large
+// file): bound the download with ctx. A plain http:// address is refused
+// unless it is loopback or WithInsecureHTTP was given.
 func (s *AttachmentsService) Download(ctx context.Context, msg Message, w io.Writer) (int64, error) {
 	if w == nil {
 		return 0, errors.New("convo: Attachments.Download: nil writer")
@@ -109,6 +118,7 @@ func (s *AttachmentsService) Download(ctx context.Context, msg Message, w io.Wri
 
 // FileError reports a file host's refusal to serve a temporary address.
 type FileError struct {
+	// StatusCode is the file host's HTTP status.
 	StatusCode int
 	// Host is the file host; the address itself (a bearer secret) is left out.
 	Host string

@@ -61,9 +61,12 @@ func (a ChannelAccount) Supports(t MessageType) bool {
 
 // LengthError reports a text or caption longer than the account allows.
 type LengthError struct {
-	Field  string // "text" or "caption"
-	Length int    // in Unicode code points
-	Max    int
+	// Field is "text" or "caption".
+	Field string
+	// Length is the length found, in Unicode code points.
+	Length int
+	// Max is the account's limit, in Unicode code points.
+	Max int
 }
 
 // Error says which field is too long and by how much.
@@ -72,8 +75,10 @@ func (e *LengthError) Error() string {
 }
 
 // CheckText checks s against max_text_length before a send. Length is counted
-// in Unicode code points (what the channels call characters), not bytes: "é"
-// is one character, an emoji made of several code points counts each of them.
+// in Unicode code points (what the channels call characters), neither in bytes
+// nor in grapheme clusters (user-perceived characters): a precomposed "é" is
+// one character, an "e" followed by a combining accent is two, and an emoji
+// made of several code points (a skin tone, a ZWJ family) counts each of them.
 //
 // A max_text_length of 0 or less (absent from the answer) states no limit.
 func (a ChannelAccount) CheckText(s string) error {
@@ -104,6 +109,11 @@ func checkLength(field, s string, max int) error {
 // InServiceWindow reports whether a free-form message may go out at now, given
 // the contact's last inbound message. A channel without a service window is
 // always in it; a contact who never wrote (zero lastInboundAt) never is.
+//
+// The window is half-open: it has closed at exactly session_window_hours after
+// lastInboundAt (24h00m00s on chatapp is outside). Erring this way at the
+// boundary costs at most a template where a free-form message would have done,
+// never a refused send.
 func (a ChannelAccount) InServiceWindow(lastInboundAt, now time.Time) bool {
 	if a.Capabilities.SessionWindowHours == nil {
 		return true

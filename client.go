@@ -91,6 +91,7 @@ type Client struct {
 	Sequences *SequencesService
 
 	base       string // scheme://host/.../v1, no trailing slash
+	baseScheme string
 	baseHost   string
 	apiKey     string
 	authScheme AuthScheme
@@ -216,7 +217,9 @@ func WithUserAgent(ua string) Option { return func(s *settings) { s.userAgent = 
 
 // WithInsecureHTTP allows a plain http:// base URL on a host that is not
 // loopback. Without it such a URL is refused, because the key would travel in
-// clear text. Loopback addresses (the fake) never need it.
+// clear text. Loopback addresses (the fake) never need it. It also lets
+// Attachments.Download fetch a file from a plain http:// address on a host
+// that is not loopback (such a request never carries the key).
 func WithInsecureHTTP() Option { return func(s *settings) { s.insecureHTTP = true } }
 
 // NewClient builds a client. It fails when there is no API key (D2), no base
@@ -247,16 +250,22 @@ func NewClient(opts ...Option) (*Client, error) {
 	if strings.TrimSpace(s.apiKey) == "" {
 		return nil, fmt.Errorf("convo: no API key: use WithAPIKey or set %s", EnvAPIKey)
 	}
-	if strings.ContainsAny(s.apiKey, "\r\n") {
-		return nil, errors.New("convo: the API key contains a line break")
+	if !validHeaderValue(s.apiKey) {
+		// The key itself is never quoted: this error may be logged.
+		return nil, errors.New("convo: the API key contains a control character (a line break?)")
+	}
+	if !validHeaderValue(s.userAgent) {
+		return nil, errors.New("convo: WithUserAgent: the product token contains a control character")
 	}
 	base, host, err := checkBaseURL(s.baseURL, s.insecureHTTP)
 	if err != nil {
 		return nil, err
 	}
+	scheme, _, _ := strings.Cut(base, "://")
 
 	c := &Client{
 		base:       base,
+		baseScheme: scheme,
 		baseHost:   host,
 		apiKey:     s.apiKey,
 		authScheme: s.authScheme,
@@ -294,7 +303,7 @@ func (c *Client) buildTransport(s settings) {
 	}
 	// The wrapper has no CloseIdleConnections method on purpose: retryablehttp
 	// calls it whenever retries run out, which would throw away the pool.
-	hc.Transport = &attemptTransport{next: c.inner, logger: c.logger}
+	hc.Transport = &attemptTransport{next: c.inner, logger: c.logger, redact: c.redact}
 	hc.CheckRedirect = c.checkRedirect
 	c.rc = &retryablehttp.Client{
 		HTTPClient:   &hc,
@@ -318,17 +327,43 @@ func (c *Client) buildTransport(s settings) {
 	c.files = &files
 }
 
-// checkRedirect follows a redirect only to the API's own host, where the
-// authentication header is expected; anything else is returned as is.
+// checkRedirect follows a redirect only to the API's own scheme and host,
+// where the authentication header is expected; anything else (another host,
+// or the same host over plain http, which would carry the key in clear text)
+// is returned as is, and surfaces as an *Error with the 3xx status.
 func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
-	if req.URL.Host != c.baseHost || len(via) >= 5 {
+	if req.URL.Scheme != c.baseScheme || req.URL.Host != c.baseHost || len(via) >= 5 {
 		return http.ErrUseLastResponse
 	}
 	return nil
 }
 
+// validHeaderValue reports whether s can travel in an HTTP header: no control
+// character other than a tab (RFC 9110 §5.5). Checked at construction, so that
+// a bad key or product token fails there rather than on every call.
+func validHeaderValue(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if b := s[i]; (b < 0x20 && b != '\t') || b == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// String describes the client without its API key: printing or logging a
+// Client or a *Client (%v, %+v, slog.Any) never reveals the key. It has a
+// value receiver so that a dereferenced Client is covered too.
+func (c Client) String() string {
+	return fmt.Sprintf("convo.Client{BaseURL: %q, AuthScheme: %s, APIKey: [REDACTED]}", c.base, c.authScheme)
+}
+
+// GoString is String, so that %#v does not reveal the API key either.
+func (c Client) GoString() string { return c.String() }
+
 // CloseIdleConnections closes the idle connections of the underlying
-// transport, if it supports that.
+// transport, if it supports that. Without WithHTTPClient that transport is
+// http.DefaultTransport, shared with the rest of the program. The client never
+// calls it on its own: giving up on a call keeps the pool.
 func (c *Client) CloseIdleConnections() {
 	if ci, ok := c.inner.(interface{ CloseIdleConnections() }); ok {
 		ci.CloseIdleConnections()
@@ -344,6 +379,11 @@ func checkBaseURL(raw string, insecure bool) (base, host string, err error) {
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
+		// url.Parse's error quotes the whole URL, credentials included.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
 		return "", "", fmt.Errorf("convo: invalid base URL: %w", err)
 	}
 	if u.Scheme != "https" && u.Scheme != "http" {
@@ -355,15 +395,15 @@ func checkBaseURL(raw string, insecure bool) (base, host string, err error) {
 	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
 		return "", "", fmt.Errorf("convo: base URL %q must not carry credentials, a query or a fragment", redactURL(u))
 	}
-	path := strings.TrimRight(u.Path, "/")
+	// The escaped form, so that a prefix such as /a%2Fb/v1 is kept as written.
+	path := strings.TrimRight(u.EscapedPath(), "/")
 	if !strings.HasSuffix(path, "/v1") {
 		return "", "", fmt.Errorf("convo: base URL %q must end with /v1 (spec §9)", redactURL(u))
 	}
 	if u.Scheme == "http" && !insecure && !isLoopback(u.Hostname()) {
 		return "", "", fmt.Errorf("convo: base URL %q uses plain http to a host that is not loopback; use https, or WithInsecureHTTP", redactURL(u))
 	}
-	u.Path, u.RawPath = path, ""
-	return u.String(), u.Host, nil
+	return u.Scheme + "://" + u.Host + path, u.Host, nil
 }
 
 func redactURL(u *url.URL) string {

@@ -11,12 +11,15 @@ import (
 
 // Contact is a contact found by Contacts.Lookup (spec §2.7).
 type Contact struct {
+	// ID identifies the contact (a UUID).
 	ID string `json:"id"`
 	// PhoneNumber is the country code plus digits only.
 	PhoneNumber string `json:"phone_number"`
-	Name        string `json:"name"`
-	// Email and Gender are nil when the service sent null.
-	Email  *string `json:"email"`
+	// Name is the contact's name.
+	Name string `json:"name"`
+	// Email is nil when the service sent null.
+	Email *string `json:"email"`
+	// Gender is nil when the service sent null.
 	Gender *string `json:"gender"`
 	// TagNamesRaw is tag_names as sent: names separated by commas. TagNames
 	// splits it.
@@ -36,6 +39,7 @@ func (c *Contact) TagNames() []string {
 
 // Confirmation is the data.message text the contact calls answer with.
 type Confirmation struct {
+	// Message is the service's confirmation text, for humans; do not parse it.
 	Message string `json:"message"`
 }
 
@@ -69,14 +73,20 @@ type CreateContactParams struct {
 // search spans the company and takes the contact with the most recent
 // interaction (D25).
 type LookupContactParams struct {
+	// PhoneNumberID is the provider_identifier of a chatapp account (D23);
+	// optional (D25).
 	PhoneNumberID string `url:"phone_number_id,omitempty"`
-	PhoneNumber   string `url:"phone_number,omitempty"`
+	// PhoneNumber is required: country code plus digits (see NormalizePhone).
+	PhoneNumber string `url:"phone_number,omitempty"`
 }
 
 // UpdateCustomFieldsParams writes custom fields (spec §4.8).
 type UpdateCustomFieldsParams struct {
+	// PhoneNumberID is the provider_identifier of a chatapp account (D23);
+	// optional (D25).
 	PhoneNumberID string `json:"phone_number_id,omitempty"`
-	PhoneNumber   string `json:"phone_number,omitempty"`
+	// PhoneNumber names the contact: country code plus digits.
+	PhoneNumber string `json:"phone_number,omitempty"`
 	// CustomFields are merged into the contact's: the fields sent are set,
 	// the fields not sent stay as they are. There is no way to delete one.
 	CustomFields map[string]string `json:"custom_fields,omitempty"`
@@ -84,8 +94,11 @@ type UpdateCustomFieldsParams struct {
 
 // RemoveTagsParams removes tags from a contact (spec §4.9).
 type RemoveTagsParams struct {
+	// PhoneNumberID is the provider_identifier of a chatapp account (D23);
+	// optional (D25).
 	PhoneNumberID string
-	PhoneNumber   string
+	// PhoneNumber names the contact: country code plus digits.
+	PhoneNumber string
 	// TagIDs are sent as one comma-separated string (D10).
 	TagIDs []string
 }

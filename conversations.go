@@ -22,18 +22,28 @@ const (
 // show the item's shape, so every field the SDK does not know is kept in
 // Extra, for forward compatibility.
 type Conversation struct {
-	ID                string             `json:"id"`
-	ContactID         string             `json:"contact_id"`
-	Channel           Channel            `json:"channel"`
-	ChannelAccountID  string             `json:"channel_account_id"`
-	ChannelIdentifier string             `json:"channel_identifier"`
-	Status            ConversationStatus `json:"status"`
-	Assigned          bool               `json:"assigned"`
-	UnreadCount       int                `json:"unread_count"`
+	// ID identifies the conversation: the conversationID of Messages.List.
+	ID string `json:"id"`
+	// ContactID identifies the contact.
+	ContactID string `json:"contact_id"`
+	// Channel is chatapp, botapp or webchat; unknown values are kept.
+	Channel Channel `json:"channel"`
+	// ChannelAccountID is the channel account; on webchat, the widget (D31).
+	ChannelAccountID string `json:"channel_account_id"`
+	// ChannelIdentifier is the contact's native address on the channel.
+	ChannelIdentifier string `json:"channel_identifier"`
+	// Status is open, resolved or archived; unknown values are kept.
+	Status ConversationStatus `json:"status"`
+	// Assigned reports whether a responsible agent is set.
+	Assigned bool `json:"assigned"`
+	// UnreadCount is the number of unread inbound messages.
+	UnreadCount int `json:"unread_count"`
 	// LastInboundAt is nil when the contact never wrote.
 	LastInboundAt *time.Time `json:"last_inbound_at"`
+	// LastMessageAt is nil when the conversation has no message.
 	LastMessageAt *time.Time `json:"last_message_at"`
-	CreatedAt     time.Time  `json:"created_at"`
+	// CreatedAt is when the conversation was created.
+	CreatedAt time.Time `json:"created_at"`
 	// Extra holds the fields of the item that the SDK does not know, as sent.
 	Extra map[string]json.RawMessage `json:"-"`
 }
@@ -100,9 +110,12 @@ type ListConversationsParams struct {
 	// Assigned filters with (true) or without (false) a responsible agent;
 	// nil does not filter. Use convo.Bool.
 	Assigned *bool `url:"assigned,omitempty"`
-	// Since and Until bound last_message_at: Since inclusive, Until exclusive
-	// (D7). Sent in UTC (D18).
+	// Since bounds last_message_at from below, inclusive (D7). Sent in UTC
+	// with millisecond precision (D18); a finer time is rounded up to the next
+	// millisecond, which selects exactly the conversations a full-precision
+	// comparison would (the service's timestamps are whole milliseconds).
 	Since time.Time `url:"since,omitempty" layout:"2006-01-02T15:04:05.000Z"`
+	// Until bounds last_message_at from above, exclusive (D7); sent like Since.
 	Until time.Time `url:"until,omitempty" layout:"2006-01-02T15:04:05.000Z"`
 	// ChannelIdentifier is the contact's native address on the channel.
 	ChannelIdentifier string `url:"channel_identifier,omitempty"`

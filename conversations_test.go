@@ -81,7 +81,7 @@ func TestConversationsListWire(t *testing.T) {
 			ChannelID:         "3f9a7c1e-0b4d-4e2a-9c61-5d8e2b7a1f00",
 			Status:            convo.ConversationAll,
 			Assigned:          convo.Bool(false),
-			Since:             time.Date(2026, 11, 22, 7, 4, 5, 123456789, utcMinus3),
+			Since:             time.Date(2026, 11, 22, 7, 4, 5, 123456789, utcMinus3), // sent rounded up: .124
 			Until:             time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC),
 			ChannelIdentifier: "5511987654321",
 			Phone:             "+55 11 98765-4321",
@@ -91,7 +91,7 @@ func TestConversationsListWire(t *testing.T) {
 		method: "GET", path: "/v1/conversations",
 		query: "assigned=false&channel=chatapp&channel_id=3f9a7c1e-0b4d-4e2a-9c61-5d8e2b7a1f00" +
 			"&channel_identifier=5511987654321&cursor=abc%2F%2B%3D&limit=100&phone=%2B55+11+98765-4321" +
-			"&since=2026-11-22T10%3A04%3A05.123Z&status=all&until=2026-11-23T00%3A00%3A00.000Z",
+			"&since=2026-11-22T10%3A04%3A05.124Z&status=all&until=2026-11-23T00%3A00%3A00.000Z",
 		resp: ok(`{"items":[],"next_cursor":null}`),
 		check: func(t *testing.T, got any) {
 			page := got.(*convo.Page[convo.Conversation])

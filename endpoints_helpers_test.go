@@ -331,6 +331,10 @@ func newExampleServer() *httptest.Server {
 		}
 		send(w, 200, ok(exContact))
 	})
+	// An endpoint the spec does not show (D22), for the Client.Do example.
+	api("GET /v1/chatapp/templates", func(w http.ResponseWriter, r *http.Request) {
+		send(w, 200, ok(`{"items":[{"name":"order_update","language":"`+r.URL.Query().Get("language")+`"}]}`))
+	})
 	api("POST /v1/chatapp/sequences/cancel", func(w http.ResponseWriter, r *http.Request) {
 		send(w, 200, ok(`{"canceled":true,"message":"Sequence canceled."}`))
 	})

@@ -131,11 +131,24 @@ func (e *Error) Error() string {
 
 // Is matches the Err… sentinels by code, and ErrMalformedResponse or
 // ErrResponseTooLarge by cause.
+//
+// An answer whose body is not the envelope (a proxy's page, D11) has no code;
+// where the spec ties a status to a single code it still matches: a bare 429
+// is ErrRateLimited and a bare 401 is ErrUnauthorized (spec §4, §5.4).
 func (e *Error) Is(target error) bool {
-	if s, ok := target.(*codeSentinel); ok {
-		return e.Code == s.code
+	s, ok := target.(*codeSentinel)
+	if !ok {
+		return false
 	}
-	return false
+	if e.Code == "" {
+		switch e.StatusCode {
+		case http.StatusTooManyRequests:
+			return s.code == CodeRateLimited
+		case http.StatusUnauthorized:
+			return s.code == CodeUnauthorized
+		}
+	}
+	return e.Code == s.code
 }
 
 // Unwrap returns ErrMalformedResponse or ErrResponseTooLarge when the body

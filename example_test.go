@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 
 	convo "github.com/convoapi/convo-go"
@@ -290,4 +291,59 @@ func ExampleNormalizePhone() {
 	// Output:
 	// "+55 (11) 98765-4321" "5511987654321" false
 	// "12-34" "" true
+}
+
+func ExampleClient_Do() {
+	srv := newExampleServer()
+	defer srv.Close()
+	client, err := convo.NewClient(convo.WithAPIKey("example-key"), convo.WithBaseURL(srv.URL+"/v1"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	// An endpoint the typed client does not cover, with the same
+	// authentication, retries and typed errors. out receives the envelope's
+	// data; escape any identifier put in the path with url.PathEscape.
+	var out struct {
+		Items []struct {
+			Name     string `json:"name"`
+			Language string `json:"language"`
+		} `json:"items"`
+	}
+	q := url.Values{"language": {"pt_BR"}}
+	if err := client.Do(context.Background(), "GET", "/chatapp/templates", q, nil, &out); err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, t := range out.Items {
+		fmt.Println(t.Name, t.Language)
+	}
+	// Output:
+	// order_update pt_BR
+}
+
+func ExampleMessagesService_All() {
+	srv := newExampleServer()
+	defer srv.Close()
+	client, err := convo.NewClient(convo.WithAPIKey("example-key"), convo.WithBaseURL(srv.URL+"/v1"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	// Pages are fetched as the loop advances; break stops fetching. The first
+	// error ends the sequence.
+	for m, err := range client.Messages.All(context.Background(), "c-1", &convo.ListMessagesParams{Limit: 100}) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		if m.Media.Available() {
+			fmt.Println("first message with a file:", m.MessageID)
+			break
+		}
+	}
+	// Output:
+	// first message with a file: m-2
 }

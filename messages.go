@@ -65,7 +65,9 @@ const (
 
 // Message is one item of a conversation's timeline (spec §2.3).
 type Message struct {
-	MessageID string    `json:"message_id"`
+	// MessageID identifies the message.
+	MessageID string `json:"message_id"`
+	// Direction is inbound (from the contact) or outbound.
 	Direction Direction `json:"direction"`
 	// Type is explicit on system and unsupported messages too (rule 2.3.6).
 	Type MessageType `json:"type"`
@@ -76,11 +78,15 @@ type Message struct {
 	// Media is present on every media message (rule 2.3.2); nil otherwise.
 	Media *Media `json:"media"`
 	// Reactions to this message. A reaction is never a timeline item.
-	Reactions     []Reaction `json:"reactions"`
-	SentAt        *time.Time `json:"sent_at"`
-	DeliveredAt   *time.Time `json:"delivered_at"`
-	ReadAt        *time.Time `json:"read_at"`
-	FailureReason *string    `json:"failure_reason"`
+	Reactions []Reaction `json:"reactions"`
+	// SentAt is nil when the service sent null.
+	SentAt *time.Time `json:"sent_at"`
+	// DeliveredAt is nil until the message is delivered.
+	DeliveredAt *time.Time `json:"delivered_at"`
+	// ReadAt is nil until the message is read.
+	ReadAt *time.Time `json:"read_at"`
+	// FailureReason says why a failed message failed; nil otherwise.
+	FailureReason *string `json:"failure_reason"`
 	// Raw is the service's internal form of the content, as sent (nil or the
 	// JSON null when absent). It is OUTSIDE the contract and may change without
 	// notice, even within a version (rule 2.3.4): nothing may depend on its
@@ -101,11 +107,15 @@ func (m *Message) TextOrEmpty() string {
 type Media struct {
 	// MediaID is empty when the service sent null: no file can be retrieved,
 	// which is a normal case, not an error (rule 2.3.3).
-	MediaID     string      `json:"media_id"`
+	MediaID string `json:"media_id"`
+	// MediaStatus says what happened to the file: available, unknown or
+	// no_reference; unknown values are kept.
 	MediaStatus MediaStatus `json:"media_status"`
-	MimeType    string      `json:"mime_type"`
+	// MimeType is the file's media type; empty when the service sent null.
+	MimeType string `json:"mime_type"`
 	// FileSize in bytes; nil when unknown.
 	FileSize *int64 `json:"file_size"`
+	// Filename is the file's name; empty when the service sent null.
 	Filename string `json:"filename"`
 }
 
@@ -116,8 +126,11 @@ func (m *Media) Available() bool {
 
 // Reaction is a reaction to a message (D15).
 type Reaction struct {
-	Emoji     string    `json:"emoji"`
+	// Emoji is the reaction itself.
+	Emoji string `json:"emoji"`
+	// Direction says who reacted: the contact (inbound) or the company.
 	Direction Direction `json:"direction"`
+	// ReactedAt is when the reaction was made.
 	ReactedAt time.Time `json:"reacted_at"`
 }
 
@@ -131,9 +144,12 @@ type Window struct {
 
 // MessagePage is one page of a conversation's messages, newest first.
 type MessagePage struct {
-	Items      []Message `json:"items"`
-	NextCursor string    `json:"next_cursor"`
-	Window     Window    `json:"window"`
+	// Items are the page's messages, newest first.
+	Items []Message `json:"items"`
+	// NextCursor is the cursor of the next (older) page; empty on the last.
+	NextCursor string `json:"next_cursor"`
+	// Window is the read window the service applied (spec §2.4).
+	Window Window `json:"window"`
 }
 
 // HasMore reports whether another page follows.
@@ -142,7 +158,10 @@ func (p *MessagePage) HasMore() bool { return p != nil && p.NextCursor != "" }
 // ListMessagesParams filters a message read (spec §4.1). The zero value reads
 // the last 30 days, 50 messages a page.
 type ListMessagesParams struct {
-	// Since reaches beyond the 30-day recent window. Sent in UTC (D18).
+	// Since reaches beyond the 30-day recent window. Sent in UTC with
+	// millisecond precision (D18); a finer time is rounded up to the next
+	// millisecond, which selects exactly the messages a full-precision
+	// comparison would (the service's timestamps are whole milliseconds).
 	Since time.Time `url:"since,omitempty" layout:"2006-01-02T15:04:05.000Z"`
 	// Limit is the page size: 1 to 100, default 50.
 	Limit int `url:"limit,omitempty"`
@@ -207,10 +226,21 @@ func (s *MessagesService) All(ctx context.Context, conversationID string, params
 	})
 }
 
-// utc converts a non-zero time to UTC, for the D18 layout that ends in Z.
+// utc prepares a non-zero time for the query string: converted to UTC, for
+// the D18 layout that ends in Z, and rounded UP to the next millisecond when it
+// has a finer part. The layout keeps three fractional digits and Format would
+// truncate; since the service's timestamps are whole milliseconds (D18),
+// rounding up selects exactly the items a full-precision comparison would, for
+// an inclusive bound (Since: t ≥ 10:00:00.0005 ⇔ t ≥ 10:00:00.001) as for an
+// exclusive one (Until: t < 10:00:00.0005 ⇔ t < 10:00:00.001). Truncating
+// would let in an item from before Since.
 func utc(t time.Time) time.Time {
 	if t.IsZero() {
 		return t
 	}
-	return t.UTC()
+	t = t.UTC()
+	if sub := t.Nanosecond() % int(time.Millisecond); sub != 0 {
+		t = t.Add(time.Millisecond - time.Duration(sub))
+	}
+	return t
 }

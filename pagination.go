@@ -2,6 +2,8 @@ package convo
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"iter"
 )
 
@@ -22,12 +24,18 @@ type fetchPage[T any] func(ctx context.Context, cursor string) (items []T, next 
 // paginate builds the iterator behind every All method. It fetches lazily, one
 // page at a time and only when the previous page has been consumed; it yields
 // each item, stops after yielding the first error, checks ctx before each
-// page, and starts no goroutine. Only one page is held at a time, so memory
+// page, and starts no goroutine. A next cursor equal to the current one (a
+// server fault that would loop forever) ends the sequence with an error
+// wrapping ErrMalformedResponse rather than quietly. Only one page is held at a time, so memory
 // does not grow with the length of the history. Every range starts afresh from
 // start, so the sequence may be ranged over more than once.
 func paginate[T any](ctx context.Context, start string, fetch fetchPage[T]) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		var zero T
+		if ctx == nil {
+			yield(zero, errors.New("convo: nil context"))
+			return
+		}
 		cursor := start
 		for {
 			if err := ctx.Err(); err != nil {
@@ -44,7 +52,13 @@ func paginate[T any](ctx context.Context, start string, fetch fetchPage[T]) iter
 					return
 				}
 			}
-			if next == "" || next == cursor {
+			if next == "" {
+				return
+			}
+			if next == cursor {
+				// Looping would never end and stopping quietly would pass a
+				// partial listing off as complete.
+				yield(zero, fmt.Errorf("convo: the service returned the cursor of the page just read as the next one; the listing is incomplete: %w", ErrMalformedResponse))
 				return
 			}
 			cursor = next

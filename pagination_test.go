@@ -90,6 +90,9 @@ func TestPaginateHonoursContext(t *testing.T) {
 	assert.Equal(t, []string{""}, calls)
 }
 
+// A server repeating its cursor must neither loop forever nor end the
+// listing quietly as if it were complete (audit finding: it used to stop
+// without an error).
 func TestPaginateStopsOnARepeatedCursor(t *testing.T) {
 	n := 0
 	seq := paginate(context.Background(), "", func(ctx context.Context, cursor string) ([]int, string, error) {
@@ -97,12 +100,18 @@ func TestPaginateStopsOnARepeatedCursor(t *testing.T) {
 		return []int{n}, "same", nil
 	})
 	var got []int
+	var errs []error
 	for v, err := range seq {
-		require.NoError(t, err)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
 		got = append(got, v)
 		require.Less(t, len(got), 10, "a server repeating its cursor must not loop forever")
 	}
 	assert.Equal(t, []int{1, 2}, got)
+	require.Len(t, errs, 1, "the error is yielded once")
+	assert.ErrorIs(t, errs[0], ErrMalformedResponse)
 }
 
 func TestPageHasMore(t *testing.T) {

@@ -26,15 +26,28 @@ import (
 //
 // path is relative to {base_url} and starts with "/" (for example
 // "/chatapp/templates"); escape any identifier you put in it with
-// url.PathEscape. query is nil, a url.Values, or a struct encoded with
-// go-querystring's `url` tags. body is nil or a value marshalled to JSON. out is
-// nil or a pointer that receives the envelope's `data` (spec §2.1).
+// url.PathEscape (an identifier that is "." or ".." cannot be reached: dot
+// segments are refused). query is nil, a url.Values, or a struct encoded with
+// go-querystring's `url` tags. body is nil or a value marshalled to JSON (a
+// json.RawMessage is sent as is; an io.Reader or a []byte is refused, as JSON
+// would not carry them as you mean). out is nil or a non-nil pointer that
+// receives the envelope's `data` (spec §2.1); anything else is refused before
+// any request.
 //
 // Retries: a 429 is retried for every method, after the wait the server asks
 // in Retry-After (capped by WithMaxRetryWait) or a jittered exponential backoff;
-// transport errors and 408, 502, 503 and 504 are retried only for methods that
+// transport errors (a connection cut while the body is read included) and
+// 408, 502, 503 and 504 are retried only for methods that
 // are safe to repeat (GET, HEAD, OPTIONS, PUT, PATCH, DELETE) — a POST is never
 // repeated except on 429, which the service answers before doing anything.
+// A wait longer than WithMaxRetryWait, or one that would end after the
+// context's deadline, is not started: the call returns the last answer's
+// typed error at once (with Error.RetryAfter set when the server asked for a
+// wait). When the retries run out, the error is that of the last answer.
+//
+// Any 2xx is a success (D12). A 204 No Content, or any answer to HEAD, has no
+// body: Do returns nil and leaves out as it is. Every other 2xx must carry the
+// success envelope, else the error wraps ErrMalformedResponse.
 func (c *Client) Do(ctx context.Context, method, path string, query any, body any, out any) error {
 	if method == "" {
 		return errors.New("convo: Do: empty method")
@@ -47,11 +60,22 @@ func (c *Client) Do(ctx context.Context, method, path string, query any, body an
 			return fmt.Errorf("convo: Do: path %q must not contain dot segments", path)
 		}
 	}
+	if out != nil {
+		if rv := reflect.ValueOf(out); rv.Kind() != reflect.Pointer || rv.IsNil() {
+			// json would silently decode into a copy and the caller would see nothing.
+			return fmt.Errorf("convo: Do: out must be nil or a non-nil pointer, got %T", out)
+		}
+	}
+	switch body.(type) {
+	case io.Reader, []byte:
+		// json.Marshal would send "{}" for a reader and a base64 string for bytes.
+		return fmt.Errorf("convo: Do: body %T would not be sent as is: pass the value to encode, or json.RawMessage for JSON already encoded", body)
+	}
 	q, err := encodeQuery(query)
 	if err != nil {
 		return fmt.Errorf("convo: Do: %w", err)
 	}
-	return c.call(ctx, strings.ToUpper(method), path, q, body, out)
+	return c.send(ctx, strings.ToUpper(method), path, q, body, out, true)
 }
 
 // encodeQuery turns nil, url.Values or a go-querystring struct into values.
@@ -92,7 +116,11 @@ func pathSegment(s string) string {
 type callInfo struct {
 	method  string
 	path    string // without query: query values are personal data
-	attempt int
+	attempt int    // round trips so far (for the log)
+	retries int    // retries decided so far by checkRetry
+
+	wait    time.Duration // the wait checkRetry planned, handed to backoff
+	waitSet bool
 }
 
 type callInfoKey struct{}
@@ -111,10 +139,20 @@ type envelope struct {
 
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
-// call is the one request pipeline every endpoint goes through.
+// call is the one request pipeline every typed endpoint goes through: they
+// all answer with the envelope, so a body-less 2xx is an error there.
 func (c *Client) call(ctx context.Context, method, path string, q url.Values, body any, out any) error {
+	return c.send(ctx, method, path, q, body, out, false)
+}
+
+// send is the pipeline. noContentOK (Client.Do) accepts a 204, or any answer
+// to HEAD, as a success without a body.
+func (c *Client) send(ctx context.Context, method, path string, q url.Values, body any, out any, noContentOK bool) error {
 	if ctx == nil {
 		return errors.New("convo: nil context")
+	}
+	if c == nil || c.rc == nil {
+		return errors.New("convo: the Client was not built with NewClient")
 	}
 	if err := ctx.Err(); err != nil {
 		return c.transportError(ctx, method, path, err)
@@ -138,22 +176,41 @@ func (c *Client) call(ctx context.Context, method, path string, q url.Values, bo
 	}
 	req, err := retryablehttp.NewRequestWithContext(ctx, method, u, raw)
 	if err != nil {
+		// url.Parse's error quotes the whole URL, query values included.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
 		return fmt.Errorf("convo: %s %s: building request: %w", method, path, err)
 	}
 	c.setHeaders(req.Header, payload != nil)
 
-	resp, err := c.rc.Do(req)
-	if err != nil {
-		return c.transportError(ctx, method, path, err)
-	}
-	defer closeBody(resp.Body)
-
 	buf := bufPool.Get().(*bytes.Buffer)
-	buf.Reset()
 	defer bufPool.Put(buf)
-	tooLarge, readErr := readCapped(buf, resp.Body, c.maxBody)
-	if readErr != nil {
-		return c.transportError(ctx, method, path, readErr)
+	var (
+		resp     *http.Response
+		tooLarge bool
+	)
+	for {
+		if resp, err = c.rc.Do(req); err != nil {
+			return c.transportError(ctx, method, path, err)
+		}
+		buf.Reset()
+		var readErr error
+		tooLarge, readErr = readCapped(buf, resp.Body, c.maxBody)
+		closeBody(resp.Body)
+		if readErr == nil {
+			break
+		}
+		if c.logger != nil && c.logger.Enabled(ctx, slog.LevelDebug) {
+			c.logger.LogAttrs(ctx, slog.LevelDebug, "convo: reading the body failed",
+				slog.String("method", method), slog.String("path", req.URL.EscapedPath()),
+				slog.Int("attempt", info.attempt), slog.Int("status", resp.StatusCode),
+				slog.String("error", c.redact(withoutURL(readErr).Error())))
+		}
+		if !c.retryBodyRead(ctx, info, readErr) {
+			return c.transportError(ctx, method, path, readErr)
+		}
 	}
 	data := buf.Bytes()
 
@@ -163,6 +220,10 @@ func (c *Client) call(ctx context.Context, method, path string, q url.Values, bo
 	if tooLarge {
 		return c.badBody(resp, method, path, data, ErrResponseTooLarge,
 			fmt.Sprintf("response body larger than %d bytes", c.maxBody))
+	}
+	if noContentOK && (resp.StatusCode == http.StatusNoContent || method == http.MethodHead) {
+		// No body by definition (D12 accepts any 2xx): out is left as it is.
+		return nil
 	}
 	return c.decodeSuccess(resp, method, path, data, out)
 }
@@ -224,25 +285,39 @@ func closeBody(b io.ReadCloser) {
 // transportError wraps a failure to get a response. The URL (with its query
 // values) is left out of the text; context errors stay reachable with errors.Is.
 func (c *Client) transportError(ctx context.Context, method, path string, err error) error {
+	err = withoutURL(err)
+	msg := err.Error()
 	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
+		msg = ctxErr.Error() + ": " + msg // one line, unlike errors.Join's text
 		err = errors.Join(ctxErr, err)
 	}
-	var ue *url.Error
-	if errors.As(err, &ue) {
+	return &TransportError{Method: method, Path: path, msg: c.redact(msg), err: err}
+}
+
+// withoutURL peels the *url.Error layers off err: their text quotes the URL,
+// query values (personal data) included. http.Client adds one, and a wrapping
+// transport may add another.
+func withoutURL(err error) error {
+	for {
+		ue, ok := err.(*url.Error)
+		if !ok {
+			return err
+		}
 		err = ue.Err
 	}
-	msg := c.redact(err.Error())
-	return &TransportError{Method: method, Path: path, msg: msg, err: err}
 }
 
 // TransportError reports a call that got no usable response: a connection
 // failure, a timeout, a cancelled context. errors.Is(err, context.Canceled) and
 // errors.Is(err, context.DeadlineExceeded) work through it.
 type TransportError struct {
+	// Method is the request's HTTP method.
 	Method string
-	Path   string
-	msg    string
-	err    error
+	// Path is the request's path relative to {base_url}, without the query
+	// (its values may be personal data).
+	Path string
+	msg  string
+	err  error
 }
 
 // Error describes the failure without the URL's query or any secret.
@@ -252,6 +327,16 @@ func (e *TransportError) Error() string {
 
 // Unwrap returns the underlying error.
 func (e *TransportError) Unwrap() error { return e.err }
+
+// Timeout reports whether the call failed by running out of time: the
+// context's deadline, the http.Client's Timeout, or a network timeout.
+func (e *TransportError) Timeout() bool {
+	if errors.Is(e.err, context.DeadlineExceeded) {
+		return true
+	}
+	var ne interface{ Timeout() bool }
+	return errors.As(e.err, &ne) && ne.Timeout()
+}
 
 // minRedactLen is the shortest key worth redacting: replacing every "k" of a
 // message for a one-letter test key would only garble the text.
@@ -271,29 +356,37 @@ func (c *Client) redact(s string) string {
 type attemptTransport struct {
 	next   http.RoundTripper
 	logger *slog.Logger
+	redact func(string) string // the client's: the key never reaches the log
 }
 
 func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
 	info := callInfoFrom(ctx)
-	if info != nil {
+	if info != nil && req.Response == nil { // a redirect hop is the same attempt
 		info.attempt++
 	}
 	if t.logger == nil || !t.logger.Enabled(ctx, slog.LevelDebug) {
-		return t.next.RoundTrip(req)
+		resp, err := t.next.RoundTrip(req)
+		if resp != nil && resp.Request == nil {
+			resp.Request = req // backoff finds the call through it
+		}
+		return resp, err
 	}
 	start := time.Now()
 	resp, err := t.next.RoundTrip(req)
+	if resp != nil && resp.Request == nil {
+		resp.Request = req // backoff finds the call through it
+	}
 	attrs := []slog.Attr{
 		slog.String("method", req.Method),
-		slog.String("path", req.URL.Path),
+		slog.String("path", req.URL.EscapedPath()), // as sent: an id's "/" stays %2F
 		slog.Duration("duration", time.Since(start)),
 	}
 	if info != nil {
 		attrs = append(attrs, slog.Int("attempt", info.attempt))
 	}
 	if err != nil {
-		attrs = append(attrs, slog.String("error", err.Error()))
+		attrs = append(attrs, slog.String("error", t.redact(withoutURL(err).Error())))
 	} else {
 		attrs = append(attrs, slog.Int("status", resp.StatusCode))
 	}

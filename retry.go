@@ -1,9 +1,11 @@
 package convo
 
 import (
+	"bytes"
 	"context"
 	"crypto/x509"
 	"errors"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -11,31 +13,131 @@ import (
 	"time"
 )
 
-// checkRetry is the retry policy (see Client.Do). It never returns an error of
-// its own: a response it declines to retry goes back to the pipeline, which
-// turns it into a typed *Error.
+// checkRetry is the retry policy (see Client.Do). A response it declines to
+// retry goes back to the pipeline, which turns it into a typed *Error; it
+// returns an error only when the context has ended (the transport failure of
+// the attempt, if any, else the context's error).
+//
+// It also plans the wait before the next attempt (backoff only hands it over):
+// a wait that would end after the context's deadline is not started, and the
+// call returns the last answer's typed error at once rather than sleeping
+// until the deadline and reporting only context.DeadlineExceeded.
 func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	if ctxErr := ctx.Err(); ctxErr != nil {
+		if err != nil {
+			return false, err // keep the failure; the pipeline adds ctxErr if missing
+		}
 		return false, ctxErr
 	}
+	info := callInfoFrom(ctx)
 	method := http.MethodGet
-	if info := callInfoFrom(ctx); info != nil {
+	if info != nil {
 		method = info.method
 	}
+	var retry bool
 	if err != nil {
-		return repeatable(method) && retryableTransportError(err), nil
+		retry = repeatable(method) && retryableTransportError(err)
+	} else {
+		switch resp.StatusCode {
+		case http.StatusTooManyRequests:
+			// The service refuses a rate-limited request before acting on it,
+			// so even a POST is safe to send again.
+			retry = c.waitFits(ctx, resp)
+		case http.StatusServiceUnavailable:
+			retry = repeatable(method) && c.waitFits(ctx, resp)
+		case http.StatusRequestTimeout, http.StatusBadGateway, http.StatusGatewayTimeout:
+			retry = repeatable(method)
+		}
 	}
-	switch resp.StatusCode {
-	case http.StatusTooManyRequests:
-		// The service refuses a rate-limited request before acting on it, so
-		// even a POST is safe to send again.
-		return c.waitFits(ctx, resp), nil
-	case http.StatusServiceUnavailable:
-		return repeatable(method) && c.waitFits(ctx, resp), nil
-	case http.StatusRequestTimeout, http.StatusBadGateway, http.StatusGatewayTimeout:
-		return repeatable(method), nil
+	if !retry {
+		return false, nil
 	}
-	return false, nil
+	n := 0
+	if info != nil {
+		if info.retries >= c.rc.RetryMax {
+			return false, nil // the budget is per call (see retryBodyRead)
+		}
+		n = info.retries
+	}
+	wait, shortest := c.planWait(resp, n)
+	if dl, has := ctx.Deadline(); has && time.Now().Add(shortest).After(dl) {
+		return false, nil
+	}
+	if info != nil {
+		info.retries++
+		info.wait, info.waitSet = wait, resp != nil
+	}
+	if resp != nil {
+		keepConnection(resp)
+	}
+	return true, nil
+}
+
+// retryBodyRead decides on a failure while reading a response body (the
+// connection cut mid-answer), which retryablehttp never sees since it hands
+// the response over before the body is read. The rules are those of a
+// transport error — only methods safe to repeat, never past the context's
+// deadline — and the retries come out of the same per-call budget. It waits
+// the backoff and reports whether to send the request again.
+func (c *Client) retryBodyRead(ctx context.Context, info *callInfo, err error) bool {
+	if ctx.Err() != nil || !repeatable(info.method) || info.retries >= c.rc.RetryMax || !retryableTransportError(err) {
+		return false
+	}
+	wait := jitteredBackoff(c.rc.RetryWaitMin, c.rc.RetryWaitMax, info.retries)
+	if dl, has := ctx.Deadline(); has && time.Now().Add(wait).After(dl) {
+		return false
+	}
+	info.retries++
+	if wait > 0 {
+		timer := time.NewTimer(wait)
+		defer timer.Stop()
+		select {
+		case <-ctx.Done():
+			return false
+		case <-timer.C:
+		}
+	}
+	return true
+}
+
+// planWait returns the wait before retry n and the shortest wait it could be:
+// the same, except after a transport error, where backoff (which then gets no
+// response, hence no context) draws its own jitter.
+func (c *Client) planWait(resp *http.Response, n int) (wait, shortest time.Duration) {
+	if resp != nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) {
+		if w, ok := retryAfter(resp.Header, time.Now()); ok {
+			return w, w
+		}
+	}
+	wait = jitteredBackoff(c.rc.RetryWaitMin, c.rc.RetryWaitMax, n)
+	if resp == nil {
+		return wait, baseBackoff(c.rc.RetryWaitMin, c.rc.RetryWaitMax, n) / 2
+	}
+	return wait, wait
+}
+
+// drainLimit bounds what is read of a body only to free its connection.
+const drainLimit = 64 << 10
+
+// keepConnection reads a response that is about to be retried to its end, so
+// that its connection goes back to the pool: retryablehttp drains only 4 KiB
+// and then closes, which would drop the connection under a proxy's larger
+// error page. The body stays readable from memory, because if the retries run
+// out this response is the one the caller's typed error is built from. A body
+// larger than drainLimit is left to stream as it was.
+func keepConnection(resp *http.Response) {
+	buf, err := io.ReadAll(io.LimitReader(resp.Body, drainLimit+1))
+	if err == nil && len(buf) <= drainLimit {
+		_ = resp.Body.Close()
+		resp.Body = io.NopCloser(bytes.NewReader(buf))
+		return
+	}
+	resp.Body = readCloser{io.MultiReader(bytes.NewReader(buf), resp.Body), resp.Body}
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
 }
 
 // waitFits reports whether the wait the server asks for (if any) is within
@@ -55,10 +157,16 @@ func (c *Client) waitFits(ctx context.Context, resp *http.Response) bool {
 	return true
 }
 
-// backoff waits what the server asked in Retry-After on 429 and 503, otherwise
-// a jittered exponential delay: attempt n waits between half and all of
-// min·2ⁿ, capped at max.
+// backoff returns the wait checkRetry planned: what the server asked in
+// Retry-After on 429 and 503, otherwise a jittered exponential delay (attempt
+// n waits between half and all of min·2ⁿ, capped at max).
 func (c *Client) backoff(min, max time.Duration, attempt int, resp *http.Response) time.Duration {
+	if resp != nil && resp.Request != nil {
+		if info := callInfoFrom(resp.Request.Context()); info != nil && info.waitSet {
+			info.waitSet = false
+			return info.wait
+		}
+	}
 	if resp != nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) {
 		if wait, ok := retryAfter(resp.Header, time.Now()); ok {
 			return wait
@@ -67,13 +175,20 @@ func (c *Client) backoff(min, max time.Duration, attempt int, resp *http.Respons
 	return jitteredBackoff(min, max, attempt)
 }
 
-func jitteredBackoff(min, max time.Duration, attempt int) time.Duration {
-	d := max
-	if attempt < 30 {
-		if exp := min << attempt; exp > 0 && exp < max {
-			d = exp
-		}
+// baseBackoff is min·2ⁿ capped at max: the longest jittered wait of attempt n.
+// A min of 0 means no wait at all (as in retryablehttp), not max.
+func baseBackoff(min, max time.Duration, attempt int) time.Duration {
+	switch {
+	case min <= 0:
+		return 0
+	case attempt >= 62 || min > max>>attempt:
+		return max
 	}
+	return min << attempt
+}
+
+func jitteredBackoff(min, max time.Duration, attempt int) time.Duration {
+	d := baseBackoff(min, max, attempt)
 	if d <= 1 {
 		return d
 	}

@@ -191,16 +191,54 @@ func TestCancelDuringBackoffReturnsPromptly(t *testing.T) {
 	})
 }
 
+// TestDeadlineDuringBackoff: a backoff that cannot end before the context's
+// deadline is not started; the call returns the last answer's typed error at
+// once (it used to sleep 3s and report only context.DeadlineExceeded). A
+// backoff that does fit is slept, and the call ends with the deadline.
 func TestDeadlineDuringBackoff(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		env := newMock(t, WithRetryWait(10*time.Second, 10*time.Second))
-		env.mock.RegisterResponder("GET", mockBase+"/channels", responder(503, errJSON(503, "UNAVAILABLE", "busy")))
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-		defer cancel()
-		start := time.Now()
-		_, err := env.c.Channels.List(ctx)
-		assert.Equal(t, 3*time.Second, time.Since(start))
-		assert.ErrorIs(t, err, context.DeadlineExceeded)
+	t.Run("wait beyond the deadline", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			env := newMock(t, WithRetryWait(10*time.Second, 10*time.Second))
+			env.mock.RegisterResponder("GET", mockBase+"/channels", responder(503, errJSON(503, "UNAVAILABLE", "busy")))
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+			defer cancel()
+			start := time.Now()
+			_, err := env.c.Channels.List(ctx)
+			assert.Zero(t, time.Since(start), "must not sleep")
+			assert.Equal(t, 1, env.mock.GetTotalCallCount())
+			var apiErr *Error
+			require.ErrorAs(t, err, &apiErr)
+			assert.Equal(t, 503, apiErr.StatusCode)
+		})
+	})
+	t.Run("deadline during a wait that fits", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			env := newMock(t, WithRetryWait(2*time.Second, 8*time.Second))
+			env.mock.RegisterResponder("GET", mockBase+"/channels", responder(503, errJSON(503, "UNAVAILABLE", "busy")))
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+			defer cancel()
+			start := time.Now()
+			_, err := env.c.Channels.List(ctx)
+			// 1s–2s, then a second 503 and a 2s–4s wait that no longer fits.
+			assert.LessOrEqual(t, time.Since(start), 2*time.Second)
+			assert.Equal(t, 2, env.mock.GetTotalCallCount())
+			var apiErr *Error
+			require.ErrorAs(t, err, &apiErr)
+		})
+	})
+	t.Run("transport error, shortest wait beyond the deadline", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			env := newMock(t, WithRetryWait(10*time.Second, 10*time.Second))
+			env.mock.RegisterResponder("GET", mockBase+"/channels", connRefused)
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+			defer cancel()
+			start := time.Now()
+			_, err := env.c.Channels.List(ctx)
+			assert.Zero(t, time.Since(start))
+			var te *TransportError
+			require.ErrorAs(t, err, &te)
+			assert.Contains(t, err.Error(), "connection refused")
+		})
 	})
 }
 

@@ -17,8 +17,11 @@ type CancelSequenceParams struct {
 // CancelResult says what a cancel did. Canceled false (nothing was scheduled)
 // is a success, not an error.
 type CancelResult struct {
-	Canceled bool   `json:"canceled"`
-	Message  string `json:"message"`
+	// Canceled is true when a scheduled sequence was cancelled, false when
+	// there was none (still HTTP 200, rule 4.10.1).
+	Canceled bool `json:"canceled"`
+	// Message is the service's confirmation text, for humans.
+	Message string `json:"message"`
 }
 
 // SequencesService cancels scheduled sequences (spec §4.10).
