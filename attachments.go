@@ -81,14 +81,15 @@ func (s *AttachmentsService) ForMessage(ctx context.Context, msg Message) (*Atta
 	return s.Get(ctx, msg.Media.MediaID)
 }
 
-// Download streams a message's file into w and returns the bytes written. The
-// file is never held in memory. The request to the temporary address carries
-// no API key and no Authorization header, and follows no redirect. When the
-// address has expired (by its expires_at, or the file host answers 403, 404 or
-// 410) a fresh one is asked for once. The file host's cookies are not sent
-// either, and the http.Client's Timeout does not apply (it would cut a large
-// file): bound the download with ctx. A plain http:// address is refused
-// unless it is loopback or WithInsecureHTTP was given.
+// Download streams a message's file into w and returns the bytes written:
+// ForMessage, then DownloadAttachment. The file is never held in memory. The
+// request to the temporary address carries no API key and no Authorization
+// header, and follows no redirect. When the address has expired (by its
+// expires_at, or the file host answers 403, 404 or 410) a fresh one is asked
+// for once. The file host's cookies are not sent either, and the
+// http.Client's Timeout does not apply (it would cut a large file): bound the
+// download with ctx. A plain http:// address is refused unless it is loopback
+// or WithInsecureHTTP was given.
 func (s *AttachmentsService) Download(ctx context.Context, msg Message, w io.Writer) (int64, error) {
 	if w == nil {
 		return 0, errors.New("convo: Attachments.Download: nil writer")
@@ -97,17 +98,35 @@ func (s *AttachmentsService) Download(ctx context.Context, msg Message, w io.Wri
 	if err != nil {
 		return 0, err
 	}
+	return s.DownloadAttachment(ctx, att, w)
+}
+
+// DownloadAttachment streams the file of an attachment you already hold (from
+// Get or ForMessage) into w, without asking for its address again, under the
+// same rules as Download: no key sent, no redirect followed, and one fresh
+// address asked for when this one has expired.
+func (s *AttachmentsService) DownloadAttachment(ctx context.Context, att *Attachment, w io.Writer) (int64, error) {
+	if w == nil {
+		return 0, errors.New("convo: Attachments.DownloadAttachment: nil writer")
+	}
+	if att == nil {
+		return 0, errors.New("convo: Attachments.DownloadAttachment: nil attachment")
+	}
 	for fresh := false; ; fresh = true {
 		if !fresh && !att.ExpiresAt.IsZero() && !time.Now().Before(att.ExpiresAt) {
-			if att, err = s.Get(ctx, msg.Media.MediaID); err != nil {
+			if err := requireID("Attachments.DownloadAttachment", "media id", att.MediaID); err != nil {
+				return 0, err
+			}
+			var err error
+			if att, err = s.Get(ctx, att.MediaID); err != nil {
 				return 0, err
 			}
 			fresh = true
 		}
 		n, err := s.c.fetchFile(ctx, att.URL, w)
 		var fe *FileError
-		if !fresh && n == 0 && errors.As(err, &fe) && fe.expired() {
-			if att, err = s.Get(ctx, msg.Media.MediaID); err != nil {
+		if !fresh && n == 0 && att.MediaID != "" && errors.As(err, &fe) && fe.expired() {
+			if att, err = s.Get(ctx, att.MediaID); err != nil {
 				return 0, err
 			}
 			continue

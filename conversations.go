@@ -73,7 +73,9 @@ func (c *Conversation) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// MarshalJSON writes the known fields and Extra back together.
+// MarshalJSON writes the known fields and Extra back together. Like any
+// MarshalJSON, it is promoted to a struct that embeds Conversation and would
+// encode that struct as a bare conversation: name the field instead.
 func (c Conversation) MarshalJSON() ([]byte, error) {
 	type plain Conversation
 	b, err := json.Marshal(plain(c))

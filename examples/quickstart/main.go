@@ -231,15 +231,16 @@ func attachments(ctx context.Context, c *convo.Client, msgs []convo.Message, out
 		}
 		fmt.Fprintf(out, "  %s: %s, %s, %s, temporary address valid until %s\n",
 			withFile.MessageID, orDash(att.Filename), att.MimeType, size(att.FileSize), att.ExpiresAt.UTC().Format("15:04:05 UTC"))
-		// Download streams the file to any io.Writer (here memory; a file
-		// in real code), fetching a fresh address itself, and never sends
-		// the API key to the file host.
+		// DownloadAttachment streams the file to any io.Writer (here memory;
+		// a file in real code) from the address just obtained, asking for a
+		// fresh one only if it has expired, and never sends the API key to
+		// the file host. Attachments.Download(ctx, msg, w) does both steps.
 		var buf bytes.Buffer
-		n, err := c.Attachments.Download(ctx, *withFile, &buf)
+		n, err := c.Attachments.DownloadAttachment(ctx, att, &buf)
 		if err != nil {
 			return fmt.Errorf("downloading %s: %w", withFile.MessageID, err)
 		}
-		fmt.Fprintf(out, "  downloaded %s into memory (Attachments.Download streams to any io.Writer)\n", size(n))
+		fmt.Fprintf(out, "  downloaded %s into memory (Attachments.DownloadAttachment streams to any io.Writer)\n", size(n))
 	}
 	if without != nil {
 		_, err := c.Attachments.ForMessage(ctx, *without)

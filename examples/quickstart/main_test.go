@@ -119,8 +119,8 @@ func TestTourOnKnownData(t *testing.T) {
 	assertLine("room.png", "image/png", "18 B", "valid until 12:15:00 UTC")
 	assertLine("downloaded 18 B into memory")
 	assertLine("media_status unknown, media_id null", "ErrNoMedia, no request sent")
-	// ForMessage asks for the address once, Download once more (it fetches
-	// a fresh one itself); both for the available file, never for the other.
+	// ForMessage asks for the address once and DownloadAttachment reuses it;
+	// nothing is asked for the message whose media_id is null.
 	attachmentPaths := map[string]int{}
 	var fileCalls int
 	for _, r := range s.Requests() {
@@ -133,6 +133,9 @@ func TestTourOnKnownData(t *testing.T) {
 		}
 	}
 	assert.Len(t, attachmentPaths, 1)
+	for _, n := range attachmentPaths {
+		assert.Equal(t, 1, n, "one address request for the one file")
+	}
 	assert.Equal(t, 1, fileCalls)
 	// Typed error branch.
 	assertLine("errors.Is(err, convo.ErrContactNotFound) is true")

@@ -1,0 +1,63 @@
+package convo_test
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/convoapi/convo-go/fake"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func countAttachmentCalls(s *fake.Server) int {
+	n := 0
+	for _, r := range s.Requests() {
+		if strings.Contains(r.Path, "/attachments/") {
+			n++
+		}
+	}
+	return n
+}
+
+func TestDownloadAttachmentReusesTheAddress(t *testing.T) {
+	clock := fake.NewManualClock(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))
+	s := fake.New(t, fake.WithClock(clock), fake.WithAttachmentTTL(15*time.Minute))
+	co := s.Company()
+	line := co.AddChannel(fake.ChannelAccount{Channel: "chatapp", ProviderIdentifier: "5511900000000"})
+	ana := co.AddContact(fake.Contact{Account: line, Phone: "+55 11 98765-4321", Name: "Ana"})
+	conv := co.AddConversation(fake.Conversation{Contact: ana})
+	file := bytes.Repeat([]byte("pdf!"), 1000)
+	co.AddMessage(conv, fake.Message{Sender: fake.SenderContact, At: clock.Now().Add(-time.Hour),
+		Media: &fake.Media{MimeType: "application/pdf", Filename: "invoice.pdf", Data: file}})
+
+	c := s.Client()
+	ctx := context.Background()
+	page, err := c.Messages.List(ctx, conv, nil)
+	require.NoError(t, err)
+	require.Len(t, page.Items, 1)
+	att, err := c.Attachments.ForMessage(ctx, page.Items[0])
+	require.NoError(t, err)
+
+	var buf bytes.Buffer
+	n, err := c.Attachments.DownloadAttachment(ctx, att, &buf)
+	require.NoError(t, err)
+	assert.Equal(t, int64(len(file)), n)
+	assert.Equal(t, file, buf.Bytes())
+	assert.Equal(t, 1, countAttachmentCalls(s), "the address held is used as is")
+
+	// Past its expiry the file host refuses the old address: one fresh one.
+	clock.Advance(20 * time.Minute)
+	buf.Reset()
+	n, err = c.Attachments.DownloadAttachment(ctx, att, &buf)
+	require.NoError(t, err)
+	assert.Equal(t, int64(len(file)), n)
+	assert.Equal(t, 2, countAttachmentCalls(s))
+
+	_, err = c.Attachments.DownloadAttachment(ctx, nil, &buf)
+	assert.Error(t, err)
+	_, err = c.Attachments.DownloadAttachment(ctx, att, nil)
+	assert.Error(t, err)
+}
