@@ -170,18 +170,42 @@ func (s *Server) handleLookupContact(w http.ResponseWriter, r *http.Request, co 
 	s.writeJSON(w, r, http.StatusOK, out)
 }
 
+// contactRequest reads the JSON body of a contact call and the contact it
+// names (phone_number_id optional, D25; phone_number required). It answers
+// the error itself and reports false when the request ends there.
+func (s *Server) contactRequest(w http.ResponseWriter, r *http.Request) (body jsonBody, pnid, norm string, ok bool) {
+	body, e := decodeBody(r)
+	if e == nil {
+		pnid, norm, e = contactTarget(body)
+	}
+	if e != nil {
+		s.writeError(w, r, e)
+		return nil, "", "", false
+	}
+	return body, pnid, norm, true
+}
+
+// updateContact applies change to the named contact under the write lock, or
+// answers 404 CONTACT_NOT_FOUND; it reports whether the contact was found.
+func (s *Server) updateContact(w http.ResponseWriter, r *http.Request, co *company, pnid, norm string, change func(*contact)) bool {
+	s.mu.Lock()
+	ct := co.findContact(pnid, norm)
+	if ct != nil {
+		change(ct)
+	}
+	s.mu.Unlock()
+	if ct == nil {
+		s.writeError(w, r, errContactNotFound)
+	}
+	return ct != nil
+}
+
 // handleFields serves PATCH /chatapp/contacts/custom-fields (spec §4.8):
 // the fields sent are merged into the contact's, the others stay unchanged.
 // Values must be strings (INVALID_PARAM naming the field otherwise).
 func (s *Server) handleFields(w http.ResponseWriter, r *http.Request, co *company, _ []string) {
-	body, e := decodeBody(r)
-	if e != nil {
-		s.writeError(w, r, e)
-		return
-	}
-	pnid, norm, e := contactTarget(body)
-	if e != nil {
-		s.writeError(w, r, e)
+	body, pnid, norm, ok := s.contactRequest(w, r)
+	if !ok {
 		return
 	}
 	raw, ok := body["custom_fields"]
@@ -203,17 +227,14 @@ func (s *Server) handleFields(w http.ResponseWriter, r *http.Request, co *compan
 		}
 		fields[k] = sv
 	}
-	s.mu.Lock()
-	ct := co.findContact(pnid, norm)
-	if ct == nil {
-		s.mu.Unlock()
-		s.writeError(w, r, errContactNotFound)
+	found := s.updateContact(w, r, co, pnid, norm, func(ct *contact) {
+		for k, v := range fields {
+			ct.customFields[k] = v
+		}
+	})
+	if !found {
 		return
 	}
-	for k, v := range fields {
-		ct.customFields[k] = v
-	}
-	s.mu.Unlock()
 	s.writeJSON(w, r, http.StatusOK, messageData{MsgCustomFieldsUpdated})
 }
 
@@ -221,14 +242,8 @@ func (s *Server) handleFields(w http.ResponseWriter, r *http.Request, co *compan
 // tag_ids is one string of ids separated by commas (spaces around ids
 // ignored); ids the contact does not carry are ignored.
 func (s *Server) handleRemoveTags(w http.ResponseWriter, r *http.Request, co *company, _ []string) {
-	body, e := decodeBody(r)
-	if e != nil {
-		s.writeError(w, r, e)
-		return
-	}
-	pnid, norm, e := contactTarget(body)
-	if e != nil {
-		s.writeError(w, r, e)
+	body, pnid, norm, ok := s.contactRequest(w, r)
+	if !ok {
 		return
 	}
 	ids, e := body.required("tag_ids")
@@ -246,20 +261,17 @@ func (s *Server) handleRemoveTags(w http.ResponseWriter, r *http.Request, co *co
 		s.writeError(w, r, missingParam("tag_ids"))
 		return
 	}
-	s.mu.Lock()
-	ct := co.findContact(pnid, norm)
-	if ct == nil {
-		s.mu.Unlock()
-		s.writeError(w, r, errContactNotFound)
+	found := s.updateContact(w, r, co, pnid, norm, func(ct *contact) {
+		kept := ct.tags[:0]
+		for _, t := range ct.tags {
+			if !remove[t.id] {
+				kept = append(kept, t)
+			}
+		}
+		ct.tags = kept
+	})
+	if !found {
 		return
 	}
-	kept := ct.tags[:0]
-	for _, t := range ct.tags {
-		if !remove[t.id] {
-			kept = append(kept, t)
-		}
-	}
-	ct.tags = kept
-	s.mu.Unlock()
 	s.writeJSON(w, r, http.StatusOK, messageData{MsgTagsRemoved})
 }

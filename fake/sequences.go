@@ -14,28 +14,19 @@ const (
 // phone_number_id the contact is the company's one with that phone and the
 // most recent interaction. CANCEL_FAILED (500) is produced by a fault rule.
 func (s *Server) handleCancelSequence(w http.ResponseWriter, r *http.Request, co *company, _ []string) {
-	body, e := decodeBody(r)
-	if e != nil {
-		s.writeError(w, r, e)
+	_, pnid, norm, ok := s.contactRequest(w, r)
+	if !ok {
 		return
 	}
-	pnid, norm, e := contactTarget(body)
-	if e != nil {
-		s.writeError(w, r, e)
+	canceled := false
+	found := s.updateContact(w, r, co, pnid, norm, func(ct *contact) {
+		if canceled = ct.sequence == SequenceScheduled; canceled {
+			ct.sequence = SequenceCanceled
+		}
+	})
+	if !found {
 		return
 	}
-	s.mu.Lock()
-	ct := co.findContact(pnid, norm)
-	if ct == nil {
-		s.mu.Unlock()
-		s.writeError(w, r, errContactNotFound)
-		return
-	}
-	canceled := ct.sequence == SequenceScheduled
-	if canceled {
-		ct.sequence = SequenceCanceled
-	}
-	s.mu.Unlock()
 	msg := MsgNothingToCancel
 	if canceled {
 		msg = MsgSequenceCanceled
