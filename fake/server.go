@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/convoapi/convo-go/internal/statuswriter"
 )
 
 // DefaultAPIKey is the API key of the default company unless [WithAPIKey]
@@ -333,9 +335,9 @@ func match(pattern, segs []string) ([]string, bool) {
 // 405), authentication (401), rate limits (429), body size (400), then the
 // endpoint.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	rec := &statusWriter{ResponseWriter: w}
+	rec := &statuswriter.Writer{ResponseWriter: w}
 	body, tooLarge := readBody(r)
-	defer func() { s.record(r, body, rec.status) }()
+	defer func() { s.record(r, body, rec.Status) }()
 
 	if s.applyFaults(rec, r) {
 		return
@@ -444,29 +446,6 @@ func readBody(r *http.Request) (body []byte, tooLarge bool) {
 	r.Body = io.NopCloser(bytes.NewReader(b))
 	return b, false
 }
-
-// statusWriter remembers the status for the journal.
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-// Unwrap lets http.ResponseController reach the connection (Drop faults).
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // sleepCtx waits d of real time or until ctx ends; it reports whether the
 // full delay elapsed.

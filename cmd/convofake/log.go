@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/convoapi/convo-go/internal/statuswriter"
 )
 
 // logRequests logs one line per request: method, path, status and duration.
@@ -13,14 +15,14 @@ import (
 func logRequests(logger *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		rec := &statusRecorder{ResponseWriter: w}
+		rec := &statuswriter.Writer{ResponseWriter: w}
 		defer func() {
 			// Status 0: the connection was dropped (a drop fault) or the
 			// client went away before any answer.
 			logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
 				slog.String("method", r.Method),
 				slog.String("path", logPath(r.URL.Path)),
-				slog.Int("status", rec.status),
+				slog.Int("status", rec.Status),
 				slog.Duration("duration", time.Since(start)),
 			)
 		}()
@@ -36,27 +38,3 @@ func logPath(p string) string {
 	}
 	return p
 }
-
-// statusRecorder remembers the status written, for the log line.
-type statusRecorder struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusRecorder) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusRecorder) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-// Unwrap lets http.ResponseController reach the connection (the fake's drop
-// faults hijack it; latency faults may flush).
-func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
