@@ -42,9 +42,9 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 		case http.StatusTooManyRequests:
 			// The service refuses a rate-limited request before acting on it,
 			// so even a POST is safe to send again.
-			retry = c.waitFits(ctx, resp)
+			retry = c.withinCap(resp)
 		case http.StatusServiceUnavailable:
-			retry = repeatable(method) && c.waitFits(ctx, resp)
+			retry = repeatable(method) && c.withinCap(resp)
 		case http.StatusRequestTimeout, http.StatusBadGateway, http.StatusGatewayTimeout:
 			retry = repeatable(method)
 		}
@@ -140,36 +140,23 @@ type readCloser struct {
 	io.Closer
 }
 
-// waitFits reports whether the wait the server asks for (if any) is within
-// WithMaxRetryWait and ends before the context's deadline. When it does not,
-// sleeping would only delay the inevitable error.
-func (c *Client) waitFits(ctx context.Context, resp *http.Response) bool {
+// withinCap reports whether the wait the server asks for (if any) is within
+// WithMaxRetryWait; a longer one returns the typed error at once. The context's
+// deadline is checked by checkRetry against the planned wait.
+func (c *Client) withinCap(resp *http.Response) bool {
 	wait, ok := retryAfter(resp.Header, time.Now())
-	if !ok {
-		return true
-	}
-	if wait > c.maxWait {
-		return false
-	}
-	if dl, has := ctx.Deadline(); has && time.Now().Add(wait).After(dl) {
-		return false
-	}
-	return true
+	return !ok || wait <= c.maxWait
 }
 
-// backoff returns the wait checkRetry planned: what the server asked in
-// Retry-After on 429 and 503, otherwise a jittered exponential delay (attempt
-// n waits between half and all of min·2ⁿ, capped at max).
+// backoff returns the wait checkRetry planned for this response (Retry-After
+// on 429 and 503, else a jittered exponential delay). After a transport error
+// there is no response to carry the plan, and it draws the jittered delay:
+// attempt n waits between half and all of min·2ⁿ, capped at max.
 func (c *Client) backoff(min, max time.Duration, attempt int, resp *http.Response) time.Duration {
 	if resp != nil && resp.Request != nil {
 		if info := callInfoFrom(resp.Request.Context()); info != nil && info.waitSet {
 			info.waitSet = false
 			return info.wait
-		}
-	}
-	if resp != nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) {
-		if wait, ok := retryAfter(resp.Header, time.Now()); ok {
-			return wait
 		}
 	}
 	return jitteredBackoff(min, max, attempt)
