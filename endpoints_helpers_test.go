@@ -94,6 +94,11 @@ func jsonResp(status int, body string) func(*http.Request) (*http.Response, erro
 }
 
 // ok wraps data in the success envelope of spec §2.1.
+// testTime is testTS as a time: the service's clock in canned answers, so
+// that times the service issues (expires_at) are set against it, not against
+// the machine's date.
+var testTime, _ = time.Parse(time.RFC3339Nano, testTS)
+
 func ok(data string) string {
 	return `{"success":true,"data":` + data + `,"timestamp":"` + testTS + `"}`
 }
@@ -314,7 +319,7 @@ func newExampleServer() *httptest.Server {
 	})
 	api("GET /v1/attachments/{id}", func(w http.ResponseWriter, r *http.Request) {
 		send(w, 200, ok(fmt.Sprintf(`{"media_id":"med-1","url":"%s/files/receipt.jpg?sig=abc","expires_at":"%s","mime_type":"image/jpeg","file_size":%d,"filename":"receipt.jpg"}`,
-			srv.URL, time.Now().Add(10*time.Minute).UTC().Format("2006-01-02T15:04:05.000Z"), len(exFile))))
+			srv.URL, testTime.Add(10*time.Minute).UTC().Format("2006-01-02T15:04:05.000Z"), len(exFile))))
 	})
 	mux.HandleFunc("GET /files/receipt.jpg", func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != "" {

@@ -55,6 +55,7 @@ type Server struct {
 	faults   faultSet
 	journal  journal
 	ts       *httptest.Server
+	mem      *pipeNet // WithInMemoryNetwork: the server behind Client and HTTPClient
 	cfg      config
 	closeOne sync.Once
 }
@@ -73,6 +74,7 @@ type config struct {
 	publicURL      string
 	journalLimit   int
 	journalLimitOK bool
+	inMemory       bool
 }
 
 // Option configures a [Server].
@@ -202,7 +204,10 @@ func newServer(listen bool, opts ...Option) (*Server, error) {
 	if cfg.seed != nil {
 		err = s.Load(cfg.seed)
 	}
-	if listen {
+	switch {
+	case listen && cfg.inMemory:
+		s.mem = startPipeNet(s)
+	case listen:
 		s.ts = newLoopbackServer(s)
 	}
 	return s, err
@@ -226,13 +231,19 @@ func (s *Server) Close() {
 			s.ts.CloseClientConnections()
 			s.ts.Close()
 		}
+		if s.mem != nil {
+			s.mem.shutdown()
+		}
 	})
 }
 
 // URL returns the base URL of the API, ending in /v1 (spec §1), e.g.
 // http://127.0.0.1:40123/v1. It is "" for a server built by [NewHandler].
 func (s *Server) URL() string {
-	if s.ts == nil {
+	switch {
+	case s.mem != nil:
+		return "http://" + inMemoryAddr + "/v1"
+	case s.ts == nil:
 		return ""
 	}
 	return s.ts.URL + "/v1"
@@ -254,9 +265,13 @@ func (s *Server) Clock() *Clock { return s.clock }
 func (s *Server) Handler() http.Handler { return s }
 
 // HTTPClient returns an *http.Client suitable for the server (the listener's
-// own client); plain http.DefaultClient works too.
+// own client); plain http.DefaultClient works too, except with
+// [WithInMemoryNetwork], where only this client reaches the server.
 func (s *Server) HTTPClient() *http.Client {
-	if s.ts == nil {
+	switch {
+	case s.mem != nil:
+		return &http.Client{Transport: s.mem.transport}
+	case s.ts == nil:
 		return http.DefaultClient
 	}
 	return s.ts.Client()
@@ -335,6 +350,10 @@ func match(pattern, segs []string) ([]string, bool) {
 // 405), authentication (401), rate limits (429), body size (400), then the
 // endpoint.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// The Date header tells the service's time, like the envelope's
+	// timestamp: both come from the fake's clock, never the machine's (a
+	// client measures a Retry-After date against it).
+	w.Header().Set("Date", s.clock.Now().UTC().Format(http.TimeFormat))
 	rec := &statuswriter.Writer{ResponseWriter: w}
 	body, tooLarge := readBody(r)
 	defer func() { s.record(r, body, rec.Status) }()
