@@ -99,3 +99,21 @@ func TestSDKAgainstFake(t *testing.T) {
 		t.Fatalf("cancel: %v %+v", err, res)
 	}
 }
+
+// ExampleWithInMemoryNetwork serves the fake over in-memory connections: the
+// same API, reached only through the server's own clients. Inside a
+// testing/synctest bubble this lets a 30-second Retry-After or the anomaly
+// cache's expiry take no real time (see the option's documentation).
+func ExampleWithInMemoryNetwork() {
+	s := fake.NewServer(fake.WithInMemoryNetwork())
+	defer s.Close()
+	s.Company().AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, DisplayName: "Support", ProviderIdentifier: "5511940000001"})
+	s.AddFault(fake.Fault{Path: "/channels", Status: 429, RetryAfter: time.Second, Times: 1})
+
+	channels, err := s.Client().Channels.List(context.Background())
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(channels[0].DisplayName, "after", s.Requests()[0].Status)
+	// Output: Support after 429
+}
