@@ -24,20 +24,25 @@
 // are documented on the names they concern and listed here:
 //
 //   - Unknown routes answer 404 NOT_FOUND, a known path with another method
-//     405 METHOD_NOT_ALLOWED (with an Allow header; HEAD and OPTIONS
-//     included), a body that is not a JSON object or not sent as
-//     application/json 400 INVALID_PARAM, a body over 1 MiB 400
-//     INVALID_PARAM; all in the §7 envelope. These codes are not in the
-//     specification's table. One trailing slash is ignored; an empty path
-//     segment (a double slash) matches no route.
+//     405 METHOD_NOT_ALLOWED (with an Allow header), a body that is not a
+//     JSON object or not sent as application/json 400 INVALID_PARAM, a body
+//     over 1 MiB 400 INVALID_PARAM; all in the §7 envelope. These codes are
+//     not in the specification's table. HEAD is answered wherever GET is,
+//     with the same status and headers and no body.
+//   - Paths are matched as sent, escaped, segment by segment: an id holding
+//     an escaped "/" ("abc%2Fdef") is one segment and reaches its endpoint,
+//     which answers with its own code (CONVERSATION_NOT_FOUND). A trailing
+//     slash, an escaped slash in a fixed segment ("/v1/channels%2F"), an
+//     empty segment (a double slash) and "." or ".." segments make another
+//     path: 404 NOT_FOUND, never a redirect.
 //   - Query strings: pairs are separated by "&" only (a ";" belongs to the
 //     value), a malformed "%" escape is 400 INVALID_PARAM. Integer
 //     parameters (limit, threshold_hours) are decimal digits only, leading
 //     zeros allowed ("05"); a sign, a space, a fraction or an exponent is
 //     INVALID_PARAM. Date-time parameters are RFC 3339 with a zone; they are
 //     applied to the millisecond (D18), as window.since echoes them.
-//   - The error body's path is the internal path (/api/v1/...) without the
-//     query string.
+//   - The error body's path is the internal path (/api/v1/...), escaped as
+//     sent, without the query string.
 //   - Fault rules are applied before routing and authentication: they model
 //     the network or the server misbehaving.
 //   - Route matching comes before authentication (an unknown route is 404

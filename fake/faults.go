@@ -116,7 +116,7 @@ func (s *Server) ClearFaults() {
 }
 
 func normalizeFaultPath(p string) string {
-	if rel, ok := apiPath(p); ok && rel != "" {
+	if _, rel := splitPrefix(p); rel != "" {
 		return rel
 	}
 	return p
@@ -149,10 +149,7 @@ func (fs *faultSet) take(method, p string) (Fault, bool) {
 // applyFaults applies the first matching rule; it reports whether the
 // request has been answered (or dropped).
 func (s *Server) applyFaults(w http.ResponseWriter, r *http.Request) bool {
-	p := r.URL.Path
-	if rel, ok := apiPath(p); ok {
-		p = rel
-	}
+	_, p := splitPrefix(r.URL.EscapedPath())
 	f, ok := s.faults.take(r.Method, p)
 	if !ok {
 		return false

@@ -44,7 +44,7 @@ func TestRoutingErrorsUseEnvelope(t *testing.T) {
 		{"unknown route on v1", "GET", "/v1/nope?x=1", 404, "NOT_FOUND", "/api/v1/nope", ""},
 		{"unknown route on api/v1", "GET", "/api/v1/conversations/x", 404, "NOT_FOUND", "/api/v1/conversations/x", ""},
 		{"outside the API", "GET", "/", 404, "NOT_FOUND", "/", ""},
-		{"wrong method", "POST", "/v1/channels", 405, "METHOD_NOT_ALLOWED", "/api/v1/channels", "GET"},
+		{"wrong method", "POST", "/v1/channels", 405, "METHOD_NOT_ALLOWED", "/api/v1/channels", "GET, HEAD"},
 		{"wrong method on contacts", "GET", "/v1/chatapp/contacts", 405, "METHOD_NOT_ALLOWED", "/api/v1/chatapp/contacts", "POST"},
 		{"wrong method without key", "PUT", "/v1/chatapp/contacts/tags", 405, "METHOD_NOT_ALLOWED", "/api/v1/chatapp/contacts/tags", "DELETE"},
 	}
