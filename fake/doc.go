@@ -48,6 +48,13 @@
 //   - Route matching comes before authentication (an unknown route is 404
 //     even without a key); authentication comes before the rate limit, and
 //     both before anything about the request itself (parameters, body, ids).
+//     The key is checked before the body is read: the body of a request
+//     without a valid key is never read, so it costs the fake no memory, and
+//     the journal shows such a request without its body.
+//   - The journal ([Server.Requests]) is bounded twice: a number of entries
+//     ([WithJournalLimit]) and a byte budget ([WithJournalBytes]); the oldest
+//     entries go first, and a body is kept up to 64 KiB, then cut with a
+//     marker line.
 //   - Attachments (§4.2, D9): unknown or another company's media is 404
 //     MEDIA_NOT_FOUND; the temporary URL lives under /_files/ on the fake
 //     itself, needs no key, and past its expires_at answers 403 URL_EXPIRED

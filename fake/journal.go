@@ -1,8 +1,10 @@
 package fake
 
 import (
+	"bytes"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -14,13 +16,22 @@ type Request struct {
 	Method string
 	// Path is the path as the client sent it (/v1/... or /api/v1/...).
 	Path string
-	// Query is the parsed query string.
+	// Query is the parsed query string, with the request's API key
+	// redacted wherever it appears.
 	Query url.Values
 	// Header holds the request headers with the API key values redacted
 	// (Authorization keeps its scheme: "Bearer [REDACTED]").
 	Header http.Header
-	// Body is the request body (at most 1 MiB).
+	// Body is the request body, with the request's API key redacted
+	// wherever it appears. It is nil when the request had no valid key: the
+	// server reads no body before the key is checked. A body longer than
+	// the journal keeps (64 KiB, less under a small [WithJournalBytes]) is
+	// cut and ends with a marker line "[fake: body truncated, N bytes in
+	// all]"; BodySize then says how long it was.
 	Body []byte
+	// BodySize is the length of the body as received (at most 1 MiB, the
+	// largest body the server reads).
+	BodySize int
 	// Status is the HTTP status answered; 0 when the connection was dropped
 	// or the client went away first.
 	Status int
@@ -31,62 +42,147 @@ type Request struct {
 // Redacted is what replaces API key values in the journal.
 const Redacted = "[REDACTED]"
 
-// journal is a ring of the last limit requests.
+// journalBodyMax is the most of one body the journal keeps.
+const journalBodyMax = 64 << 10
+
+// entryOverhead stands for the fixed cost of an entry (struct, maps) in the
+// journal's byte budget.
+const entryOverhead = 256
+
+// journal keeps the last requests within two bounds: a number of entries
+// and a byte budget; the oldest entries go first when either is exceeded.
 type journal struct {
-	mu      sync.Mutex
-	limit   int
-	entries []Request
-	next    int // index of the oldest entry once the ring is full
+	mu       sync.Mutex
+	limit    int
+	maxBytes int64
+	bytes    int64
+	entries  []Request // entries[head:] are kept, oldest first
+	head     int
 }
 
-func (s *Server) record(r *http.Request, body []byte, status int) {
-	if s.journal.limit <= 0 {
+// bodyCap is the most of one body an entry keeps: 64 KiB, or an eighth of
+// a small byte budget, so that one request never evicts the whole journal.
+func (j *journal) bodyCap() int {
+	if c := j.maxBytes / 8; c < journalBodyMax {
+		return int(c)
+	}
+	return journalBodyMax
+}
+
+func entrySize(e *Request) int64 {
+	n := entryOverhead + len(e.Method) + len(e.Path) + len(e.Body)
+	for k, vs := range e.Query {
+		n += len(k)
+		for _, v := range vs {
+			n += len(v)
+		}
+	}
+	for k, vs := range e.Header {
+		n += len(k)
+		for _, v := range vs {
+			n += len(v)
+		}
+	}
+	return int64(n)
+}
+
+func (j *journal) add(e Request) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.entries = append(j.entries, e)
+	j.bytes += entrySize(&e)
+	for n := len(j.entries) - j.head; n > 0 && (n > j.limit || j.bytes > j.maxBytes); n-- {
+		j.bytes -= entrySize(&j.entries[j.head])
+		j.entries[j.head] = Request{}
+		j.head++
+	}
+	if j.head > 64 && j.head > len(j.entries)/2 {
+		n := copy(j.entries, j.entries[j.head:])
+		clear(j.entries[n:])
+		j.entries, j.head = j.entries[:n], 0
+	}
+}
+
+func (s *Server) record(r *http.Request, co *company, body []byte, status int) {
+	j := &s.journal
+	if j.limit <= 0 || j.maxBytes <= 0 {
 		return
 	}
-	h := r.Header.Clone()
+	key := ""
+	if co != nil {
+		key = co.apiKey
+	}
+	entry := Request{
+		Method: r.Method, Path: r.URL.Path, Query: redactQuery(r.URL.Query(), key), Header: redactHeader(r.Header),
+		BodySize: len(body), Status: status, Time: s.clock.Now(),
+	}
+	if body != nil {
+		entry.Body = truncateBody(redactBytes(body, key), j.bodyCap())
+	}
+	j.add(entry)
+}
+
+// truncateBody keeps at most max bytes of b, followed by a marker line.
+func truncateBody(b []byte, max int) []byte {
+	if len(b) <= max {
+		return bytes.Clone(b)
+	}
+	out := make([]byte, 0, max+48)
+	out = append(out, b[:max]...)
+	return append(out, "\n[fake: body truncated, "+strconv.Itoa(len(b))+" bytes in all]"...)
+}
+
+// redactHeader copies h with the API key headers' values replaced.
+func redactHeader(src http.Header) http.Header {
+	h := src.Clone()
 	if h == nil {
-		h = http.Header{}
+		return http.Header{}
 	}
 	for i, v := range h.Values("Authorization") {
-		scheme, _, found := strings.Cut(v, " ")
-		if found {
+		if scheme, _, found := strings.Cut(v, " "); found {
 			h["Authorization"][i] = scheme + " " + Redacted
 		} else {
 			h["Authorization"][i] = Redacted
 		}
 	}
-	if vs := h.Values("X-Api-Key"); len(vs) > 0 {
-		for i := range vs {
-			h["X-Api-Key"][i] = Redacted
+	for i := range h.Values("X-Api-Key") {
+		h["X-Api-Key"][i] = Redacted
+	}
+	return h
+}
+
+// redactQuery replaces key wherever it appears in the values of q.
+func redactQuery(q url.Values, key string) url.Values {
+	if key == "" {
+		return q
+	}
+	for k, vs := range q {
+		for i, v := range vs {
+			q[k][i] = strings.ReplaceAll(v, key, Redacted)
 		}
 	}
-	q := r.URL.Query()
-	entry := Request{Method: r.Method, Path: r.URL.Path, Query: q, Header: h, Body: body, Status: status, Time: s.clock.Now()}
-	s.journal.mu.Lock()
-	defer s.journal.mu.Unlock()
-	j := &s.journal
-	if len(j.entries) < j.limit {
-		j.entries = append(j.entries, entry)
-		return
+	return q
+}
+
+// redactBytes replaces key wherever it appears in b.
+func redactBytes(b []byte, key string) []byte {
+	if key == "" || !bytes.Contains(b, []byte(key)) {
+		return b
 	}
-	j.entries[j.next] = entry
-	j.next = (j.next + 1) % j.limit
+	return bytes.ReplaceAll(b, []byte(key), []byte(Redacted))
 }
 
 // Requests returns a copy of the journal, oldest first: every request the
-// server received (within the journal limit), whatever its answer.
+// server received (within the journal's bounds), whatever its answer.
 func (s *Server) Requests() []Request {
 	s.journal.mu.Lock()
 	defer s.journal.mu.Unlock()
-	j := &s.journal
-	out := make([]Request, 0, len(j.entries))
-	out = append(out, j.entries[j.next:]...)
-	return append(out, j.entries[:j.next]...)
+	return append([]Request(nil), s.journal.entries[s.journal.head:]...)
 }
 
 // ClearRequests empties the journal.
 func (s *Server) ClearRequests() {
 	s.journal.mu.Lock()
 	defer s.journal.mu.Unlock()
-	s.journal.entries, s.journal.next = nil, 0
+	s.journal.entries, s.journal.head, s.journal.bytes = nil, 0, 0
 }

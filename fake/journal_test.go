@@ -1,7 +1,11 @@
 package fake_test
 
 import (
+	"bytes"
+	"io"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -48,4 +52,84 @@ func TestJournalLimit(t *testing.T) {
 		paths = append(paths, r.Path)
 	}
 	assert.Equal(t, []string{"/v1/c", "/v1/d", "/v1/e"}, paths)
+}
+
+// readSpy is a request body that records whether the server read it.
+type readSpy struct {
+	read bool
+	r    io.Reader
+}
+
+func (b *readSpy) Read(p []byte) (int, error) { b.read = true; return b.r.Read(p) }
+
+// The key is checked before the body is read: a request without a valid key
+// has its body neither read nor journaled, whatever its route.
+func TestBodyUnreadWithoutAValidKey(t *testing.T) {
+	s, err := fake.NewHandler(fake.WithClock(fake.NewManualClock(t0)))
+	require.NoError(t, err)
+	tests := []struct {
+		name, target, key string
+		status            int
+		read              bool
+	}{
+		{"no key", "/v1/chatapp/contacts", "", 401, false},
+		{"wrong key", "/v1/chatapp/contacts", "nope", 401, false},
+		{"unknown route without key", "/v1/nope", "", 404, false},
+		{"valid key", "/v1/chatapp/contacts", fake.DefaultAPIKey, 400, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s.ClearRequests()
+			body := &readSpy{r: strings.NewReader(`{"phone_number":"` + strings.Repeat("1", 4096) + `"}`)}
+			req := httptest.NewRequest(http.MethodPost, tc.target, body)
+			req.Header.Set("Content-Type", "application/json")
+			if tc.key != "" {
+				req.Header.Set("X-Api-Key", tc.key)
+			}
+			rec := httptest.NewRecorder()
+			s.Handler().ServeHTTP(rec, req)
+			assert.Equal(t, tc.status, rec.Code, rec.Body.String())
+			assert.Equal(t, tc.read, body.read)
+			reqs := s.Requests()
+			require.Len(t, reqs, 1)
+			assert.Equal(t, tc.read, reqs[0].Body != nil)
+		})
+	}
+}
+
+// The journal keeps within its byte budget: oldest entries go first, and a
+// long body is cut with a marker; the entry limit still applies.
+func TestJournalByteBudget(t *testing.T) {
+	s := newServer(t, fake.WithJournalBytes(16<<10))
+	body := `{"phone_number":"` + strings.Repeat("7", 5000) + `"}`
+	for range 40 {
+		call(t, s, http.MethodPost, "/v1/chatapp/sequences/cancel", body)
+	}
+	reqs := s.Requests()
+	require.NotEmpty(t, reqs)
+	assert.Less(t, len(reqs), 40, "the oldest entries are forgotten")
+	total := 0
+	for _, r := range reqs {
+		total += len(r.Body)
+		assert.Equal(t, len(body), r.BodySize)
+		assert.Less(t, len(r.Body), len(body))
+		assert.True(t, bytes.HasSuffix(r.Body, []byte("[fake: body truncated, 5019 bytes in all]")), "%q", r.Body[len(r.Body)-60:])
+	}
+	assert.LessOrEqual(t, total, 16<<10)
+
+	s2 := newServer(t, fake.WithJournalBytes(1<<20), fake.WithJournalLimit(2))
+	for range 5 {
+		get(t, s2, "/channels")
+	}
+	assert.Len(t, s2.Requests(), 2)
+}
+
+// The request's own key is redacted from the body and the query too.
+func TestJournalRedactsTheKeyEverywhere(t *testing.T) {
+	s := newServer(t)
+	call(t, s, http.MethodPost, "/v1/chatapp/sequences/cancel?k="+s.APIKey(), `{"phone_number":"1","note":"`+s.APIKey()+`"}`)
+	reqs := s.Requests()
+	require.Len(t, reqs, 1)
+	assert.NotContains(t, string(reqs[0].Body), s.APIKey())
+	assert.Equal(t, fake.Redacted, reqs[0].Query.Get("k"))
 }

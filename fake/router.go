@@ -176,15 +176,21 @@ func (b bodiless) Unwrap() http.ResponseWriter { return b.ResponseWriter }
 
 // ServeHTTP runs the request pipeline: journal, fault rules, routing (404,
 // 405), authentication (401), rate limits (429), body (400), query string
-// (400), then the endpoint.
+// (400), then the endpoint. The key is checked before anything else is read:
+// the body of a request without a valid key is never read, nor journaled.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec := &statuswriter.Writer{ResponseWriter: w}
 	var out http.ResponseWriter = rec
 	if r.Method == http.MethodHead {
 		out = bodiless{rec}
 	}
-	body, tooLarge := readBody(r)
-	defer func() { s.record(r, body, rec.Status) }()
+	co, authErr := s.authenticate(r)
+	var body []byte
+	var bodyErr *apiError
+	if authErr == nil {
+		body, bodyErr = readBody(r)
+	}
+	defer func() { s.record(r, co, body, rec.Status) }()
 
 	if s.applyFaults(out, r) {
 		return
@@ -197,29 +203,28 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.writeError(out, r, apiErr)
 		return
 	}
-	if !ep.public {
-		co, apiErr := s.authenticate(r)
-		if apiErr != nil {
-			s.writeError(out, r, apiErr)
-			return
-		}
-		if apiErr := s.limiter.allow(co.apiKey, ep.path == "/conversations/anomalies"); apiErr != nil {
-			s.writeError(out, r, apiErr)
-			return
-		}
-		if tooLarge { // after 401 and 429: an unauthenticated request learns nothing
-			s.writeError(out, r, invalidParam("The request body is larger than 1 MiB."))
-			return
-		}
-		if apiErr := normalizeQuery(r); apiErr != nil {
-			s.writeError(out, r, apiErr)
-			return
-		}
-		s.log.Debug("fake: request", "method", r.Method, "path", r.URL.Path)
-		ep.handle(s, out, r, co, args)
+	if ep.public {
+		ep.handle(s, out, r, nil, args)
 		return
 	}
-	ep.handle(s, out, r, nil, args)
+	if authErr != nil {
+		s.writeError(out, r, authErr)
+		return
+	}
+	if apiErr := s.limiter.allow(co.apiKey, ep.path == "/conversations/anomalies"); apiErr != nil {
+		s.writeError(out, r, apiErr)
+		return
+	}
+	if bodyErr != nil { // after 401 and 429: an unauthenticated request learns nothing
+		s.writeError(out, r, bodyErr)
+		return
+	}
+	if apiErr := normalizeQuery(r); apiErr != nil {
+		s.writeError(out, r, apiErr)
+		return
+	}
+	s.log.Debug("fake: request", "method", r.Method, "path", r.URL.Path)
+	ep.handle(s, out, r, co, args)
 }
 
 // normalizeQuery parses the query string the way the service's stack does:
@@ -253,19 +258,19 @@ func normalizeQuery(r *http.Request) *apiError {
 }
 
 // readBody reads up to maxBodyBytes of the body and puts it back for the
-// handlers.
-func readBody(r *http.Request) (body []byte, tooLarge bool) {
+// handlers. A larger body is 400 INVALID_PARAM.
+func readBody(r *http.Request) ([]byte, *apiError) {
 	if r.Body == nil || r.Body == http.NoBody {
-		return nil, false
+		return nil, nil
 	}
 	b, err := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes+1))
-	_ = r.Body.Close()
 	if err != nil {
 		b = nil
 	}
 	if len(b) > maxBodyBytes {
-		return b[:maxBodyBytes], true
+		r.Body = http.NoBody
+		return b[:maxBodyBytes], invalidParam("The request body is larger than 1 MiB.")
 	}
 	r.Body = io.NopCloser(bytes.NewReader(b))
-	return b, false
+	return b, nil
 }

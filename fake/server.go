@@ -24,6 +24,7 @@ const (
 	DefaultAnomalyCacheTTL = 5 * time.Minute // spec §4.4 rule 3: "a few minutes"
 	DefaultAttachmentTTL   = 15 * time.Minute
 	DefaultJournalLimit    = 10000
+	DefaultJournalBytes    = 32 << 20 // bytes of the journal's budget: 32 MiB
 	maxBodyBytes           = 1 << 20
 )
 
@@ -68,6 +69,7 @@ type config struct {
 	publicURL      string
 	journalLimit   int
 	journalLimitOK bool
+	journalBytes   int64
 }
 
 // Option configures a [Server].
@@ -119,10 +121,18 @@ func WithLogger(l *slog.Logger) Option { return func(cfg *config) { cfg.logger =
 func WithPublicURL(base string) Option { return func(cfg *config) { cfg.publicURL = base } }
 
 // WithJournalLimit bounds the request journal to the last n requests
-// (default [DefaultJournalLimit]; 0 disables the journal).
+// (default [DefaultJournalLimit]; 0 disables the journal). The byte budget
+// of [WithJournalBytes] applies as well.
 func WithJournalLimit(n int) Option {
 	return func(cfg *config) { cfg.journalLimit, cfg.journalLimitOK = n, true }
 }
+
+// WithJournalBytes bounds the memory of the request journal to about n
+// bytes (default [DefaultJournalBytes]; 0 disables the journal): the oldest
+// requests are forgotten first, and a body is kept up to 64 KiB (less when n
+// is small), then cut with a marker (see [Request.Body]). The entry limit of
+// [WithJournalLimit] applies as well.
+func WithJournalBytes(n int64) Option { return func(cfg *config) { cfg.journalBytes = n } }
 
 // New starts a server for the test t on a loopback address and closes it with
 // t.Cleanup. A seed given by [WithSeed] that does not load fails the test.
@@ -162,6 +172,7 @@ func newServer(listen bool, opts ...Option) (*Server, error) {
 		anomalyTTL:    DefaultAnomalyCacheTTL,
 		attachmentTTL: DefaultAttachmentTTL,
 		journalLimit:  DefaultJournalLimit,
+		journalBytes:  DefaultJournalBytes,
 	}
 	for _, o := range opts {
 		if o != nil {
@@ -191,7 +202,7 @@ func newServer(listen bool, opts ...Option) (*Server, error) {
 		cfg:        cfg,
 	}
 	s.limiter = newLimiter(clock, cfg.rate, cfg.burst, cfg.anomalyCalls, cfg.anomalyPer)
-	s.journal.limit = cfg.journalLimit
+	s.journal.limit, s.journal.maxBytes = cfg.journalLimit, cfg.journalBytes
 	s.resetLocked()
 	var err error
 	if cfg.seed != nil {
