@@ -44,7 +44,12 @@
 //   - The error body's path is the internal path (/api/v1/...), escaped as
 //     sent, without the query string.
 //   - Fault rules are applied before routing and authentication: they model
-//     the network or the server misbehaving.
+//     the network or the server misbehaving. A latency fault whose client
+//     gives up first closes the connection without an answer.
+//   - Every request ends in a §7 envelope or a closed connection, never an
+//     empty answer: a body that cannot be read whole (shorter than its
+//     Content-Length, broken chunked encoding) is 400 INVALID_PARAM naming
+//     the body.
 //   - Route matching comes before authentication (an unknown route is 404
 //     even without a key); authentication comes before the rate limit, and
 //     both before anything about the request itself (parameters, body, ids).

@@ -36,7 +36,8 @@ type Fault struct {
 	// RetryAfter, when positive, is sent as Retry-After in whole seconds.
 	RetryAfter time.Duration
 	// Latency is real time added before answering, to exercise client
-	// timeouts; it ends early when the request's context ends.
+	// timeouts. When the request's context ends first (the client gave up),
+	// the connection is closed without an answer.
 	Latency time.Duration
 	// Drop closes the connection without any answer.
 	Drop bool
@@ -155,7 +156,9 @@ func (s *Server) applyFaults(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	if f.Latency > 0 && !sleepCtx(r.Context(), f.Latency) {
-		return true // the client gave up; nobody reads an answer
+		// The client gave up or closed its side: close the connection
+		// rather than let net/http finish an empty 200.
+		panic(http.ErrAbortHandler)
 	}
 	if f.Drop {
 		dropConnection(w)

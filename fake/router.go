@@ -195,9 +195,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.applyFaults(out, r) {
 		return
 	}
-	if r.Context().Err() != nil {
-		return
-	}
 	ep, args, apiErr := route(out, r)
 	if apiErr != nil {
 		s.writeError(out, r, apiErr)
@@ -258,14 +255,17 @@ func normalizeQuery(r *http.Request) *apiError {
 }
 
 // readBody reads up to maxBodyBytes of the body and puts it back for the
-// handlers. A larger body is 400 INVALID_PARAM.
+// handlers. A larger body, or one that cannot be read whole (shorter than
+// its Content-Length, broken chunked encoding), is 400 INVALID_PARAM naming
+// the body: never an empty body that the handler would misread.
 func readBody(r *http.Request) ([]byte, *apiError) {
 	if r.Body == nil || r.Body == http.NoBody {
 		return nil, nil
 	}
 	b, err := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes+1))
 	if err != nil {
-		b = nil
+		r.Body = http.NoBody
+		return b, invalidParam("body could not be read whole: it ended before its Content-Length, or its chunked encoding is broken.")
 	}
 	if len(b) > maxBodyBytes {
 		r.Body = http.NoBody
