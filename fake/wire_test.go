@@ -112,8 +112,8 @@ func TestWireRawInputs(t *testing.T) {
 			status: 0,
 		},
 		{
-			name: "a well-formed request still answers",
-			raw:  post + "Content-Length: 33\r\nConnection: close\r\n\r\n{\"phone_number\":\"5511987654321\"}\n",
+			name:   "a well-formed request still answers",
+			raw:    post + "Content-Length: 33\r\nConnection: close\r\n\r\n{\"phone_number\":\"5511987654321\"}\n",
 			status: 200, contains: `"canceled":false`,
 		},
 		{
@@ -122,18 +122,18 @@ func TestWireRawInputs(t *testing.T) {
 			status: 401, code: "UNAUTHORIZED",
 		},
 		{
-			name: "escaped slash in an id",
-			raw:  "GET /v1/conversations/abc%2Fdef/messages HTTP/1.1\r\nHost: x\r\nX-Api-Key: %KEY%\r\nConnection: close\r\n\r\n",
+			name:   "escaped slash in an id",
+			raw:    "GET /v1/conversations/abc%2Fdef/messages HTTP/1.1\r\nHost: x\r\nX-Api-Key: %KEY%\r\nConnection: close\r\n\r\n",
 			status: 404, code: "CONVERSATION_NOT_FOUND",
 		},
 		{
-			name: "escaped slash after a fixed segment",
-			raw:  "GET /v1/channels%2F HTTP/1.1\r\nHost: x\r\nX-Api-Key: %KEY%\r\nConnection: close\r\n\r\n",
+			name:   "escaped slash after a fixed segment",
+			raw:    "GET /v1/channels%2F HTTP/1.1\r\nHost: x\r\nX-Api-Key: %KEY%\r\nConnection: close\r\n\r\n",
 			status: 404, code: "NOT_FOUND",
 		},
 		{
-			name: "HEAD has the GET's status and no body",
-			raw:  "HEAD /v1/channels HTTP/1.1\r\nHost: x\r\nX-Api-Key: %KEY%\r\nConnection: close\r\n\r\n",
+			name:   "HEAD has the GET's status and no body",
+			raw:    "HEAD /v1/channels HTTP/1.1\r\nHost: x\r\nX-Api-Key: %KEY%\r\nConnection: close\r\n\r\n",
 			status: 200, absent: `"success"`,
 		},
 	})
