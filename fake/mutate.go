@@ -22,7 +22,8 @@ func (s *Server) addCompanyLocked(apiKey string) (*company, error) {
 	}
 	for _, co := range s.companies {
 		if co.apiKey == apiKey {
-			return nil, fmt.Errorf("api key %q is already used by another company", apiKey)
+			// Name the company, never the key: errors end up in logs.
+			return nil, fmt.Errorf("the API key is already used by company %s", co.id)
 		}
 	}
 	co := newCompany(apiKey)
