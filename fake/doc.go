@@ -36,7 +36,9 @@
 //     empty segment (a double slash) and "." or ".." segments make another
 //     path: 404 NOT_FOUND, never a redirect.
 //   - Query strings: pairs are separated by "&" only (a ";" belongs to the
-//     value), a malformed "%" escape is 400 INVALID_PARAM. Integer
+//     value), a malformed "%" escape is 400 INVALID_PARAM, and so is a
+//     parameter given twice (naming it), whatever the values: lists such as
+//     include are one comma-separated value. Integer
 //     parameters (limit, threshold_hours) are decimal digits only, leading
 //     zeros allowed ("05"); a sign, a space, a fraction or an exponent is
 //     INVALID_PARAM. Date-time parameters are RFC 3339 with a zone; they are
@@ -79,9 +81,13 @@
 //   - Anomalies (§4.4): only open conversations count, in every bucket; the
 //     window is inclusive at both ends; the cache is per company, bucket and
 //     threshold. A reply with status failed did not go out: it takes a
-//     conversation out of no bucket (a queued one counts). include may be
-//     repeated or a comma list; spaces, empty
-//     names, duplicates and the two always-returned names are accepted.
+//     conversation out of no bucket (a queued one counts). include is a
+//     comma list; spaces, empty names, duplicates and the two
+//     always-returned names are accepted.
+//   - JSON bodies: bytes that are not UTF-8, a \u escape of a lone
+//     surrogate and a NUL character (\u0000) in any string are 400
+//     INVALID_PARAM naming the body, rather than silently becoming U+FFFD
+//     (which could merge two custom-field names) or a NUL in a name.
 //   - Contact creation (§4.6) requires phone_number_id (MISSING_PARAM).
 //   - Without phone_number_id (D25), the /chatapp endpoints search the
 //     company's chatapp contacts only: the chat-channel layer is specific to

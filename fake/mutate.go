@@ -156,6 +156,9 @@ func (s *Server) addContact(co *company, ct Contact) (string, error) {
 	if created.IsZero() {
 		created = s.clock.Now()
 	}
+	if strings.ContainsRune(ct.Name, 0) {
+		return "", fieldErr("name", "holds a NUL character, which the service refuses in a name")
+	}
 	name := ct.Name
 	if name == "" {
 		name = norm

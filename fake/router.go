@@ -227,18 +227,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // normalizeQuery parses the query string the way the service's stack does:
 // pairs are separated by "&" only (a ";" is part of a value, where Go's
 // url.ParseQuery would drop the whole pair), "+" is a space, and "%" escapes
-// must be valid (else 400 INVALID_PARAM). The result replaces RawQuery, so
-// that handlers read it with r.URL.Query().
+// must be valid (else 400 INVALID_PARAM). A parameter given twice is 400
+// INVALID_PARAM naming it: no endpoint takes a repeated parameter (include
+// is a comma list in one parameter), and picking one of the values would
+// hide the caller's mistake. The result replaces RawQuery, so that handlers
+// read it with r.URL.Query().
 func normalizeQuery(r *http.Request) *apiError {
 	raw := r.URL.RawQuery
-	if raw == "" || !strings.Contains(raw, ";") {
-		if _, err := url.ParseQuery(raw); err != nil {
-			return invalidParam("The query string is malformed.")
-		}
+	if raw == "" {
 		return nil
 	}
 	q := url.Values{}
-	for _, pair := range strings.Split(raw, "&") {
+	for pair := range strings.SplitSeq(raw, "&") {
 		if pair == "" {
 			continue
 		}
@@ -248,9 +248,14 @@ func normalizeQuery(r *http.Request) *apiError {
 		if err1 != nil || err2 != nil {
 			return invalidParam("The query string is malformed.")
 		}
-		q[k] = append(q[k], v)
+		if _, dup := q[k]; dup {
+			return invalidParam(k + " is given more than once; give it once (a list is one comma-separated value)")
+		}
+		q[k] = []string{v}
 	}
-	r.URL.RawQuery = q.Encode()
+	if strings.Contains(raw, ";") {
+		r.URL.RawQuery = q.Encode()
+	}
 	return nil
 }
 
