@@ -64,8 +64,10 @@
 //     marker line.
 //   - Attachments (§4.2, D9): unknown or another company's media is 404
 //     MEDIA_NOT_FOUND; the temporary URL lives under /_files/ on the fake
-//     itself, needs no key, and past its expires_at answers 403 URL_EXPIRED
-//     (as signed storage URLs do); an unknown token is 404 NOT_FOUND.
+//     itself (its listener's address, or [WithPublicURL]; never the
+//     request's Host header), needs no key, and past its expires_at answers
+//     403 URL_EXPIRED (as signed storage URLs do); an unknown token is 404
+//     NOT_FOUND.
 //   - Messages (§4.1): a cursor carries the window of its first page, so since
 //     is ignored when a cursor is given; window.recent_window_days is always
 //     30 and window.since the start actually applied, inclusive: without

@@ -116,8 +116,10 @@ func WithLogger(l *slog.Logger) Option { return func(cfg *config) { cfg.logger =
 
 // WithPublicURL sets the scheme, host and optional path prefix under which
 // the server is reachable, e.g. "https://fake.example.com/convo", for the
-// temporary attachment URLs. Default: derived from each request's Host, which
-// is right unless the handler is mounted under a prefix or behind a proxy.
+// temporary attachment URLs. Default: the server's own listener, or for a
+// handler mounted elsewhere the local address each request came in on;
+// never the request's Host header. Set it when the handler is mounted under
+// a prefix or behind a proxy.
 func WithPublicURL(base string) Option { return func(cfg *config) { cfg.publicURL = base } }
 
 // WithJournalLimit bounds the request journal to the last n requests

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -137,4 +138,30 @@ func TestWireRawInputs(t *testing.T) {
 			status: 200, absent: `"success"`,
 		},
 	})
+}
+
+// The attachment URL's host is the server's own, never the request's Host
+// header: a client naming another host must not steer the download there.
+func TestAttachmentHostIsNeverTheHostHeader(t *testing.T) {
+	s := newServer(t)
+	b := seedBasic(t, s)
+	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
+	m := b.co.AddMessage(conv, fake.Message{Media: &fake.Media{MimeType: "image/png", Data: []byte("png")}})
+	raw := "GET /v1/attachments/" + s.MediaID(m) + " HTTP/1.1\r\nHost: evil.example\r\nX-Api-Key: " + s.APIKey() + "\r\nConnection: close\r\n\r\n"
+	got := rawExchange(t, s, raw, false)
+	assert.Contains(t, got, `"url":"`+strings.TrimSuffix(s.URL(), "/v1")+"/_files/")
+	assert.NotContains(t, got, "evil.example")
+
+	h, err := fake.NewHandler(fake.WithClock(fake.NewManualClock(t0)))
+	require.NoError(t, err)
+	co := h.Company()
+	acc := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp})
+	ct := co.AddContact(fake.Contact{Account: acc, Phone: "5511977776666"})
+	m2 := co.AddMessage(co.AddConversation(fake.Conversation{Contact: ct}), fake.Message{Media: &fake.Media{MimeType: "image/png", Data: []byte("png")}})
+	req := httptest.NewRequest(http.MethodGet, "http://evil.example/v1/attachments/"+h.MediaID(m2), nil)
+	req.Header.Set("X-Api-Key", h.APIKey())
+	rec := httptest.NewRecorder()
+	h.Handler().ServeHTTP(rec, req)
+	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+	assert.NotContains(t, rec.Body.String(), "evil.example")
 }
