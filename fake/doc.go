@@ -17,6 +17,17 @@
 //	co.Inbound(conv, "Hello!", s.Clock().Now().Add(-5*time.Hour))
 //	client := s.Client()
 //
+// After the calls, the request journal says what reached the server, in the
+// path form of fault rules (relative to the base URL, the version prefix in
+// a field of its own):
+//
+//	s.CheckRequests(t, "POST", "/chatapp/contacts", 1)
+//	s.CheckLastBody(t, "POST", "/chatapp/contacts", `{"phone_number":"5511987654321", ...}`)
+//	last, _ := s.LastRequest("GET", "/conversations/*/messages")
+//
+// [Server.Reset] puts the server back as it started (its [WithSeed] data);
+// [Server.Clear] empties it.
+//
 // Everything that depends on time (windows, anomaly ages, the anomaly cache,
 // rate limits, timestamps, attachment expiry) reads one [Clock].
 //

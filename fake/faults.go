@@ -18,7 +18,8 @@ type Fault struct {
 	// Method matches the request method; "" matches every method.
 	Method string
 	// Path is a path.Match pattern over the path relative to the base URL,
-	// e.g. "/conversations/*/messages" or "/chatapp/*"; a leading /v1 or
+	// escaped as sent (the form of [Request.Path]), e.g.
+	// "/conversations/*/messages" or "/chatapp/*"; a leading /v1 or
 	// /api/v1 in the pattern is ignored, and requests on /v1 and /api/v1
 	// match alike. Paths outside the API (the attachment files) match with
 	// their full path, e.g. "/_files/*". "" matches every path.

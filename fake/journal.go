@@ -2,11 +2,16 @@ package fake
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
+	"path"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 )
 
@@ -14,8 +19,17 @@ import (
 type Request struct {
 	// Method is the HTTP method.
 	Method string
-	// Path is the path as the client sent it (/v1/... or /api/v1/...).
+	// Prefix is the version prefix the client sent, "/v1" or "/api/v1";
+	// "" for a path outside the API (the attachment files under /_files/).
+	Prefix string
+	// Path is the path relative to the base URL, escaped as sent, e.g.
+	// "/channels" or "/conversations/abc%2Fdef/messages": the form of
+	// [Fault.Path] and of the journal filters ([Server.RequestsMatching]).
+	// Outside the API it is the whole path ("/_files/...").
 	Path string
+	// CompanyID is the id of the company whose key the request carried; ""
+	// without a valid key.
+	CompanyID string
 	// Query is the parsed query string, with the request's API key
 	// redacted wherever it appears.
 	Query url.Values
@@ -70,7 +84,7 @@ func (j *journal) bodyCap() int {
 }
 
 func entrySize(e *Request) int64 {
-	n := entryOverhead + len(e.Method) + len(e.Path) + len(e.Body)
+	n := entryOverhead + len(e.Method) + len(e.Prefix) + len(e.Path) + len(e.CompanyID) + len(e.Body)
 	for k, vs := range e.Query {
 		n += len(k)
 		for _, v := range vs {
@@ -108,12 +122,14 @@ func (s *Server) record(r *http.Request, co *company, body []byte, status int) {
 	if j.limit <= 0 || j.maxBytes <= 0 {
 		return
 	}
-	key := ""
+	key, companyID := "", ""
 	if co != nil {
-		key = co.apiKey
+		key, companyID = co.apiKey, co.id
 	}
+	prefix, rel := splitPrefix(r.URL.EscapedPath())
 	entry := Request{
-		Method: r.Method, Path: r.URL.Path, Query: redactQuery(r.URL.Query(), key), Header: redactHeader(r.Header),
+		Method: r.Method, Prefix: prefix, Path: rel, CompanyID: companyID,
+		Query: redactQuery(r.URL.Query(), key), Header: redactHeader(r.Header),
 		BodySize: len(body), Status: status, Time: s.clock.Now(),
 	}
 	if body != nil {
@@ -185,4 +201,106 @@ func (s *Server) ClearRequests() {
 	s.journal.mu.Lock()
 	defer s.journal.mu.Unlock()
 	s.journal.entries, s.journal.head, s.journal.bytes = nil, 0, 0
+}
+
+// RequestsMatching returns the requests of the journal, oldest first, whose
+// method is method ("" for any; case does not matter) and whose [Request.Path]
+// matches pattern, a [path.Match] pattern in the form of [Fault.Path], e.g.
+// "/conversations/*/messages" ("" for any; a leading /v1 or /api/v1 is
+// ignored). A malformed pattern matches nothing.
+func (s *Server) RequestsMatching(method, pattern string) []Request {
+	pattern = normalizeFaultPath(pattern)
+	var out []Request
+	for _, r := range s.Requests() {
+		if requestMatches(r, method, pattern) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func requestMatches(r Request, method, pattern string) bool {
+	if method != "" && !strings.EqualFold(method, r.Method) {
+		return false
+	}
+	if pattern == "" {
+		return true
+	}
+	ok, err := path.Match(pattern, r.Path)
+	return err == nil && ok
+}
+
+// CountRequests is the number of requests [Server.RequestsMatching] returns.
+func (s *Server) CountRequests(method, pattern string) int {
+	return len(s.RequestsMatching(method, pattern))
+}
+
+// LastRequest returns the most recent request matching method and pattern
+// (as in [Server.RequestsMatching]); ok is false when there is none.
+func (s *Server) LastRequest(method, pattern string) (r Request, ok bool) {
+	m := s.RequestsMatching(method, pattern)
+	if len(m) == 0 {
+		return Request{}, false
+	}
+	return m[len(m)-1], true
+}
+
+// CheckRequests reports an error on t, listing the journal, unless exactly
+// want requests match method and pattern (as in [Server.RequestsMatching]).
+// It returns whether the check passed.
+func (s *Server) CheckRequests(t testing.TB, method, pattern string, want int) bool {
+	t.Helper()
+	if _, err := path.Match(normalizeFaultPath(pattern), ""); err != nil {
+		t.Errorf("fake: pattern %q: %v", pattern, err)
+		return false
+	}
+	if got := s.CountRequests(method, pattern); got != want {
+		t.Errorf("fake: %d requests match %s, want %d; the journal holds:\n%s", got, describeFilter(method, pattern), want, s.journalListing())
+		return false
+	}
+	return true
+}
+
+// CheckLastBody reports an error on t unless the last request matching
+// method and pattern (as in [Server.LastRequest]) has a body equal, as JSON,
+// to wantJSON. It returns whether the check passed.
+func (s *Server) CheckLastBody(t testing.TB, method, pattern, wantJSON string) bool {
+	t.Helper()
+	r, ok := s.LastRequest(method, pattern)
+	if !ok {
+		t.Errorf("fake: no request matches %s; the journal holds:\n%s", describeFilter(method, pattern), s.journalListing())
+		return false
+	}
+	var got, want any
+	if err := json.Unmarshal([]byte(wantJSON), &want); err != nil {
+		t.Errorf("fake: the expected body is not JSON: %v", err)
+		return false
+	}
+	if err := json.Unmarshal(r.Body, &got); err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("fake: the last request matching %s has body\n\t%s\nwant\n\t%s", describeFilter(method, pattern), r.Body, wantJSON)
+		return false
+	}
+	return true
+}
+
+func describeFilter(method, pattern string) string {
+	if method == "" {
+		method = "any method"
+	}
+	if pattern == "" {
+		pattern = "any path"
+	}
+	return method + " " + pattern
+}
+
+// journalListing is one line per journaled request, for failure messages.
+func (s *Server) journalListing() string {
+	var b strings.Builder
+	for _, r := range s.Requests() {
+		fmt.Fprintf(&b, "\t%s %s%s -> %d\n", r.Method, r.Prefix, r.Path, r.Status)
+	}
+	if b.Len() == 0 {
+		return "\t(nothing)\n"
+	}
+	return b.String()
 }

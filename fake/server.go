@@ -52,6 +52,7 @@ type Server struct {
 	journal  journal
 	ts       *httptest.Server
 	cfg      config
+	startNow time.Time // the clock's reading once the server started, for Reset
 	closeOne sync.Once
 }
 
@@ -210,6 +211,7 @@ func newServer(listen bool, opts ...Option) (*Server, error) {
 	if cfg.seed != nil {
 		err = s.Load(cfg.seed)
 	}
+	s.startNow = clock.Now()
 	if listen {
 		s.ts = newLoopbackServer(s)
 	}
