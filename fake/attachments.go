@@ -2,6 +2,7 @@ package fake
 
 import (
 	"mime"
+	"net"
 	"net/http"
 	"strconv"
 	"time"
@@ -54,17 +55,28 @@ func (s *Server) handleAttachment(w http.ResponseWriter, r *http.Request, co *co
 	s.writeJSON(w, r, http.StatusOK, data)
 }
 
-// baseFor is scheme://host of attachment URLs: WithPublicURL, else the
-// request's own Host (right for Handler mounted at the root).
+// baseFor is scheme://host[/prefix] of attachment URLs: WithPublicURL,
+// else the server's own listener, else the local address the request came
+// in on. Never the request's Host header: a client could name any host
+// there, and the URL would send the next download to it.
 func (s *Server) baseFor(r *http.Request) string {
 	if s.publicBase != "" {
 		return s.publicBase
+	}
+	if s.ts != nil {
+		return s.ts.URL
+	}
+	if s.mem != nil {
+		return "http://" + inMemoryAddr // reached through the in-memory dialer
 	}
 	scheme := "http"
 	if r.TLS != nil {
 		scheme = "https"
 	}
-	return scheme + "://" + r.Host
+	if addr, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && addr.Network() == "tcp" {
+		return scheme + "://" + addr.String()
+	}
+	return scheme + "://localhost"
 }
 
 // handleFile serves a temporary attachment URL: no key needed (D9). An

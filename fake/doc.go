@@ -17,6 +17,17 @@
 //	co.Inbound(conv, "Hello!", s.Clock().Now().Add(-5*time.Hour))
 //	client := s.Client()
 //
+// After the calls, the request journal says what reached the server, in the
+// path form of fault rules (relative to the base URL, the version prefix in
+// a field of its own):
+//
+//	s.CheckRequests(t, "POST", "/chatapp/contacts", 1)
+//	s.CheckLastBody(t, "POST", "/chatapp/contacts", `{"phone_number":"5511987654321", ...}`)
+//	last, _ := s.LastRequest("GET", "/conversations/*/messages")
+//
+// [Server.Reset] puts the server back as it started (its [WithSeed] data);
+// [Server.Clear] empties it.
+//
 // Everything that depends on time (windows, anomaly ages, the anomaly cache,
 // rate limits, timestamps, attachment expiry) reads one [Clock].
 //
@@ -24,29 +35,50 @@
 // are documented on the names they concern and listed here:
 //
 //   - Unknown routes answer 404 NOT_FOUND, a known path with another method
-//     405 METHOD_NOT_ALLOWED (with an Allow header; HEAD and OPTIONS
-//     included), a body that is not a JSON object or not sent as
-//     application/json 400 INVALID_PARAM, a body over 1 MiB 400
-//     INVALID_PARAM; all in the §7 envelope. These codes are not in the
-//     specification's table. One trailing slash is ignored; an empty path
-//     segment (a double slash) matches no route.
+//     405 METHOD_NOT_ALLOWED (with an Allow header), a body that is not a
+//     JSON object or not sent as application/json 400 INVALID_PARAM, a body
+//     over 1 MiB 400 INVALID_PARAM; all in the §7 envelope. These codes are
+//     not in the specification's table. HEAD is answered wherever GET is,
+//     with the same status and headers and no body.
+//   - Paths are matched as sent, escaped, segment by segment: an id holding
+//     an escaped "/" ("abc%2Fdef") is one segment and reaches its endpoint,
+//     which answers with its own code (CONVERSATION_NOT_FOUND). A trailing
+//     slash, an escaped slash in a fixed segment ("/v1/channels%2F"), an
+//     empty segment (a double slash) and "." or ".." segments make another
+//     path: 404 NOT_FOUND, never a redirect.
 //   - Query strings: pairs are separated by "&" only (a ";" belongs to the
-//     value), a malformed "%" escape is 400 INVALID_PARAM. Integer
+//     value), a malformed "%" escape is 400 INVALID_PARAM, and so is a
+//     parameter given twice (naming it), whatever the values: lists such as
+//     include are one comma-separated value. Integer
 //     parameters (limit, threshold_hours) are decimal digits only, leading
 //     zeros allowed ("05"); a sign, a space, a fraction or an exponent is
 //     INVALID_PARAM. Date-time parameters are RFC 3339 with a zone; they are
 //     applied to the millisecond (D18), as window.since echoes them.
-//   - The error body's path is the internal path (/api/v1/...) without the
-//     query string.
+//   - The error body's path is the internal path (/api/v1/...), escaped as
+//     sent, without the query string.
 //   - Fault rules are applied before routing and authentication: they model
-//     the network or the server misbehaving.
+//     the network or the server misbehaving. A latency fault whose client
+//     gives up first closes the connection without an answer.
+//   - Every request ends in a §7 envelope or a closed connection, never an
+//     empty answer: a body that cannot be read whole (shorter than its
+//     Content-Length, broken chunked encoding) is 400 INVALID_PARAM naming
+//     the body.
 //   - Route matching comes before authentication (an unknown route is 404
 //     even without a key); authentication comes before the rate limit, and
 //     both before anything about the request itself (parameters, body, ids).
+//     The key is checked before the body is read: the body of a request
+//     without a valid key is never read, so it costs the fake no memory, and
+//     the journal shows such a request without its body.
+//   - The journal ([Server.Requests]) is bounded twice: a number of entries
+//     ([WithJournalLimit]) and a byte budget ([WithJournalBytes]); the oldest
+//     entries go first, and a body is kept up to 64 KiB, then cut with a
+//     marker line.
 //   - Attachments (§4.2, D9): unknown or another company's media is 404
 //     MEDIA_NOT_FOUND; the temporary URL lives under /_files/ on the fake
-//     itself, needs no key, and past its expires_at answers 403 URL_EXPIRED
-//     (as signed storage URLs do); an unknown token is 404 NOT_FOUND.
+//     itself (its listener's address, or [WithPublicURL]; never the
+//     request's Host header), needs no key, and past its expires_at answers
+//     403 URL_EXPIRED (as signed storage URLs do); an unknown token is 404
+//     NOT_FOUND.
 //   - Messages (§4.1): a cursor carries the window of its first page, so since
 //     is ignored when a cursor is given; window.recent_window_days is always
 //     30 and window.since the start actually applied, inclusive: without
@@ -62,9 +94,13 @@
 //   - Anomalies (§4.4): only open conversations count, in every bucket; the
 //     window is inclusive at both ends; the cache is per company, bucket and
 //     threshold. A reply with status failed did not go out: it takes a
-//     conversation out of no bucket (a queued one counts). include may be
-//     repeated or a comma list; spaces, empty
-//     names, duplicates and the two always-returned names are accepted.
+//     conversation out of no bucket (a queued one counts). include is a
+//     comma list; spaces, empty names, duplicates and the two
+//     always-returned names are accepted.
+//   - JSON bodies: bytes that are not UTF-8, a \u escape of a lone
+//     surrogate and a NUL character (\u0000) in any string are 400
+//     INVALID_PARAM naming the body, rather than silently becoming U+FFFD
+//     (which could merge two custom-field names) or a NUL in a name.
 //   - Contact creation (§4.6) requires phone_number_id (MISSING_PARAM).
 //   - Without phone_number_id (D25), the /chatapp endpoints search the
 //     company's chatapp contacts only: the chat-channel layer is specific to

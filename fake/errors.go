@@ -125,7 +125,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, e *apiError)
 	body := errorBody{
 		StatusCode: e.status,
 		Timestamp:  formatTime(s.clock.Now()),
-		Path:       internalPath(r.URL.Path),
+		Path:       internalPath(r.URL.EscapedPath()),
 		Method:     r.Method,
 		Message:    errorMessage{Error: e.code, Message: e.message, Details: e.details},
 		ErrorID:    s.errIDs.next(),

@@ -31,10 +31,34 @@ func (s *Server) resetLocked() {
 	s.index = objectIndex{}
 }
 
-// Reset empties the server: every company but the default one goes, the
-// default company loses its channels, contacts and conversations (its id and
-// key stay). The journal, fault rules and rate-limit buckets are cleared too.
+// Reset puts the server back as it started, as POST /_fake/reset does in
+// cmd/convofake: the data of [WithSeed] (none without it), the start API key
+// of the default company, a manual clock set back to its reading at start
+// (a real clock is left alone), no fault rules, an empty journal and fresh
+// rate limits. Data added or loaded since, and other companies, are gone.
+// [Company] handles of the default company stay valid.
 func (s *Server) Reset() {
+	s.Clear()
+	s.mu.Lock()
+	s.defaultCo.apiKey = s.cfg.apiKey
+	s.defaultCo.keyHash = newCompany(s.cfg.apiKey).keyHash
+	s.mu.Unlock()
+	if s.clock.Manual() {
+		s.clock.Set(s.startNow)
+	}
+	if s.cfg.seed != nil {
+		// It loaded at start, so it loads again; if it did not, the server
+		// started empty and stays so.
+		_ = s.Load(s.cfg.seed)
+	}
+}
+
+// Clear empties the server: every company but the default one goes, the
+// default company loses its channels, contacts and conversations (its id and
+// current key stay). The journal, fault rules and rate-limit buckets are
+// cleared too; the clock is left alone. Use [Server.Reset] to go back to the
+// start data instead.
+func (s *Server) Clear() {
 	s.mu.Lock()
 	s.resetLocked()
 	s.mu.Unlock()

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // parseLimit reads an integer query parameter bounded by [1, max] with a
@@ -78,11 +80,78 @@ func decodeBody(r *http.Request) (jsonBody, *apiError) {
 	if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
 		return nil, invalidParam("Content-Type must be application/json")
 	}
+	if e := checkJSONText(raw); e != nil {
+		return nil, e
+	}
 	var body jsonBody
 	if err := json.Unmarshal(raw, &body); err != nil || body == nil {
 		return nil, invalidParam("The request body must be a JSON object")
 	}
 	return body, nil
+}
+
+// checkJSONText refuses what encoding/json would silently change: bytes
+// that are not UTF-8 and \u escapes of lone surrogates (both become
+// U+FFFD, so two different names could collapse into one), and NUL
+// characters (\u0000), which no field of the service accepts. A raw NUL or
+// control byte is not JSON at all and is left to the decoder.
+func checkJSONText(raw []byte) *apiError {
+	if !utf8.Valid(raw) {
+		return invalidParam("body is not valid UTF-8")
+	}
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '\\' || i+1 >= len(raw) {
+			continue
+		}
+		i++ // the escaped character; only \u needs a look
+		if raw[i] != 'u' {
+			continue
+		}
+		r, ok := hex4(raw, i+1)
+		if !ok {
+			continue // not JSON: the decoder reports it
+		}
+		i += 4
+		switch {
+		case r == 0:
+			return invalidParam("body holds a NUL character (\\u0000) in a string; no field accepts one")
+		case utf16.IsSurrogate(r) && r < 0xDC00: // a high surrogate needs a low one next
+			lo, ok := rune(0), i+6 < len(raw) && raw[i+1] == '\\' && raw[i+2] == 'u'
+			if ok {
+				lo, ok = hex4(raw, i+3)
+			}
+			if !ok || lo < 0xDC00 || lo > 0xDFFF {
+				return invalidParam("body holds a lone UTF-16 surrogate escape in a string")
+			}
+			i += 6
+		case utf16.IsSurrogate(r):
+			return invalidParam("body holds a lone UTF-16 surrogate escape in a string")
+		}
+	}
+	return nil
+}
+
+// hex4 reads the four hex digits at raw[i:i+4].
+func hex4(raw []byte, i int) (rune, bool) {
+	if i+4 > len(raw) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range raw[i : i+4] {
+		var d byte
+		switch {
+		case c >= '0' && c <= '9':
+			d = c - '0'
+		case c >= 'a' && c <= 'f':
+			d = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			d = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(d)
+	}
+	return r, true
 }
 
 // str returns the string field name; present is false when absent, null or

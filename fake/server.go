@@ -1,21 +1,16 @@
 package fake
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/convoapi/convo-go/internal/statuswriter"
 )
 
 // DefaultAPIKey is the API key of the default company unless [WithAPIKey]
@@ -29,6 +24,7 @@ const (
 	DefaultAnomalyCacheTTL = 5 * time.Minute // spec §4.4 rule 3: "a few minutes"
 	DefaultAttachmentTTL   = 15 * time.Minute
 	DefaultJournalLimit    = 10000
+	DefaultJournalBytes    = 32 << 20 // bytes of the journal's budget: 32 MiB
 	maxBodyBytes           = 1 << 20
 )
 
@@ -57,6 +53,7 @@ type Server struct {
 	ts       *httptest.Server
 	mem      *pipeNet // WithInMemoryNetwork: the server behind Client and HTTPClient
 	cfg      config
+	startNow time.Time // the clock's reading once the server started, for Reset
 	closeOne sync.Once
 }
 
@@ -74,6 +71,7 @@ type config struct {
 	publicURL      string
 	journalLimit   int
 	journalLimitOK bool
+	journalBytes   int64
 	inMemory       bool
 }
 
@@ -121,15 +119,25 @@ func WithLogger(l *slog.Logger) Option { return func(cfg *config) { cfg.logger =
 
 // WithPublicURL sets the scheme, host and optional path prefix under which
 // the server is reachable, e.g. "https://fake.example.com/convo", for the
-// temporary attachment URLs. Default: derived from each request's Host, which
-// is right unless the handler is mounted under a prefix or behind a proxy.
+// temporary attachment URLs. Default: the server's own listener, or for a
+// handler mounted elsewhere the local address each request came in on;
+// never the request's Host header. Set it when the handler is mounted under
+// a prefix or behind a proxy.
 func WithPublicURL(base string) Option { return func(cfg *config) { cfg.publicURL = base } }
 
 // WithJournalLimit bounds the request journal to the last n requests
-// (default [DefaultJournalLimit]; 0 disables the journal).
+// (default [DefaultJournalLimit]; 0 disables the journal). The byte budget
+// of [WithJournalBytes] applies as well.
 func WithJournalLimit(n int) Option {
 	return func(cfg *config) { cfg.journalLimit, cfg.journalLimitOK = n, true }
 }
+
+// WithJournalBytes bounds the memory of the request journal to about n
+// bytes (default [DefaultJournalBytes]; 0 disables the journal): the oldest
+// requests are forgotten first, and a body is kept up to 64 KiB (less when n
+// is small), then cut with a marker (see [Request.Body]). The entry limit of
+// [WithJournalLimit] applies as well.
+func WithJournalBytes(n int64) Option { return func(cfg *config) { cfg.journalBytes = n } }
 
 // New starts a server for the test t on a loopback address and closes it with
 // t.Cleanup. A seed given by [WithSeed] that does not load fails the test.
@@ -169,6 +177,7 @@ func newServer(listen bool, opts ...Option) (*Server, error) {
 		anomalyTTL:    DefaultAnomalyCacheTTL,
 		attachmentTTL: DefaultAttachmentTTL,
 		journalLimit:  DefaultJournalLimit,
+		journalBytes:  DefaultJournalBytes,
 	}
 	for _, o := range opts {
 		if o != nil {
@@ -198,12 +207,13 @@ func newServer(listen bool, opts ...Option) (*Server, error) {
 		cfg:        cfg,
 	}
 	s.limiter = newLimiter(clock, cfg.rate, cfg.burst, cfg.anomalyCalls, cfg.anomalyPer)
-	s.journal.limit = cfg.journalLimit
+	s.journal.limit, s.journal.maxBytes = cfg.journalLimit, cfg.journalBytes
 	s.resetLocked()
 	var err error
 	if cfg.seed != nil {
 		err = s.Load(cfg.seed)
 	}
+	s.startNow = clock.Now()
 	switch {
 	case listen && cfg.inMemory:
 		s.mem = startPipeNet(s)
@@ -275,195 +285,6 @@ func (s *Server) HTTPClient() *http.Client {
 		return http.DefaultClient
 	}
 	return s.ts.Client()
-}
-
-// route is one endpoint of the API, path relative to /v1 with {} wildcards.
-type route struct {
-	method  string
-	pattern []string
-	handle  func(s *Server, w http.ResponseWriter, r *http.Request, co *company, args []string)
-}
-
-var routes = []route{
-	{http.MethodGet, split("/channels"), (*Server).handleChannels},                        // spec §4.5
-	{http.MethodGet, split("/conversations"), (*Server).handleConversations},              // spec §4.3
-	{http.MethodGet, split("/conversations/anomalies"), (*Server).handleAnomalies},        // spec §4.4
-	{http.MethodGet, split("/conversations/{}/messages"), (*Server).handleMessages},       // spec §4.1
-	{http.MethodGet, split("/attachments/{}"), (*Server).handleAttachment},                // spec §4.2
-	{http.MethodPost, split("/chatapp/contacts"), (*Server).handleCreateContact},          // spec §4.6
-	{http.MethodGet, split("/chatapp/contacts/lookup"), (*Server).handleLookupContact},    // spec §4.7
-	{http.MethodPatch, split("/chatapp/contacts/custom-fields"), (*Server).handleFields},  // spec §4.8
-	{http.MethodDelete, split("/chatapp/contacts/tags"), (*Server).handleRemoveTags},      // spec §4.9
-	{http.MethodPost, split("/chatapp/sequences/cancel"), (*Server).handleCancelSequence}, // spec §4.10
-}
-
-// split cuts a path into segments; one trailing slash is ignored, empty
-// segments (a double slash) are kept, so they match no route.
-func split(p string) []string {
-	p = strings.TrimPrefix(p, "/")
-	p = strings.TrimSuffix(p, "/")
-	return strings.Split(p, "/")
-}
-
-// filesPrefix is where temporary attachment URLs live, outside /v1 (D9).
-const filesPrefix = "/_files/"
-
-// apiPath strips the /v1 or /api/v1 prefix (D21); ok is false for paths
-// outside the API.
-func apiPath(p string) (rel string, ok bool) {
-	for _, prefix := range []string{"/api/v1", "/v1"} {
-		if rest, found := strings.CutPrefix(p, prefix); found && (rest == "" || rest[0] == '/') {
-			return rest, true
-		}
-	}
-	return "", false
-}
-
-// internalPath is the form shown in error bodies: /v1 is rewritten to
-// /api/v1 (spec §7 and §9 rule 4).
-func internalPath(p string) string {
-	if rel, ok := apiPath(p); ok {
-		return "/api/v1" + rel
-	}
-	return p
-}
-
-func match(pattern, segs []string) ([]string, bool) {
-	if len(pattern) != len(segs) {
-		return nil, false
-	}
-	var args []string
-	for i, p := range pattern {
-		if p == "{}" {
-			if segs[i] == "" {
-				return nil, false
-			}
-			args = append(args, segs[i])
-		} else if p != segs[i] {
-			return nil, false
-		}
-	}
-	return args, true
-}
-
-// ServeHTTP runs the request pipeline: journal, fault rules, routing (404,
-// 405), authentication (401), rate limits (429), body size (400), then the
-// endpoint.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	// The Date header tells the service's time, like the envelope's
-	// timestamp: both come from the fake's clock, never the machine's (a
-	// client measures a Retry-After date against it).
-	w.Header().Set("Date", s.clock.Now().UTC().Format(http.TimeFormat))
-	rec := &statuswriter.Writer{ResponseWriter: w}
-	body, tooLarge := readBody(r)
-	defer func() { s.record(r, body, rec.Status) }()
-
-	if s.applyFaults(rec, r) {
-		return
-	}
-	if r.Context().Err() != nil {
-		return
-	}
-	if strings.HasPrefix(r.URL.Path, filesPrefix) {
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			rec.Header().Set("Allow", "GET, HEAD")
-			s.writeError(rec, r, errf(http.StatusMethodNotAllowed, CodeMethodNotAllowed, "Method "+r.Method+" is not allowed on this path."))
-			return
-		}
-		s.handleFile(rec, r, strings.TrimPrefix(r.URL.Path, filesPrefix))
-		return
-	}
-	rel, ok := apiPath(r.URL.Path)
-	if !ok {
-		s.writeError(rec, r, errf(http.StatusNotFound, CodeNotFound, "Cannot "+r.Method+" "+r.URL.Path))
-		return
-	}
-	segs := split(rel)
-	var allowed []string
-	for _, rt := range routes {
-		args, ok := match(rt.pattern, segs)
-		if !ok {
-			continue
-		}
-		if rt.method != r.Method {
-			allowed = append(allowed, rt.method)
-			continue
-		}
-		co, apiErr := s.authenticate(r)
-		if apiErr != nil {
-			s.writeError(rec, r, apiErr)
-			return
-		}
-		if apiErr := s.limiter.allow(co.apiKey, rel == "/conversations/anomalies"); apiErr != nil {
-			s.writeError(rec, r, apiErr)
-			return
-		}
-		if tooLarge { // after 401 and 429: an unauthenticated request learns nothing
-			s.writeError(rec, r, invalidParam("The request body is larger than 1 MiB."))
-			return
-		}
-		if apiErr := normalizeQuery(r); apiErr != nil {
-			s.writeError(rec, r, apiErr)
-			return
-		}
-		s.log.Debug("fake: request", "method", r.Method, "path", r.URL.Path)
-		rt.handle(s, rec, r, co, args)
-		return
-	}
-	if len(allowed) > 0 {
-		rec.Header().Set("Allow", strings.Join(allowed, ", "))
-		s.writeError(rec, r, errf(http.StatusMethodNotAllowed, CodeMethodNotAllowed, "Method "+r.Method+" is not allowed on "+internalPath(r.URL.Path)+"."))
-		return
-	}
-	s.writeError(rec, r, errf(http.StatusNotFound, CodeNotFound, "Cannot "+r.Method+" "+internalPath(r.URL.Path)))
-}
-
-// normalizeQuery parses the query string the way the service's stack does:
-// pairs are separated by "&" only (a ";" is part of a value, where Go's
-// url.ParseQuery would drop the whole pair), "+" is a space, and "%" escapes
-// must be valid (else 400 INVALID_PARAM). The result replaces RawQuery, so
-// that handlers read it with r.URL.Query().
-func normalizeQuery(r *http.Request) *apiError {
-	raw := r.URL.RawQuery
-	if raw == "" || !strings.Contains(raw, ";") {
-		if _, err := url.ParseQuery(raw); err != nil {
-			return invalidParam("The query string is malformed.")
-		}
-		return nil
-	}
-	q := url.Values{}
-	for _, pair := range strings.Split(raw, "&") {
-		if pair == "" {
-			continue
-		}
-		k, v, _ := strings.Cut(pair, "=")
-		k, err1 := url.QueryUnescape(k)
-		v, err2 := url.QueryUnescape(v)
-		if err1 != nil || err2 != nil {
-			return invalidParam("The query string is malformed.")
-		}
-		q[k] = append(q[k], v)
-	}
-	r.URL.RawQuery = q.Encode()
-	return nil
-}
-
-// readBody reads up to maxBodyBytes of the body and puts it back for the
-// handlers.
-func readBody(r *http.Request) (body []byte, tooLarge bool) {
-	if r.Body == nil || r.Body == http.NoBody {
-		return nil, false
-	}
-	b, err := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes+1))
-	_ = r.Body.Close()
-	if err != nil {
-		b = nil
-	}
-	if len(b) > maxBodyBytes {
-		return b[:maxBodyBytes], true
-	}
-	r.Body = io.NopCloser(bytes.NewReader(b))
-	return b, false
 }
 
 // sleepCtx waits d of real time or until ctx ends; it reports whether the

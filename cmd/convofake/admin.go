@@ -219,7 +219,7 @@ func (a *admin) reset(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeBody(r, &body, true); err != nil {
 		return err
 	}
-	a.srv.Reset()
+	a.srv.Clear()
 	if !body.Empty {
 		clock := a.srv.Clock()
 		if clock.Manual() {
@@ -500,6 +500,7 @@ func (a *admin) removeFault(w http.ResponseWriter, r *http.Request) error {
 type requestJSON struct {
 	Time    string              `json:"time"`
 	Method  string              `json:"method"`
+	Prefix  string              `json:"prefix"`
 	Path    string              `json:"path"`
 	Query   map[string][]string `json:"query"`
 	Headers map[string][]string `json:"headers"`
@@ -512,8 +513,11 @@ type requestsJSON struct {
 	Items []requestJSON `json:"items"`
 }
 
-// requests: GET /_fake/requests[?method=GET&path=/v1/conversations/*]: the
-// journal, oldest first. path is a path.Match pattern over the path as sent.
+// requests: GET /_fake/requests[?method=GET&path=/conversations/*]: the
+// journal, oldest first. Paths are relative to the base URL, as in fault
+// rules ("/channels"), with the version prefix the client used ("/v1" or
+// "/api/v1") in "prefix"; the path filter is a path.Match pattern in that
+// form (a leading /v1 or /api/v1 in it is ignored).
 // API keys are redacted ("Bearer [REDACTED]"). body is the request body as
 // JSON when it is JSON, else as a string, else null.
 func (a *admin) requests(w http.ResponseWriter, r *http.Request) error {
@@ -529,17 +533,9 @@ func (a *admin) requests(w http.ResponseWriter, r *http.Request) error {
 		secrets = append(secrets, co.APIKey())
 	}
 	out := requestsJSON{Items: []requestJSON{}}
-	for _, req := range a.srv.Requests() {
-		if method != "" && req.Method != method {
-			continue
-		}
-		if pattern != "" {
-			if ok, _ := path.Match(pattern, req.Path); !ok {
-				continue
-			}
-		}
+	for _, req := range a.srv.RequestsMatching(method, pattern) {
 		out.Items = append(out.Items, requestJSON{
-			Time: formatTime(req.Time), Method: req.Method, Path: req.Path,
+			Time: formatTime(req.Time), Method: req.Method, Prefix: req.Prefix, Path: req.Path,
 			Query: redactValues(req.Query, secrets), Headers: redactValues(req.Header, secrets),
 			Body: bodyJSON(req.Body), Status: req.Status,
 		})

@@ -300,6 +300,7 @@ func TestAdminJournalRedactsKeys(t *testing.T) {
 		Items []struct {
 			Time    string              `json:"time"`
 			Method  string              `json:"method"`
+			Prefix  string              `json:"prefix"`
 			Path    string              `json:"path"`
 			Query   map[string][]string `json:"query"`
 			Headers map[string][]string `json:"headers"`
@@ -314,13 +315,15 @@ func TestAdminJournalRedactsKeys(t *testing.T) {
 	it := j.Items[0]
 	assert.Equal(t, "2026-11-22T10:00:00.000Z", it.Time)
 	assert.Equal(t, "GET", it.Method)
-	assert.Equal(t, "/v1/conversations", it.Path)
+	assert.Equal(t, "/conversations", it.Path, "relative to the base URL, as in fault rules")
+	assert.Equal(t, "/v1", it.Prefix)
 	assert.Equal(t, map[string][]string{"phone": {"5511987654321"}}, it.Query)
 	assert.Equal(t, []string{"Bearer [REDACTED]"}, it.Headers["Authorization"])
 	assert.JSONEq(t, `null`, string(it.Body))
 	assert.Equal(t, 200, it.Status)
 
-	assert.Equal(t, "/api/v1/channels", j.Items[1].Path)
+	assert.Equal(t, "/channels", j.Items[1].Path)
+	assert.Equal(t, "/api/v1", j.Items[1].Prefix)
 	assert.Equal(t, []string{"ApiKey [REDACTED]"}, j.Items[1].Headers["Authorization"])
 	assert.Equal(t, []string{"[REDACTED]"}, j.Items[2].Headers["X-Api-Key"])
 	assert.Equal(t, "PATCH", j.Items[3].Method)
@@ -330,8 +333,10 @@ func TestAdminJournalRedactsKeys(t *testing.T) {
 	// Filters.
 	r = p.admin(http.MethodGet, "/_fake/requests?method=patch", "")
 	assert.Equal(t, float64(1), r.json(t)["count"])
-	r = p.admin(http.MethodGet, "/_fake/requests?path=/v1/*", "")
-	assert.Equal(t, float64(3), r.json(t)["count"])
+	r = p.admin(http.MethodGet, "/_fake/requests?path=/conversations", "")
+	assert.Equal(t, float64(1), r.json(t)["count"])
+	r = p.admin(http.MethodGet, "/_fake/requests?path=/v1/channels", "")
+	assert.Equal(t, float64(3), r.json(t)["count"], "a prefixed pattern means the same, whichever prefix was sent")
 	assertAdminError(t, p.admin(http.MethodGet, "/_fake/requests?path=[", ""), http.StatusBadRequest, "invalid_request")
 
 	require.Equal(t, http.StatusOK, p.admin(http.MethodDelete, "/_fake/requests", "").status)

@@ -1,0 +1,176 @@
+package fake
+
+import "time"
+
+// This file holds what a test can seed: the value types given to the
+// seeding methods of [Company] (company.go) and the names of their fields' values.
+
+// Channel names (spec §2.2, §4.3, D31). SMS has neither accounts nor
+// conversations (spec §1) and cannot be seeded.
+const (
+	Chatapp = "chatapp"
+	Botapp  = "botapp"
+	Webchat = "webchat"
+)
+
+// Message directions (spec §2.3).
+const (
+	Inbound  = "inbound"
+	Outbound = "outbound"
+)
+
+// Conversation statuses (spec §3).
+const (
+	StatusOpen     = "open"
+	StatusResolved = "resolved"
+	StatusArchived = "archived"
+)
+
+// Media statuses (spec §2.3).
+const (
+	MediaAvailable   = "available"
+	MediaUnknown     = "unknown"
+	MediaNoReference = "no_reference"
+)
+
+// Sequence states (spec §3), as [ContactState.Sequence] reports them.
+const (
+	SequenceScheduled = "scheduled"
+	SequenceCanceled  = "canceled"
+)
+
+// Sender says who wrote a message (D30). It never appears in the message
+// read except inside raw, but it decides the anomaly buckets (spec §2.6).
+type Sender string
+
+// Sender kinds.
+const (
+	// SenderContact: the contact wrote it (inbound).
+	SenderContact Sender = "contact"
+	// SenderAgent: a person in the vendor's panel (human).
+	SenderAgent Sender = "agent"
+	// SenderPhone: the phone's own chat application (human).
+	SenderPhone Sender = "phone"
+	// SenderAutomation: the caller's integration, a bot, a sequence.
+	SenderAutomation Sender = "automation"
+	// SenderSystem: the platform itself (system messages); it neither makes
+	// a conversation "spoken to" nor "answered".
+	SenderSystem Sender = "system"
+)
+
+// ChannelAccount seeds a channel account of the neutral contract (spec §2.2).
+type ChannelAccount struct {
+	// ID is the account's id; default a new UUID.
+	ID string
+	// Channel is Chatapp or Botapp. Webchat widgets are added with
+	// [Company.AddWebchatWidget]; SMS accounts do not exist.
+	Channel string
+	// DisplayName is the human label; default derived from the channel.
+	DisplayName string
+	// ProviderIdentifier is the account's identifier at the provider; for
+	// chatapp it is the phone_number_id of the contact endpoints (D23).
+	// Default: a generated one.
+	ProviderIdentifier string
+}
+
+// Contact seeds a contact and its identity on one account (D24: a contact is
+// unique per account and normalized phone).
+type Contact struct {
+	// ID is the contact's id; default a new UUID.
+	ID string
+	// Account is the id of the channel account or webchat widget.
+	Account string
+	// Phone is normalized by the server's rule (D16); required on chatapp,
+	// optional elsewhere.
+	Phone string
+	// ChannelIdentifier is the native address on the channel; default the
+	// normalized phone (chatapp) or a generated one.
+	ChannelIdentifier string
+	// Name of the contact; default the phone or the channel identifier.
+	Name string
+	// Email and Gender are optional ("" means null).
+	Email, Gender string
+	// Tags are tag names; each gets a company-wide id ([Company.TagID]).
+	Tags []string
+	// CustomFields are the contact's custom fields.
+	CustomFields map[string]string
+	// Sequence, when not "", is the name of a scheduled sequence (spec §4.10).
+	Sequence string
+	// CreatedAt defaults to the clock's now.
+	CreatedAt time.Time
+}
+
+// Conversation seeds a conversation of a contact on the contact's account.
+type Conversation struct {
+	// ID is the conversation's id; default a new UUID.
+	ID string
+	// Contact is the contact's id; the conversation's channel, account and
+	// channel_identifier are the contact's.
+	Contact string
+	// Status is open (default), resolved or archived.
+	Status string
+	// AssignedTo names the responsible agent; "" means unassigned.
+	AssignedTo string
+	// CreatedAt defaults to the clock's now, or to the first message's time
+	// when earlier.
+	CreatedAt time.Time
+	// UnreadCount, when set, overrides the derived unread_count (inbound
+	// messages after the last human reply).
+	UnreadCount *int
+}
+
+// Message seeds a message of a conversation (spec §2.3).
+type Message struct {
+	// ID is the message id; default a new UUID.
+	ID string
+	// Sender is who wrote it (D30). Default: SenderContact for inbound,
+	// SenderAgent for outbound.
+	Sender Sender
+	// Direction is Inbound or Outbound; default derived from Sender
+	// (contact: inbound; others: outbound).
+	Direction string
+	// Type is the message type (D13); default "text", or derived from the
+	// media's MIME type (image, audio, video, else document).
+	Type string
+	// Text is the text or caption; "" means null.
+	Text string
+	// Status is the delivery status (D14); default null for inbound,
+	// "delivered" for outbound.
+	Status string
+	// At is when the message was sent; default the clock's now.
+	At time.Time
+	// DeliveredAt and ReadAt default from Status: delivered and read set
+	// delivered_at one second after At, read sets read_at a minute after.
+	DeliveredAt, ReadAt *time.Time
+	// FailureReason is failure_reason ("" means null).
+	FailureReason string
+	// Media, for media types; nil on a media type means no_reference.
+	Media *Media
+	// Reactions to this message (D15).
+	Reactions []Reaction
+}
+
+// Media seeds the media block of a message (spec §2.3).
+type Media struct {
+	// Status is available (default when Data is set), unknown or
+	// no_reference.
+	Status string
+	// MimeType, Filename ("" means null).
+	MimeType, Filename string
+	// Data is the file's content, served by the attachment URL when
+	// available. When empty, Size bytes of filler are served.
+	Data []byte
+	// Size is file_size when Data is empty (0 means null, except for
+	// available media which get a small default).
+	Size int64
+}
+
+// Reaction seeds a reaction (D15).
+type Reaction struct {
+	// Emoji is the reaction itself.
+	Emoji string
+	// Direction is inbound (the contact reacted, default) or outbound.
+	Direction string
+	// At defaults to the message's time plus one minute.
+	At time.Time
+}
