@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"time"
@@ -26,11 +27,12 @@ type admin struct {
 	tokenHash [sha256.Size]byte
 	startSeed *fake.Seed // what POST /_fake/reset goes back to
 	startNow  time.Time  // the clock's reading at start
+	logger    *slog.Logger
 	mux       *http.ServeMux
 }
 
-func newAdmin(srv *fake.Server, token string, startSeed *fake.Seed, startNow time.Time) *admin {
-	a := &admin{srv: srv, tokenHash: sha256.Sum256([]byte(token)), startSeed: startSeed, startNow: startNow, mux: http.NewServeMux()}
+func newAdmin(srv *fake.Server, token string, startSeed *fake.Seed, startNow time.Time, logger *slog.Logger) *admin {
+	a := &admin{srv: srv, tokenHash: sha256.Sum256([]byte(token)), startSeed: startSeed, startNow: startNow, logger: logger, mux: http.NewServeMux()}
 	handle := func(pattern string, h func(w http.ResponseWriter, r *http.Request) error) {
 		a.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 			if err := h(w, r); err != nil {

@@ -1,19 +1,22 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"net/http"
 	"path"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/convoapi/convo-go/fake"
 )
 
+// requestJSON is one journal entry as GET /_fake/requests shows it. path is
+// relative to the base URL ("/channels"), the form fault rules take; prefix
+// is the version prefix the client sent ("/v1" or "/api/v1"; "" outside
+// the API, e.g. /_files/...).
 type requestJSON struct {
 	Time    string              `json:"time"`
 	Method  string              `json:"method"`
+	Prefix  string              `json:"prefix"`
 	Path    string              `json:"path"`
 	Query   map[string][]string `json:"query"`
 	Headers map[string][]string `json:"headers"`
@@ -26,10 +29,48 @@ type requestsJSON struct {
 	Items []requestJSON `json:"items"`
 }
 
-// requests: GET /_fake/requests[?method=GET&path=/v1/conversations/*]: the
-// journal, oldest first. path is a path.Match pattern over the path as sent.
-// API keys are redacted ("Bearer [REDACTED]"). body is the request body as
-// JSON when it is JSON, else as a string, else null.
+// apiPrefixes are the version prefixes of the API's base URLs.
+var apiPrefixes = []string{"/api/v1", "/v1"}
+
+// splitPrefix splits the version prefix off a path as sent:
+// "/v1/channels" is ("/v1", "/channels").
+func splitPrefix(p string) (prefix, rel string) {
+	for _, pre := range apiPrefixes {
+		if p == pre {
+			return pre, "/"
+		}
+		if strings.HasPrefix(p, pre+"/") {
+			return pre, p[len(pre):]
+		}
+	}
+	return "", p
+}
+
+// journalPath is the prefix and the relative path of a journal entry.
+func journalPath(req fake.Request) (prefix, rel string) {
+	// TODO(merge): on the fakehard branch req.Path is already relative and
+	// the prefix is req.Prefix: return req.Prefix, req.Path.
+	return splitPrefix(req.Path)
+}
+
+// pathMatches matches a ?path= pattern: against the relative path
+// ("/channels", "/conversations/*/messages"), or, for a pattern that starts
+// with a version prefix ("/v1/*"), against the path as sent.
+func pathMatches(pattern, prefix, rel string) bool {
+	target := rel
+	if pre, _ := splitPrefix(pattern); pre != "" {
+		target = prefix + rel
+	}
+	ok, _ := path.Match(pattern, target)
+	return ok
+}
+
+// requests: GET /_fake/requests[?method=GET&path=/conversations/*]: the
+// journal, oldest first. path is a path.Match pattern over the path
+// relative to the base URL (or over the whole path when the pattern starts
+// with /v1 or /api/v1). API keys are redacted ("Bearer [REDACTED]"), and so
+// are key-like query parameters, headers and JSON body fields. body is the
+// request body as JSON when it is JSON, else as a string, else null.
 func (a *admin) requests(w http.ResponseWriter, r *http.Request) error {
 	method := strings.ToUpper(r.URL.Query().Get("method"))
 	pattern := r.URL.Query().Get("path")
@@ -38,66 +79,25 @@ func (a *admin) requests(w http.ResponseWriter, r *http.Request) error {
 			return badRequest("path: %q is not a path.Match pattern: %v", pattern, err)
 		}
 	}
-	var secrets []string
-	for _, co := range a.srv.Companies() {
-		secrets = append(secrets, co.APIKey())
-	}
+	secrets := serverKeys(a.srv)
 	out := requestsJSON{Items: []requestJSON{}}
 	for _, req := range a.srv.Requests() {
+		prefix, rel := journalPath(req)
 		if method != "" && req.Method != method {
 			continue
 		}
-		if pattern != "" {
-			if ok, _ := path.Match(pattern, req.Path); !ok {
-				continue
-			}
+		if pattern != "" && !pathMatches(pattern, prefix, rel) {
+			continue
 		}
 		out.Items = append(out.Items, requestJSON{
-			Time: formatTime(req.Time), Method: req.Method, Path: req.Path,
+			Time: formatTime(req.Time), Method: req.Method, Prefix: prefix, Path: rel,
 			Query: redactValues(req.Query, secrets), Headers: redactValues(req.Header, secrets),
-			Body: bodyJSON(req.Body), Status: req.Status,
+			Body: bodyJSON(req.Body, secrets), Status: req.Status,
 		})
 	}
 	out.Count = len(out.Items)
 	writeJSON(w, http.StatusOK, out)
 	return nil
-}
-
-// redactValues copies m, replacing (defensively: the fake already redacts
-// the key headers) any value that contains a known secret.
-func redactValues(m map[string][]string, secrets []string) map[string][]string {
-	out := make(map[string][]string, len(m))
-	for k, vs := range m {
-		cp := make([]string, len(vs))
-		for i, v := range vs {
-			cp[i] = v
-			for _, s := range secrets {
-				if s != "" && strings.Contains(v, s) {
-					cp[i] = strings.ReplaceAll(v, s, fake.Redacted)
-				}
-			}
-		}
-		out[k] = cp
-	}
-	return out
-}
-
-func bodyJSON(b []byte) json.RawMessage {
-	switch {
-	case len(bytes.TrimSpace(b)) == 0:
-		return json.RawMessage("null")
-	case json.Valid(b):
-		var buf bytes.Buffer
-		if json.Compact(&buf, b) == nil {
-			return buf.Bytes()
-		}
-	}
-	s := string(b)
-	if !utf8.ValidString(s) {
-		s = strings.ToValidUTF8(s, "\uFFFD")
-	}
-	enc, _ := json.Marshal(s)
-	return enc
 }
 
 func (a *admin) clearRequests(w http.ResponseWriter, _ *http.Request) error {

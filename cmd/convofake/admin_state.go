@@ -42,7 +42,7 @@ type contactJSON struct {
 
 func contactOut(c fake.ContactState) contactJSON {
 	out := contactJSON{
-		ID: c.ID, CompanyID: c.CompanyID, ChannelAccountID: c.AccountID, Channel: c.Channel,
+		ID: c.ID, CompanyID: c.CompanyID, ChannelAccountID: c.AccountID, Channel: string(c.Channel),
 		Phone: optString(c.Phone), ChannelIdentifier: c.ChannelIdentifier, Name: c.Name,
 		Email: optString(c.Email), Gender: optString(c.Gender),
 		Tags: c.Tags, TagIDs: c.TagIDs, CustomFields: c.CustomFields,
@@ -163,7 +163,7 @@ func (a *admin) conversation(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, conversationJSON{
 		ID: c.ID, CompanyID: c.CompanyID, ContactID: c.ContactID, ChannelAccountID: c.AccountID,
-		Channel: c.Channel, ChannelIdentifier: c.ChannelIdentifier, Status: c.Status,
+		Channel: string(c.Channel), ChannelIdentifier: c.ChannelIdentifier, Status: string(c.Status),
 		AssignedTo: optString(c.AssignedTo), UnreadCount: c.UnreadCount, CreatedAt: formatTime(c.CreatedAt),
 		LastInboundAt: optTime(c.LastInboundAt), LastMessageAt: optTime(c.LastMessageAt), MessageCount: c.MessageCount,
 	})
@@ -188,8 +188,8 @@ func (a *admin) message(w http.ResponseWriter, r *http.Request) error {
 		return notFound("message", r.PathValue("id"))
 	}
 	writeJSON(w, http.StatusOK, messageJSON{
-		ID: m.ID, ConversationID: m.ConversationID, Direction: m.Direction, Sender: string(m.Sender),
-		Type: m.Type, At: formatTime(m.At), MediaStatus: optString(m.MediaStatus), MediaID: optString(m.MediaID),
+		ID: m.ID, ConversationID: m.ConversationID, Direction: string(m.Direction), Sender: string(m.Sender),
+		Type: string(m.Type), At: formatTime(m.At), MediaStatus: optString(string(m.MediaStatus)), MediaID: optString(m.MediaID),
 		Reactions: m.Reactions,
 	})
 	return nil

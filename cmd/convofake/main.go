@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -25,8 +26,8 @@ import (
 // Exit codes of run.
 const (
 	exitOK      = 0
-	exitFailure = 1 // the server could not start or stopped on an error
-	exitUsage   = 2 // bad flags, bad seed file, refused address
+	exitFailure = 1 // the server stopped on an error after it started
+	exitNoStart = 2 // it could not start: bad flag, bad seed file, address refused or in use
 )
 
 // defaultAddr is where convofake listens without --addr.
@@ -36,8 +37,8 @@ const defaultAddr = "127.0.0.1:8080"
 // it (e.g. a request held by a latency fault) are closed.
 const shutdownTimeout = 5 * time.Second
 
-// timeLayout is the timestamp form of the API (DESIGN D18), used by the admin
-// API too.
+// timeLayout is the timestamp form of the API (milliseconds, UTC, "Z"),
+// used by the admin API too.
 const timeLayout = "2006-01-02T15:04:05.000Z"
 
 func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
@@ -47,149 +48,6 @@ func main() {
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr, nil)
 	stop()
 	os.Exit(code)
-}
-
-// config is the parsed command line.
-type config struct {
-	addr          string
-	seedFile      string
-	apiKey        string
-	apiKeySet     bool
-	clock         string
-	clockSet      bool
-	rateLimit     float64
-	rateBurst     int
-	anomalyCache  time.Duration
-	logFormat     string
-	adminToken    string
-	adminOnPublic bool
-	publicURL     string
-}
-
-func parseFlags(args []string, stderr io.Writer) (*config, error) {
-	cfg := &config{}
-	fs := flag.NewFlagSet("convofake", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&cfg.addr, "addr", defaultAddr, "`host:port` to listen on; a non-loopback address needs --admin-on-public")
-	fs.StringVar(&cfg.seedFile, "seed", "", "seed `file` (the fake's JSON seed format) instead of the built-in demo data")
-	fs.StringVar(&cfg.apiKey, "api-key", fake.DefaultAPIKey, "API `key` of the demo (first) company; overrides the seed's api_key")
-	fs.StringVar(&cfg.clock, "clock", "real", "`clock`: real, frozen (at start) or frozen:<RFC 3339 time>; when given, overrides the seed's \"now\" (without it, a seed with \"now\" freezes the clock there)")
-	fs.Float64Var(&cfg.rateLimit, "rate-limit", fake.DefaultRateLimit, "requests per `second` per API key; 0 disables the limit")
-	fs.IntVar(&cfg.rateBurst, "rate-burst", 0, "bucket `size` of the rate limit (default: the rate rounded up)")
-	fs.DurationVar(&cfg.anomalyCache, "anomaly-cache", fake.DefaultAnomalyCacheTTL, "how long an anomaly report stays cached per company and bucket (`duration`; 0 disables)")
-	fs.StringVar(&cfg.logFormat, "log-format", "text", "request log `format` on stderr: text or json")
-	fs.StringVar(&cfg.adminToken, "admin-token", "", "bearer `token` of the admin API under /_fake/ (default: random, printed at start)")
-	fs.BoolVar(&cfg.adminOnPublic, "admin-on-public", false, "allow a non-loopback --addr; the admin API is then reachable from the network")
-	fs.StringVar(&cfg.publicURL, "public-url", "", "`URL` (scheme://host[:port]) of the temporary attachment URLs (default: the listening address)")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: convofake [flags]\n\nServes the fake messaging API on loopback, with demo data, a request log and an admin API under /_fake/.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return nil, err
-	}
-	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	}
-	fs.Visit(func(f *flag.Flag) {
-		switch f.Name {
-		case "api-key":
-			cfg.apiKeySet = true
-		case "clock":
-			cfg.clockSet = true
-		}
-	})
-	switch {
-	case cfg.logFormat != "text" && cfg.logFormat != "json":
-		return nil, fmt.Errorf("--log-format: %q is neither text nor json", cfg.logFormat)
-	case cfg.apiKey == "":
-		return nil, errors.New("--api-key: empty")
-	case cfg.rateLimit < 0 || math.IsNaN(cfg.rateLimit) || math.IsInf(cfg.rateLimit, 0):
-		return nil, errors.New("--rate-limit: must be a number ≥ 0")
-	case cfg.rateBurst < 0:
-		return nil, errors.New("--rate-burst: must be ≥ 0")
-	case cfg.anomalyCache < 0:
-		return nil, errors.New("--anomaly-cache: must be ≥ 0")
-	}
-	if _, _, err := parseClock(cfg.clock, time.Time{}); err != nil {
-		return nil, fmt.Errorf("--clock: %w", err)
-	}
-	if cfg.publicURL != "" && !strings.HasPrefix(cfg.publicURL, "http://") && !strings.HasPrefix(cfg.publicURL, "https://") {
-		return nil, fmt.Errorf("--public-url: %q does not start with http:// or https://", cfg.publicURL)
-	}
-	return cfg, nil
-}
-
-// parseClock reads --clock: "real", "frozen" (at start) or
-// "frozen:<RFC 3339>". It returns frozen and the start of a frozen clock.
-func parseClock(s string, start time.Time) (frozen bool, at time.Time, err error) {
-	switch {
-	case s == "real":
-		return false, time.Time{}, nil
-	case s == "frozen":
-		return true, start, nil
-	case strings.HasPrefix(s, "frozen:"):
-		t, err := time.Parse(time.RFC3339Nano, strings.TrimPrefix(s, "frozen:"))
-		if err != nil {
-			return false, time.Time{}, fmt.Errorf("%q: the time after frozen: is not RFC 3339 (e.g. frozen:2026-11-22T10:00:00Z)", s)
-		}
-		return true, t, nil
-	}
-	return false, time.Time{}, fmt.Errorf("%q: want real, frozen or frozen:<RFC 3339 time>", s)
-}
-
-// checkLoopback refuses an address that would listen beyond the loopback
-// interface: an empty host (every interface), an unspecified or routable IP,
-// or a name that resolves to any non-loopback address. It runs before
-// listening.
-func checkLoopback(ctx context.Context, addr string) error {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return fmt.Errorf("--addr %q: %w", addr, err)
-	}
-	refuse := func(what string) error {
-		return fmt.Errorf("--addr %q would listen on %s, not only loopback: the fake API and its admin API (/_fake/, which can replace all data) would be reachable from the network; use 127.0.0.1:<port>, or pass --admin-on-public if that is what you want", addr, what)
-	}
-	if host == "" {
-		return refuse("every interface")
-	}
-	if ip, err := netip.ParseAddr(host); err == nil {
-		if !ip.IsLoopback() {
-			return refuse(ip.String())
-		}
-		return nil
-	}
-	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
-		return nil
-	}
-	ips, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
-	if err != nil {
-		return fmt.Errorf("--addr %q: %w", addr, err)
-	}
-	for _, ip := range ips {
-		if !ip.Unmap().IsLoopback() {
-			return refuse(ip.String() + " (" + host + ")")
-		}
-	}
-	return nil
-}
-
-// loadStartSeed returns the seed loaded at start: the --seed file, or the
-// fake's demo data. Errors name the file, the JSON path and the reason.
-func loadStartSeed(cfg *config) (*fake.Seed, error) {
-	if cfg.seedFile == "" {
-		return fake.DemoSeed(), nil
-	}
-	f, err := os.Open(cfg.seedFile)
-	if err != nil {
-		return nil, fmt.Errorf("--seed: %w", err)
-	}
-	defer f.Close()
-	seed, err := fake.LoadSeed(f)
-	if err != nil {
-		return nil, fmt.Errorf("--seed %s: %w", cfg.seedFile, err)
-	}
-	return seed, nil
 }
 
 func randomToken() string {
@@ -206,143 +64,260 @@ func newLogger(format string, w io.Writer) *slog.Logger {
 }
 
 // run is the whole program: it parses args, serves until ctx ends and
-// returns the exit code. ready, when not nil, is called with the listening
-// address (host:port) once the server accepts connections.
+// returns the exit code. ready, when not nil, is called with the address
+// (host:port) of the API's listener once the server accepts connections.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready func(addr string)) int {
-	cfg, err := parseFlags(args, stderr)
+	cfg, err := parseFlags(args, stdout)
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "convofake: %v\n", err)
-		return exitUsage
+		fmt.Fprintf(stderr, "convofake: %v\nconvofake -h lists the flags.\n", err)
+		return exitNoStart
 	}
 	logger := newLogger(cfg.logFormat, stderr)
-	fail := func(code int, format string, a ...any) int {
-		fmt.Fprintf(stderr, "convofake: "+format+"\n", a...)
-		return code
+	a, err := startApp(cfg, logger)
+	if err != nil {
+		fmt.Fprintf(stderr, "convofake: %v\n", err)
+		return exitNoStart
 	}
+	defer a.closeListeners()
+	a.printWhatToUse(stdout)
+	return a.serve(ctx, stderr, ready)
+}
 
-	if !cfg.adminOnPublic {
-		if err := checkLoopback(ctx, cfg.addr); err != nil {
-			return fail(exitUsage, "refusing to start: %v", err)
-		}
-	}
+// app is a started convofake: the fake, its admin API and their listeners.
+type app struct {
+	cfg        *config
+	logger     *slog.Logger
+	srv        *fake.Server
+	adm        *admin
+	apiLn      net.Listener
+	adminLn    net.Listener // nil unless --admin-addr
+	place      adminPlace
+	adminToken string
+	keySource  keySource
+}
+
+// startApp builds everything run serves; its errors say which flag to
+// change.
+func startApp(cfg *config, logger *slog.Logger) (*app, error) {
 	seed, err := loadStartSeed(cfg)
 	if err != nil {
-		return fail(exitUsage, "%v", err)
+		return nil, err
 	}
-	if cfg.apiKeySet {
-		if len(seed.Companies) == 0 {
-			seed.Companies = []fake.CompanySeed{{}}
-		}
-		seed.Companies[0].APIKey = cfg.apiKey
+	key, source := startAPIKey(cfg, seed)
+	if err := checkSeedKeys(seed, key); err != nil {
+		return nil, seedError(cfg, err)
 	}
-	// The clock: --clock when given, else frozen at the seed's now when it
-	// has one, else real.
-	var clock *fake.Clock
-	if cfg.clockSet || seed.Now == nil {
-		frozen, at, _ := parseClock(cfg.clock, time.Now().UTC().Truncate(time.Second))
-		if frozen {
-			clock = fake.NewManualClock(at)
-		} else {
-			clock = fake.NewRealClock()
-		}
-		seed.Now = nil
-	} else {
-		clock = fake.NewManualClock(*seed.Now)
-	}
+	clock := startClock(cfg, seed)
 	startNow := clock.Now()
 
-	ln, err := net.Listen("tcp", cfg.addr)
-	if err != nil {
-		return fail(exitFailure, "%v", err)
+	a := &app{cfg: cfg, logger: logger, keySource: source, adminToken: cfg.adminToken}
+	if a.adminToken == "" {
+		a.adminToken = randomToken()
 	}
-	defer ln.Close()
-	addr := ln.Addr().String()
-	publicURL := cfg.publicURL
-	if publicURL == "" {
-		if ap, err := netip.ParseAddrPort(addr); err == nil && !ap.Addr().IsUnspecified() {
-			publicURL = "http://" + addr
+	if a.apiLn, err = listen("--addr", cfg.addr); err != nil {
+		return nil, err
+	}
+	if cfg.adminAddr != "" {
+		if a.adminLn, err = listen("--admin-addr", cfg.adminAddr); err != nil {
+			a.closeListeners()
+			return nil, err
 		}
-		// Unspecified (0.0.0.0, ::): the fake derives it from each request's Host.
 	}
+	a.place = placeAdmin(cfg, a.apiLn.Addr().String())
+
 	burst := cfg.rateBurst
 	if burst == 0 {
 		burst = max(1, int(math.Ceil(cfg.rateLimit)))
 	}
-	adminToken := cfg.adminToken
-	if adminToken == "" {
-		adminToken = randomToken()
-	}
-
-	srv, err := fake.NewHandler(
+	a.srv, err = fake.NewHandler(
 		fake.WithClock(clock),
-		fake.WithAPIKey(cfg.apiKey),
+		fake.WithAPIKey(key),
 		fake.WithSeed(seed),
 		fake.WithRateLimit(cfg.rateLimit, burst),
 		fake.WithAnomalyCacheTTL(cfg.anomalyCache),
-		fake.WithPublicURL(publicURL),
+		fake.WithJournalLimit(cfg.journalLimit),
+		// TODO(merge): fake.WithJournalBytes(int64(cfg.journalBytes)),
+		fake.WithPublicURL(a.publicURL()),
 		fake.WithLogger(logger),
 	)
 	if err != nil {
-		if cfg.seedFile != "" {
-			return fail(exitUsage, "--seed %s: %v", cfg.seedFile, err)
-		}
-		return fail(exitUsage, "%v", err)
+		a.closeListeners()
+		return nil, seedError(cfg, errors.New(redactSecrets(err.Error(), seedKeys(seed)...)))
 	}
-	// What POST /_fake/reset goes back to: the start seed with the start key.
-	if len(seed.Companies) == 0 {
-		seed.Companies = []fake.CompanySeed{{}}
+	if source == keySeed {
+		logger.Info("the API key of the default company is the seed file's", "company", a.srv.Company().ID(), "from", "companies[0].api_key of "+cfg.seedFile)
 	}
-	seed.Companies[0].APIKey = srv.APIKey()
+	a.adm = newAdmin(a.srv, a.adminToken, seed, startNow, logger)
+	return a, nil
+}
 
-	adm := newAdmin(srv, adminToken, seed, startNow)
-	httpSrv := &http.Server{
-		Handler:           logRequests(logger, route(srv.Handler(), adm)),
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+// seedError names the seed's origin (the --seed file or the demo data).
+func seedError(cfg *config, err error) error {
+	if cfg.seedFile != "" {
+		return fmt.Errorf("--seed %s: %w", cfg.seedFile, err)
 	}
+	return err
+}
 
-	base := publicURL
-	if base == "" {
-		base = "http://" + addr
+// startClock is the server's clock: --clock when given, else frozen at the
+// seed's now when it has one, else real. A --clock wins over the seed's now,
+// which it removes from the seed.
+func startClock(cfg *config, seed *fake.Seed) *fake.Clock {
+	if cfg.clock == "" && seed.Now != nil {
+		return fake.NewManualClock(*seed.Now)
+	}
+	seed.Now = nil
+	frozen, at, _ := parseClock(cmp.Or(cfg.clock, "real"), time.Now().UTC().Truncate(time.Second))
+	if frozen {
+		return fake.NewManualClock(at)
+	}
+	return fake.NewRealClock()
+}
+
+// publicURL is the base of the temporary attachment URLs: --public-url, or
+// the API listener's address when it has one of its own (not 0.0.0.0 or
+// ::), else "" (the fake then takes the address each request came in on).
+func (a *app) publicURL() string {
+	if a.cfg.publicURL != "" {
+		return a.cfg.publicURL
+	}
+	if ap, err := netip.ParseAddrPort(a.apiLn.Addr().String()); err == nil && !ap.Addr().IsUnspecified() {
+		return "http://" + ap.String()
+	}
+	return ""
+}
+
+// baseURL is where clients reach the API: --public-url, or the listener as
+// reached from this machine.
+func (a *app) baseURL() string {
+	return cmp.Or(a.cfg.publicURL, localURL(a.apiLn.Addr().String()))
+}
+
+// adminURL is where the admin API is reached from this machine; "" when it
+// is off.
+func (a *app) adminURL() string {
+	switch a.place {
+	case adminOwnAddr:
+		return localURL(a.adminLn.Addr().String()) + "/_fake"
+	case adminOnAddr:
+		return a.baseURL() + "/_fake"
+	}
+	return ""
+}
+
+// printWhatToUse prints, on stdout, what a client needs: lines a shell can
+// source, and comments. Never logged: stderr holds no key or token.
+func (a *app) printWhatToUse(w io.Writer) {
+	var b strings.Builder
+	b.WriteString("# convofake: the fake messaging API is listening\n")
+	fmt.Fprintf(&b, "CONVO_BASE_URL=%s/v1\n", a.baseURL())
+	fmt.Fprintf(&b, "CONVO_API_KEY=%s\n", a.srv.APIKey())
+	if a.keySource == keySeed {
+		fmt.Fprintf(&b, "# api key: companies[0].api_key of --seed %s (--api-key overrides it)\n", a.cfg.seedFile)
+	}
+	if u := a.adminURL(); u != "" {
+		fmt.Fprintf(&b, "CONVOFAKE_ADMIN_URL=%s\n", u)
+		fmt.Fprintf(&b, "CONVOFAKE_ADMIN_TOKEN=%s\n", a.adminToken)
+	} else {
+		fmt.Fprintf(&b, "# admin API: off, because --addr %s listens beyond loopback; add --admin-addr 127.0.0.1:<port> to serve it on loopback, or --admin-on-public to serve it on --addr\n", a.cfg.addr)
 	}
 	clockText := "real"
-	if clock.Manual() {
-		clockText = "frozen at " + formatTime(clock.Now()) + " (move it with POST /_fake/clock)"
+	if c := a.srv.Clock(); c.Manual() {
+		clockText = "frozen at " + formatTime(c.Now()) + " (move it with POST /_fake/clock)"
 	}
-	// Printed on stdout, never logged: a shell can source these lines.
-	fmt.Fprintf(stdout, "# convofake: the fake messaging API is listening\n")
-	fmt.Fprintf(stdout, "CONVO_BASE_URL=%s/v1\n", base)
-	fmt.Fprintf(stdout, "CONVO_API_KEY=%s\n", srv.APIKey())
-	fmt.Fprintf(stdout, "CONVOFAKE_ADMIN_URL=%s/_fake\n", base)
-	fmt.Fprintf(stdout, "CONVOFAKE_ADMIN_TOKEN=%s\n", adminToken)
-	fmt.Fprintf(stdout, "# clock: %s\n", clockText)
-	fmt.Fprintf(stdout, "# try: curl -H \"Authorization: Bearer $CONVO_API_KEY\" $CONVO_BASE_URL/channels\n")
+	fmt.Fprintf(&b, "# clock: %s\n", clockText)
+	b.WriteString("# try: curl -H \"Authorization: Bearer $CONVO_API_KEY\" $CONVO_BASE_URL/channels\n")
+	_, _ = io.WriteString(w, b.String())
+}
 
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- httpSrv.Serve(ln) }()
-	logger.Info("convofake started", "addr", addr)
+// handlers returns the handler of each listener: the API's, and the admin
+// listener's when there is one.
+func (a *app) handlers() (api, adminOnly http.Handler) {
+	var adminHere http.Handler = a.adm
+	switch a.place {
+	case adminOwnAddr:
+		adminHere = notServed("the admin API listens on its own address (--admin-addr), not on this one")
+		adminOnly = logRequests(a.logger, route(notServed("this address serves the admin API only (/_fake/); the API is on --addr"), a.adm))
+	case adminOff:
+		adminHere = notServed("the admin API is off: convofake listens beyond loopback (--addr " + a.cfg.addr +
+			"); restart it with --admin-addr 127.0.0.1:<port> to serve the admin API on loopback, or with --admin-on-public to serve it here")
+	}
+	return logRequests(a.logger, route(a.srv.Handler(), adminHere)), adminOnly
+}
+
+// notServed answers every request with 404 admin_not_served and msg.
+func notServed(msg string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		writeAdminError(w, errorf(http.StatusNotFound, "admin_not_served", "%s", msg))
+	})
+}
+
+// serve runs the listeners until ctx ends (exit 0) or one fails (exit 1).
+func (a *app) serve(ctx context.Context, stderr io.Writer, ready func(addr string)) int {
+	apiHandler, adminHandler := a.handlers()
+	servers := []*http.Server{a.newHTTPServer(apiHandler)}
+	listeners := []net.Listener{a.apiLn}
+	if a.adminLn != nil {
+		servers = append(servers, a.newHTTPServer(adminHandler))
+		listeners = append(listeners, a.adminLn)
+	}
+	serveErr := make(chan error, len(servers))
+	for i, s := range servers {
+		go func() { serveErr <- s.Serve(listeners[i]) }()
+	}
+	attrs := []any{"addr", a.apiLn.Addr().String()}
+	if a.adminLn != nil {
+		attrs = append(attrs, "admin_addr", a.adminLn.Addr().String())
+	}
+	a.logger.Info("convofake started", attrs...)
 	if ready != nil {
-		ready(addr)
+		ready(a.apiLn.Addr().String())
 	}
 
+	code := exitOK
+	pending := len(servers)
 	select {
 	case err := <-serveErr:
-		return fail(exitFailure, "%v", err)
+		pending--
+		fmt.Fprintf(stderr, "convofake: stopped: %v\n", err)
+		code = exitFailure
 	case <-ctx.Done():
+		a.logger.Info("convofake shutting down")
 	}
-	logger.Info("convofake shutting down")
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
-	if err := httpSrv.Shutdown(sctx); err != nil {
-		logger.Warn("graceful shutdown timed out; closing connections", "error", err)
-		_ = httpSrv.Close()
+	for _, s := range servers {
+		if err := s.Shutdown(sctx); err != nil {
+			a.logger.Warn("graceful shutdown timed out; closing connections", "error", err)
+			_ = s.Close()
+		}
 	}
-	<-serveErr // Serve returns http.ErrServerClosed once Shutdown starts
-	return exitOK
+	for range pending {
+		<-serveErr // Serve returns http.ErrServerClosed once Shutdown starts
+	}
+	return code
+}
+
+func (a *app) newHTTPServer(h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(a.logger.Handler(), slog.LevelWarn),
+	}
+}
+
+// closeListeners closes the listeners (Serve closes them too; closing
+// twice is harmless).
+func (a *app) closeListeners() {
+	for _, ln := range []net.Listener{a.apiLn, a.adminLn} {
+		if ln != nil {
+			_ = ln.Close()
+		}
+	}
 }
 
 // route sends /_fake and /_fake/... to the admin API and everything else
