@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"io"
 	"net/http"
@@ -100,11 +99,11 @@ func (a *admin) seed(w http.ResponseWriter, r *http.Request) error {
 		}
 		return badRequest("cannot read the body: %v", err)
 	}
-	seed, err := fake.LoadSeed(bytes.NewReader(data))
-	if err != nil {
-		return errorf(http.StatusBadRequest, "invalid_seed", "%v", err)
-	}
 	before := a.srv.APIKey()
+	seed, err := loadSeed(data, before)
+	if err != nil {
+		return errorf(http.StatusBadRequest, "invalid_seed", "%s", redactSecrets(err.Error(), serverKeys(a.srv)...))
+	}
 	if err := a.checkSeed(seed, before); err != nil {
 		return err
 	}

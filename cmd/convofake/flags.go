@@ -177,7 +177,7 @@ func (cfg *config) validate() error {
 		return errors.New("--journal-limit: must be ≥ 0 (0 disables the journal)")
 	case cfg.adminAddr != "" && cfg.adminOnPublic:
 		return errors.New("--admin-addr and --admin-on-public: give one; --admin-addr serves the admin API on its own listener, --admin-on-public on --addr")
-	case cfg.adminAddr != "" && cfg.adminAddr == cfg.addr:
+	case cfg.adminAddr != "" && cfg.adminAddr == cfg.addr && !strings.HasSuffix(cfg.addr, ":0"):
 		return fmt.Errorf("--admin-addr %s: the same as --addr; leave --admin-addr out to serve the admin API on --addr", cfg.adminAddr)
 	}
 	if cfg.clock != "" {

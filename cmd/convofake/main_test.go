@@ -308,24 +308,6 @@ func TestBadSeedFileExits2WithPathAndReason(t *testing.T) {
 	assert.Contains(t, stderr, "missing.json")
 }
 
-func TestBadFlagsExit2(t *testing.T) {
-	for _, args := range [][]string{
-		{"--log-format", "xml"},
-		{"--clock", "frozen:yesterday"},
-		{"--clock", "sundial"},
-		{"--rate-limit", "-1"},
-		{"--anomaly-cache", "-1s"},
-		{"--no-such-flag"},
-		{"extra-argument"},
-	} {
-		code, stderr := runOnce(t, append([]string{"--addr", "127.0.0.1:0"}, args...)...)
-		assert.Equal(t, exitNoStart, code, "%v", args)
-		assert.NotEmpty(t, stderr, "%v", args)
-	}
-	code, _ := runOnce(t, "-h")
-	assert.Equal(t, exitOK, code)
-}
-
 func TestShutdownOnContextCancelReturns0(t *testing.T) {
 	p := start(t)
 	assert.Equal(t, http.StatusOK, p.api("/v1/channels", "fake-api-key").status)

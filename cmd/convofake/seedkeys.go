@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -15,14 +18,38 @@ func loadStartSeed(cfg *config) (*fake.Seed, error) {
 	if cfg.seedFile == "" {
 		return fake.DemoSeed(), nil
 	}
-	f, err := os.Open(cfg.seedFile)
+	data, err := os.ReadFile(cfg.seedFile)
 	if err != nil {
 		return nil, fmt.Errorf("--seed: %w", err)
 	}
-	defer f.Close()
-	seed, err := fake.LoadSeed(f)
+	seed, err := loadSeed(data, fake.DefaultAPIKey)
 	if err != nil {
 		return nil, fmt.Errorf("--seed %s: %w", cfg.seedFile, err)
+	}
+	return seed, nil
+}
+
+// loadSeed reads a seed document. Before the fake reads it, it checks that
+// no two companies share a key (the first one, without a key of its own,
+// has defaultKey), so that the error names the companies; whatever the
+// fake's error says, the keys the document names are redacted from it.
+func loadSeed(data []byte, defaultKey string) (*fake.Seed, error) {
+	var peek struct {
+		Companies []struct {
+			APIKey string `json:"api_key"`
+		} `json:"companies"`
+	}
+	_ = json.Unmarshal(data, &peek) // a malformed document is the fake's to explain
+	keys := &fake.Seed{}
+	for _, co := range peek.Companies {
+		keys.Companies = append(keys.Companies, fake.CompanySeed{APIKey: co.APIKey})
+	}
+	if err := checkSeedKeys(keys, defaultKey); err != nil {
+		return nil, err
+	}
+	seed, err := fake.LoadSeed(bytes.NewReader(data))
+	if err != nil {
+		return nil, errors.New(redactSecrets(err.Error(), seedKeys(keys)...))
 	}
 	return seed, nil
 }
