@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"reflect"
 	"strings"
 	"time"
 
@@ -164,10 +165,55 @@ func decodeBody(r *http.Request, v any, optional bool) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return badRequest("the body is not the expected JSON object: %v", err)
+		return badRequest("the body is not the expected JSON object: %s", describeJSONError(err))
 	}
 	if dec.More() {
 		return badRequest("the body holds more than one JSON value")
 	}
 	return nil
+}
+
+// patternHelp explains the path patterns of fault rules and journal
+// filters.
+const patternHelp = "* matches any run of characters but /, ? one character, [a-z] one character of a class, \\ escapes"
+
+// describeJSONError says what is wrong with a JSON body in JSON's terms
+// (object, string, number), not in those of the Go types it decodes into.
+func describeJSONError(err error) string {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return fmt.Sprintf("not valid JSON at byte %d (%s)", syn.Offset, strings.TrimPrefix(syn.Error(), "json: "))
+	case errors.As(err, &typ):
+		if typ.Field == "" {
+			return fmt.Sprintf("want a JSON %s, got a JSON %s", jsonKind(typ.Type), typ.Value)
+		}
+		return fmt.Sprintf("%s: want a JSON %s, got a JSON %s", typ.Field, jsonKind(typ.Type), typ.Value)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "the JSON ends too early"
+	}
+	msg := strings.TrimPrefix(err.Error(), "json: ")
+	if name, ok := strings.CutPrefix(msg, "unknown field "); ok {
+		return "unknown field " + name + "; GET /_fake/ lists the endpoints, cmd/convofake/README.md their fields"
+	}
+	return msg
+}
+
+// jsonKind names the JSON type a Go type decodes from.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Bool:
+		return "boolean"
+	case reflect.String:
+		return "string"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		return "number"
+	case reflect.Slice, reflect.Array:
+		return "array"
+	case reflect.Pointer:
+		return jsonKind(t.Elem())
+	}
+	return "object"
 }

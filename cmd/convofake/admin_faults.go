@@ -78,7 +78,7 @@ func (a *admin) addFault(w http.ResponseWriter, r *http.Request) error {
 	}
 	if fj.Path != "" {
 		if _, err := path.Match(fj.Path, "/"); err != nil {
-			return badRequest("path: %q is not a path.Match pattern: %v", fj.Path, err)
+			return badRequest("path: %q is not a valid pattern: %s", fj.Path, patternHelp)
 		}
 	}
 	f := fake.Fault{

@@ -76,7 +76,7 @@ func (a *admin) requests(w http.ResponseWriter, r *http.Request) error {
 	pattern := r.URL.Query().Get("path")
 	if pattern != "" {
 		if _, err := path.Match(pattern, "/"); err != nil {
-			return badRequest("path: %q is not a path.Match pattern: %v", pattern, err)
+			return badRequest("path: %q is not a valid pattern: %s", pattern, patternHelp)
 		}
 	}
 	secrets := serverKeys(a.srv)

@@ -229,3 +229,28 @@ func TestAdminOnePathForm(t *testing.T) {
 	assert.Equal(t, path, first["path"])
 	assert.Equal(t, float64(503), first["status"])
 }
+
+// Bad admin bodies are explained in JSON's terms, never Go's.
+func TestAdminBodyErrorsSpeakJSON(t *testing.T) {
+	p := start(t, "--clock", "frozen")
+	for _, tc := range []struct {
+		path, body, want string
+	}{
+		{"/_fake/reset", `{"empty":"yes"}`, "empty: want a JSON boolean, got a JSON string"},
+		{"/_fake/clock", `{"advance":90}`, "advance: want a JSON string, got a JSON number"},
+		{"/_fake/faults", `{"status":"500"}`, "status: want a JSON number, got a JSON string"},
+		{"/_fake/faults", `{"status":500,"colour":"red"}`, `unknown field "colour"`},
+		{"/_fake/faults", `{"status":500,`, "the JSON ends too early"},
+		{"/_fake/faults", `{"status":5x}`, "not valid JSON at byte"},
+		{"/_fake/clock", `[]`, "want a JSON object, got a JSON array"},
+		{"/_fake/faults", `{"status":500,"path":"[oops"}`, `path: "[oops" is not a valid pattern: * matches`},
+	} {
+		r := p.admin(http.MethodPost, tc.path, tc.body)
+		assertAdminError(t, r, http.StatusBadRequest, "invalid_request")
+		msg := r.json(t)["message"].(string)
+		assert.Contains(t, msg, tc.want, tc.body)
+		for _, goWord := range []string{"Go struct", "main.", "json: ", "path.Match", "unmarshal"} {
+			assert.NotContains(t, msg, goWord, tc.body)
+		}
+	}
+}
