@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/internal/phone"
 )
 
@@ -160,8 +161,9 @@ func (c *Company) AddConversation(cv Conversation) string {
 	return id
 }
 
-// SetStatus changes a conversation's status (open, resolved, archived).
-func (c *Company) SetStatus(conversationID, status string) {
+// SetStatus changes a conversation's status: convo.ConversationOpen,
+// ConversationResolved or ConversationArchived.
+func (c *Company) SetStatus(conversationID string, status convo.ConversationStatus) {
 	c.with(func(co *company) error {
 		conv := co.convsByID[conversationID]
 		if conv == nil {
@@ -170,7 +172,7 @@ func (c *Company) SetStatus(conversationID, status string) {
 		if status != StatusOpen && status != StatusResolved && status != StatusArchived {
 			return fmt.Errorf("unknown status %q", status)
 		}
-		conv.status = status
+		conv.status = string(status)
 		return nil
 	})
 }

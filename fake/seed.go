@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	convo "github.com/convoapi/convo-go"
 )
 
 // Seed is a seed document: the whole state of a server in JSON, for
@@ -40,11 +42,11 @@ type CompanySeed struct {
 // ChannelSeed is a channel account (chatapp, botapp; spec §2.2) or, with
 // channel "webchat", a webchat widget (D31).
 type ChannelSeed struct {
-	Ref                string `json:"ref,omitempty"`                 // local name for contacts[].channel
-	ID                 string `json:"id,omitempty"`                  // default: a new UUID
-	Channel            string `json:"channel"`                       // chatapp, botapp or webchat
-	DisplayName        string `json:"display_name,omitempty"`        // human label
-	ProviderIdentifier string `json:"provider_identifier,omitempty"` // chatapp: the phone_number_id (D23)
+	Ref                string        `json:"ref,omitempty"`                 // local name for contacts[].channel
+	ID                 string        `json:"id,omitempty"`                  // default: a new UUID
+	Channel            convo.Channel `json:"channel"`                       // chatapp, botapp or webchat
+	DisplayName        string        `json:"display_name,omitempty"`        // human label
+	ProviderIdentifier string        `json:"provider_identifier,omitempty"` // chatapp: the phone_number_id (D23)
 }
 
 // ContactSeed is a contact on one account (D24).
@@ -66,50 +68,50 @@ type ContactSeed struct {
 
 // ConversationSeed is a conversation of a contact, with its messages.
 type ConversationSeed struct {
-	Ref         string        `json:"ref,omitempty"`          // for readability only
-	ID          string        `json:"id,omitempty"`           // default: a new UUID
-	Contact     string        `json:"contact"`                // ref or id of the contact
-	Status      string        `json:"status,omitempty"`       // open (default), resolved, archived
-	AssignedTo  string        `json:"assigned_to,omitempty"`  // agent; absent: unassigned
-	UnreadCount *int          `json:"unread_count,omitempty"` // overrides the derived count
-	CreatedAt   string        `json:"created_at,omitempty"`   // RFC 3339
-	CreatedAgo  string        `json:"created_ago,omitempty"`  // or a duration before now
-	Messages    []MessageSeed `json:"messages,omitempty"`     // in any order
+	Ref         string                   `json:"ref,omitempty"`          // for readability only
+	ID          string                   `json:"id,omitempty"`           // default: a new UUID
+	Contact     string                   `json:"contact"`                // ref or id of the contact
+	Status      convo.ConversationStatus `json:"status,omitempty"`       // open (default), resolved, archived
+	AssignedTo  string                   `json:"assigned_to,omitempty"`  // agent; absent: unassigned
+	UnreadCount *int                     `json:"unread_count,omitempty"` // overrides the derived count
+	CreatedAt   string                   `json:"created_at,omitempty"`   // RFC 3339
+	CreatedAgo  string                   `json:"created_ago,omitempty"`  // or a duration before now
+	Messages    []MessageSeed            `json:"messages,omitempty"`     // in any order
 }
 
 // MessageSeed is a message. Its time is at (RFC 3339) or ago (a duration
 // before the clock's now: "90m", "3h", "2d4h"); neither: now.
 type MessageSeed struct {
-	ID            string         `json:"id,omitempty"`             // message_id; default a new UUID
-	Direction     string         `json:"direction,omitempty"`      // inbound, outbound; default from sender
-	Sender        string         `json:"sender,omitempty"`         // contact, agent, phone, automation, system (D30)
-	Type          string         `json:"type,omitempty"`           // D13; default text or from the media
-	Text          string         `json:"text,omitempty"`           // text or caption
-	Status        string         `json:"status,omitempty"`         // D14; default null in, delivered out
-	At            string         `json:"at,omitempty"`             // RFC 3339
-	Ago           string         `json:"ago,omitempty"`            // or a duration before now
-	FailureReason string         `json:"failure_reason,omitempty"` // failure_reason
-	Media         *MediaSeed     `json:"media,omitempty"`          // media of a media type
-	Reactions     []ReactionSeed `json:"reactions,omitempty"`      // reactions to this message (D15)
+	ID            string              `json:"id,omitempty"`             // message_id; default a new UUID
+	Direction     convo.Direction     `json:"direction,omitempty"`      // inbound, outbound; default from sender
+	Sender        Sender              `json:"sender,omitempty"`         // contact, agent, phone, automation, system (D30)
+	Type          convo.MessageType   `json:"type,omitempty"`           // D13; default text or from the media
+	Text          string              `json:"text,omitempty"`           // text or caption
+	Status        convo.MessageStatus `json:"status,omitempty"`         // D14; default null in, delivered out
+	At            string              `json:"at,omitempty"`             // RFC 3339
+	Ago           string              `json:"ago,omitempty"`            // or a duration before now
+	FailureReason string              `json:"failure_reason,omitempty"` // failure_reason
+	Media         *MediaSeed          `json:"media,omitempty"`          // media of a media type
+	Reactions     []ReactionSeed      `json:"reactions,omitempty"`      // reactions to this message (D15)
 }
 
 // MediaSeed is the media of a message. The content of an available file is
 // data_base64, or content (text), or size bytes of filler.
 type MediaSeed struct {
-	Status     string `json:"status,omitempty"`      // available, unknown, no_reference
-	MimeType   string `json:"mime_type,omitempty"`   // MIME type
-	Filename   string `json:"filename,omitempty"`    // file name
-	Size       int64  `json:"size,omitempty"`        // filler size, or file_size of unknown media
-	DataBase64 string `json:"data_base64,omitempty"` // the file's bytes
-	Content    string `json:"content,omitempty"`     // the file's bytes as text
+	Status     convo.MediaStatus `json:"status,omitempty"`      // available, unknown, no_reference
+	MimeType   string            `json:"mime_type,omitempty"`   // MIME type
+	Filename   string            `json:"filename,omitempty"`    // file name
+	Size       int64             `json:"size,omitempty"`        // filler size, or file_size of unknown media
+	DataBase64 string            `json:"data_base64,omitempty"` // the file's bytes
+	Content    string            `json:"content,omitempty"`     // the file's bytes as text
 }
 
 // ReactionSeed is a reaction (D15).
 type ReactionSeed struct {
-	Emoji     string `json:"emoji"`               // the emoji
-	Direction string `json:"direction,omitempty"` // inbound (default) or outbound
-	At        string `json:"at,omitempty"`        // RFC 3339
-	Ago       string `json:"ago,omitempty"`       // or a duration before now
+	Emoji     string          `json:"emoji"`               // the emoji
+	Direction convo.Direction `json:"direction,omitempty"` // inbound (default) or outbound
+	At        string          `json:"at,omitempty"`        // RFC 3339
+	Ago       string          `json:"ago,omitempty"`       // or a duration before now
 }
 
 // LoadSeed reads a seed document and checks it (by loading it into a
@@ -141,7 +143,11 @@ func LoadSeed(r io.Reader) (*Seed, error) {
 			if field == "" {
 				field = typ.Field
 			}
-			return nil, fmt.Errorf("seed: %s (line %d, column %d): want %v, got JSON %s", field, line, col, typ.Type, typ.Value)
+			want := typ.Type.String()
+			if typ.Type.Kind() == reflect.String { // convo.Channel and the like are strings in JSON
+				want = "string"
+			}
+			return nil, fmt.Errorf("seed: %s (line %d, column %d): want %s, got JSON %s", field, line, col, want, typ.Value)
 		case strings.HasPrefix(err.Error(), "json: unknown field "):
 			if p := unknownFieldPath(data); p != "" {
 				name := p[strings.LastIndexAny(p, ".]")+1:]

@@ -1,11 +1,22 @@
 package fake
 
-import "time"
+import (
+	"time"
+
+	convo "github.com/convoapi/convo-go"
+)
 
 // This file holds what a test can seed: the value types given to the
 // seeding methods of [Company] (company.go) and the names of their fields' values.
 
-// Channel names (spec §2.2, §4.3, D31). SMS has neither accounts nor
+// The seeding fields take the SDK's types (convo.Channel,
+// convo.ConversationStatus, convo.Direction, convo.MessageType,
+// convo.MessageStatus, convo.MediaStatus) and their constants. The untyped
+// constants below have the same values and fit those fields too; they keep
+// seeding code short.
+
+// Channel names (spec §2.2, §4.3): the values of convo.ChannelChatapp,
+// convo.ChannelBotapp and convo.ChannelWebchat. SMS has neither accounts nor
 // conversations (spec §1) and cannot be seeded.
 const (
 	Chatapp = "chatapp"
@@ -13,20 +24,23 @@ const (
 	Webchat = "webchat"
 )
 
-// Message directions (spec §2.3).
+// Message directions (spec §2.3): the values of convo.DirectionInbound and
+// convo.DirectionOutbound.
 const (
 	Inbound  = "inbound"
 	Outbound = "outbound"
 )
 
-// Conversation statuses (spec §3).
+// Conversation statuses (spec §3): the values of convo.ConversationOpen,
+// convo.ConversationResolved and convo.ConversationArchived.
 const (
 	StatusOpen     = "open"
 	StatusResolved = "resolved"
 	StatusArchived = "archived"
 )
 
-// Media statuses (spec §2.3).
+// Media statuses (spec §2.3): the values of convo.MediaAvailable,
+// convo.MediaUnknown and convo.MediaNoReference.
 const (
 	MediaAvailable   = "available"
 	MediaUnknown     = "unknown"
@@ -62,9 +76,10 @@ const (
 type ChannelAccount struct {
 	// ID is the account's id; default a new UUID.
 	ID string
-	// Channel is Chatapp or Botapp. Webchat widgets are added with
-	// [Company.AddWebchatWidget]; SMS accounts do not exist.
-	Channel string
+	// Channel is convo.ChannelChatapp or convo.ChannelBotapp. Webchat
+	// widgets are added with [Company.AddWebchatWidget]; SMS accounts do not
+	// exist.
+	Channel convo.Channel
 	// DisplayName is the human label; default derived from the channel.
 	DisplayName string
 	// ProviderIdentifier is the account's identifier at the provider; for
@@ -107,8 +122,9 @@ type Conversation struct {
 	// Contact is the contact's id; the conversation's channel, account and
 	// channel_identifier are the contact's.
 	Contact string
-	// Status is open (default), resolved or archived.
-	Status string
+	// Status is convo.ConversationOpen (default), ConversationResolved or
+	// ConversationArchived.
+	Status convo.ConversationStatus
 	// AssignedTo names the responsible agent; "" means unassigned.
 	AssignedTo string
 	// CreatedAt defaults to the clock's now, or to the first message's time
@@ -128,15 +144,15 @@ type Message struct {
 	Sender Sender
 	// Direction is Inbound or Outbound; default derived from Sender
 	// (contact: inbound; others: outbound).
-	Direction string
+	Direction convo.Direction
 	// Type is the message type (D13); default "text", or derived from the
 	// media's MIME type (image, audio, video, else document).
-	Type string
+	Type convo.MessageType
 	// Text is the text or caption; "" means null.
 	Text string
 	// Status is the delivery status (D14); default null for inbound,
 	// "delivered" for outbound.
-	Status string
+	Status convo.MessageStatus
 	// At is when the message was sent; default the clock's now.
 	At time.Time
 	// DeliveredAt and ReadAt default from Status: delivered and read set
@@ -154,7 +170,7 @@ type Message struct {
 type Media struct {
 	// Status is available (default when Data is set), unknown or
 	// no_reference.
-	Status string
+	Status convo.MediaStatus
 	// MimeType, Filename ("" means null).
 	MimeType, Filename string
 	// Data is the file's content, served by the attachment URL when
@@ -170,7 +186,7 @@ type Reaction struct {
 	// Emoji is the reaction itself.
 	Emoji string
 	// Direction is inbound (the contact reacted, default) or outbound.
-	Direction string
+	Direction convo.Direction
 	// At defaults to the message's time plus one minute.
 	At time.Time
 }
