@@ -72,7 +72,7 @@ func (s *Server) Clear() {
 type ContactState struct {
 	ID                string            // contact id
 	CompanyID         string            // the company (tenant) it belongs to
-	AccountID         string            // the account or widget of its identity (D24)
+	AccountID         string            // the account or widget of its identity
 	Channel           convo.Channel     // that account's channel
 	Phone             string            // normalized phone ("" for some botapp/webchat contacts)
 	ChannelIdentifier string            // native address on the channel
@@ -119,8 +119,8 @@ func (s *Server) Contact(id string) (ContactState, bool) {
 }
 
 // ContactByPhone returns the company's contact with that phone (normalized
-// by D16) on the account accountID; with accountID "", the one with the most
-// recent interaction on any account (D25).
+// by the server's rule: digits only) on the account accountID; with
+// accountID "", the one with the most recent interaction on any account.
 func (c *Company) ContactByPhone(accountID, phoneNumber string) (ContactState, bool) {
 	norm, err := phone.Normalize(phoneNumber)
 	if err != nil {
@@ -208,7 +208,7 @@ type MessageState struct {
 	ID             string            // message_id
 	ConversationID string            // its conversation
 	Direction      convo.Direction   // inbound or outbound
-	Sender         Sender            // who wrote it (D30)
+	Sender         Sender            // who wrote it
 	Type           convo.MessageType // message type
 	At             time.Time         // when it was sent
 	MediaStatus    convo.MediaStatus // "" for messages without a media block

@@ -71,7 +71,7 @@ func (s *Server) addAccount(co *company, a ChannelAccount, widget bool) (string,
 	case a.Channel == "sms":
 		return "", fieldErr("channel", "channel sms has no accounts (spec §1: SMS is one-way)")
 	case a.Channel == Webchat:
-		return "", fieldErr("channel", "webchat widgets are added with AddWebchatWidget (D31)")
+		return "", fieldErr("channel", "webchat widgets are added with AddWebchatWidget")
 	default:
 		return "", fieldErr("channel", "unknown channel %q (want chatapp or botapp)", a.Channel)
 	}
@@ -151,7 +151,7 @@ func (s *Server) addContact(co *company, ct Contact) (string, error) {
 		key, dupField = identKey{acc.id, "#" + ident}, "channel_identifier"
 	}
 	if other := co.contactsByIdent[key]; other != nil {
-		return "", fieldErr(dupField, "%s is already contact %s on account %s (D24)", key.ident, other.id, acc.id)
+		return "", fieldErr(dupField, "%s is already contact %s on account %s (a contact is unique per account and phone)", key.ident, other.id, acc.id)
 	}
 	created := ct.CreatedAt
 	if created.IsZero() {
@@ -252,7 +252,8 @@ func (s *Server) addConversation(co *company, cv Conversation) (string, error) {
 	return id, nil
 }
 
-// statuses interns the D14 values: a million messages share five strings.
+// statuses interns the delivery status values: a million messages share
+// five strings.
 var statuses = map[string]*string{}
 
 func init() {
@@ -322,7 +323,7 @@ func (s *Server) addMessage(co *company, conversationID string, m Message) (stri
 	}
 	if m.Status != "" {
 		if statuses[string(m.Status)] == nil {
-			return "", fieldErr("status", "unknown status %q (want queued, sent, delivered, read or failed, D14)", m.Status)
+			return "", fieldErr("status", "unknown status %q (want queued, sent, delivered, read or failed)", m.Status)
 		}
 		msg.status = internStatus(string(m.Status))
 	} else if m.Direction == Outbound && !special {
@@ -486,7 +487,7 @@ func buildReaction(r Reaction, msgAt time.Time) (reaction, error) {
 
 // rawFor builds the raw object of a message: an internal-looking form of the
 // content, outside the contract (spec §2.3 rule 4). It carries the sender
-// kind (D30) and never a URL or storage path (rule 1).
+// kind and never a URL or storage path (rule 1).
 func rawFor(m *message) map[string]any {
 	content := map[string]any{"type": m.typ}
 	if m.text != nil {

@@ -53,7 +53,7 @@ const (
 	SequenceCanceled  = "canceled"
 )
 
-// Sender says who wrote a message (D30). It never appears in the message
+// Sender says who wrote a message. It never appears in the message
 // read except inside raw, but it decides the anomaly buckets (spec §2.6).
 type Sender string
 
@@ -83,19 +83,19 @@ type ChannelAccount struct {
 	// DisplayName is the human label; default derived from the channel.
 	DisplayName string
 	// ProviderIdentifier is the account's identifier at the provider; for
-	// chatapp it is the phone_number_id of the contact endpoints (D23).
+	// chatapp it is the phone_number_id of the contact endpoints.
 	// Default: a generated one.
 	ProviderIdentifier string
 }
 
-// Contact seeds a contact and its identity on one account (D24: a contact is
-// unique per account and normalized phone).
+// Contact seeds a contact and its identity on one account (a contact is unique
+// per account and normalized phone).
 type Contact struct {
 	// ID is the contact's id; default a new UUID.
 	ID string
 	// Account is the id of the channel account or webchat widget.
 	Account string
-	// Phone is normalized by the server's rule (D16); required on chatapp,
+	// Phone is normalized by the server's rule (digits only, 8 to 15 of them); required on chatapp,
 	// optional elsewhere.
 	Phone string
 	// ChannelIdentifier is the native address on the channel; default the
@@ -139,18 +139,18 @@ type Conversation struct {
 type Message struct {
 	// ID is the message id; default a new UUID.
 	ID string
-	// Sender is who wrote it (D30). Default: SenderContact for inbound,
+	// Sender is who wrote it. Default: SenderContact for inbound,
 	// SenderAgent for outbound.
 	Sender Sender
 	// Direction is Inbound or Outbound; default derived from Sender
 	// (contact: inbound; others: outbound).
 	Direction convo.Direction
-	// Type is the message type (D13); default "text", or derived from the
+	// Type is the message type; default "text", or derived from the
 	// media's MIME type (image, audio, video, else document).
 	Type convo.MessageType
 	// Text is the text or caption; "" means null.
 	Text string
-	// Status is the delivery status (D14); default null for inbound,
+	// Status is the delivery status; default null for inbound,
 	// "delivered" for outbound.
 	Status convo.MessageStatus
 	// At is when the message was sent; default the clock's now.
@@ -162,7 +162,7 @@ type Message struct {
 	FailureReason string
 	// Media, for media types; nil on a media type means no_reference.
 	Media *Media
-	// Reactions to this message (D15).
+	// Reactions to this message.
 	Reactions []Reaction
 }
 
@@ -181,7 +181,7 @@ type Media struct {
 	Size int64
 }
 
-// Reaction seeds a reaction (D15).
+// Reaction seeds a reaction.
 type Reaction struct {
 	// Emoji is the reaction itself.
 	Emoji string
