@@ -16,7 +16,7 @@ const (
 	BucketAutomationOnly = "automation_only"
 )
 
-// Bounds and defaults of the anomalies query (D4, spec §8).
+// Bounds and defaults of the anomalies query (spec §8).
 const (
 	DefaultThresholdHours = 4
 	DefaultAnomalyLimit   = 20

@@ -8,13 +8,13 @@ import (
 	"time"
 )
 
-// fileGrant is one temporary attachment URL (spec §4.2, D9).
+// fileGrant is one temporary attachment URL (spec §4.2).
 type fileGrant struct {
 	media   *media
 	expires time.Time
 }
 
-// wireAttachment is the data of GET /attachments/{media_id} (D9).
+// wireAttachment is the data of GET /attachments/{media_id}.
 type wireAttachment struct {
 	MediaID   string `json:"media_id"`
 	URL       string `json:"url"`
@@ -24,10 +24,10 @@ type wireAttachment struct {
 	Filename  string `json:"filename"`
 }
 
-// handleAttachment serves GET /attachments/{media_id} (spec §4.2, D9): a
+// handleAttachment serves GET /attachments/{media_id} (spec §4.2): a
 // temporary absolute URL on the fake itself, under /_files/, valid for the
 // attachment TTL on the server's clock and needing no key. Unknown media, or
-// another company's (D20), is 404 MEDIA_NOT_FOUND.
+// another company's, is 404 MEDIA_NOT_FOUND.
 func (s *Server) handleAttachment(w http.ResponseWriter, r *http.Request, co *company, args []string) {
 	now := s.clock.Now()
 	s.mu.Lock()
@@ -79,7 +79,7 @@ func (s *Server) baseFor(r *http.Request) string {
 	return scheme + "://localhost"
 }
 
-// handleFile serves a temporary attachment URL: no key needed (D9). An
+// handleFile serves a temporary attachment URL: no key needed. An
 // unknown token is 404 NOT_FOUND; a token past its expires_at is 403
 // URL_EXPIRED, as signed storage URLs answer.
 func (s *Server) handleFile(w http.ResponseWriter, r *http.Request, token string) {

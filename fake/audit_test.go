@@ -1042,7 +1042,9 @@ func TestAuditSeedNowAndTheClock(t *testing.T) {
 	before := real.Clock().Now()
 	err = real.Load(&fake.Seed{Now: &now, Companies: []fake.CompanySeed{{}}})
 	require.Error(t, err)
+	assert.ErrorIs(t, err, fake.ErrRealClock)
 	assert.Contains(t, err.Error(), "seed: now: the server's clock is real")
+	assert.NotContains(t, err.Error(), "WithClock", "the text names no Go call")
 	assert.WithinDuration(t, before, real.Clock().Now(), time.Minute, "the real clock was not shifted")
 	// Without now, a real clock loads fine.
 	require.NoError(t, real.Load(fake.DemoSeed()))

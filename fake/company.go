@@ -7,10 +7,11 @@ import (
 	"fmt"
 	"time"
 
+	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/internal/phone"
 )
 
-// Company is a handle on one company (tenant, D20) of a [Server], for
+// Company is a handle on one company (tenant) of a [Server], for
 // seeding and inspecting. Seeding methods panic on invalid input, as
 // regexp.MustCompile does: a bad seed is a bug in the test. [Server.Load]
 // returns errors instead.
@@ -39,7 +40,7 @@ func (s *Server) Companies() []*Company {
 	return out
 }
 
-// CompanyByKey returns the company whose API key is key (D20), as the API
+// CompanyByKey returns the company whose API key is key, as the API
 // authenticates it.
 func (s *Server) CompanyByKey(key string) (*Company, bool) {
 	if key == "" {
@@ -56,8 +57,8 @@ func (s *Server) CompanyByKey(key string) (*Company, bool) {
 	return nil, false
 }
 
-// AddCompany adds a company with its own API key (D20: it sees nothing of
-// the others).
+// AddCompany adds a company with its own API key (it sees nothing of
+// the others' data).
 func (s *Server) AddCompany(apiKey string) *Company {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -98,7 +99,7 @@ func (c *Company) AddChannel(a ChannelAccount) string {
 }
 
 // AddWebchatWidget adds a webchat widget and returns its id: the
-// channel_account_id of webchat conversations (D31). A widget never appears
+// channel_account_id of webchat conversations. A widget never appears
 // in /channels.
 func (c *Company) AddWebchatWidget(displayName string) string {
 	var id string
@@ -109,7 +110,7 @@ func (c *Company) AddWebchatWidget(displayName string) string {
 	return id
 }
 
-// AddContact adds a contact (spec §2.7, D24) and returns its id.
+// AddContact adds a contact (spec §2.7) and returns its id.
 func (c *Company) AddContact(ct Contact) string {
 	var id string
 	c.with(func(co *company) (err error) { id, err = c.s.addContact(co, ct); return within("contact", err) })
@@ -117,7 +118,7 @@ func (c *Company) AddContact(ct Contact) string {
 }
 
 // TagID returns the id of the company's tag called name, creating the tag
-// if needed: the value to send in tag_ids (spec §4.9, D10).
+// if needed: the value to send in tag_ids (spec §4.9).
 func (c *Company) TagID(name string) string {
 	var id string
 	c.with(func(co *company) error { id = co.tag(name).id; return nil })
@@ -160,8 +161,9 @@ func (c *Company) AddConversation(cv Conversation) string {
 	return id
 }
 
-// SetStatus changes a conversation's status (open, resolved, archived).
-func (c *Company) SetStatus(conversationID, status string) {
+// SetStatus changes a conversation's status: convo.ConversationOpen,
+// ConversationResolved or ConversationArchived.
+func (c *Company) SetStatus(conversationID string, status convo.ConversationStatus) {
 	c.with(func(co *company) error {
 		conv := co.convsByID[conversationID]
 		if conv == nil {
@@ -170,7 +172,7 @@ func (c *Company) SetStatus(conversationID, status string) {
 		if status != StatusOpen && status != StatusResolved && status != StatusArchived {
 			return fmt.Errorf("unknown status %q", status)
 		}
-		conv.status = status
+		conv.status = string(status)
 		return nil
 	})
 }
@@ -210,7 +212,7 @@ func (c *Company) Reply(conversationID string, sender Sender, text string, at ti
 }
 
 // Receive models a message arriving from phone on an account, as the
-// inbound path does (D24): the contact is found or created (named name, or
+// inbound path does: the contact is found or created (named name, or
 // after the phone), then its open conversation on that account, or a new
 // one. It returns the conversation and message ids.
 func (c *Company) Receive(accountID, phoneNumber, name string, m Message) (conversationID, messageID string) {
@@ -254,7 +256,7 @@ func (c *Company) Receive(accountID, phoneNumber, name string, m Message) (conve
 	return conversationID, messageID
 }
 
-// AddReaction adds a reaction (D15) to a message: it appears only inside that
+// AddReaction adds a reaction to a message: it appears only inside that
 // message's reactions (spec §2.3 rule 5).
 func (c *Company) AddReaction(messageID string, r Reaction) {
 	c.with(func(co *company) error {

@@ -1,5 +1,6 @@
 // Package fake is an in-process fake of the conversational messaging service
-// described in the interface specification (version 3.0.0) and in DESIGN.md.
+// described in the interface specification (version 3.0.0), with the
+// decisions listed below where the specification is silent.
 //
 // It exists so that users of the SDK can run their tests offline and
 // deterministically: the fake is exact about the wire (envelopes, error codes
@@ -53,7 +54,7 @@
 //     parameters (limit, threshold_hours) are decimal digits only, leading
 //     zeros allowed ("05"); a sign, a space, a fraction or an exponent is
 //     INVALID_PARAM. Date-time parameters are RFC 3339 with a zone; they are
-//     applied to the millisecond (D18), as window.since echoes them.
+//     applied to the millisecond, as window.since echoes them.
 //   - The error body's path is the internal path (/api/v1/...), escaped as
 //     sent, without the query string.
 //   - Fault rules are applied before routing and authentication: they model
@@ -73,7 +74,7 @@
 //     ([WithJournalLimit]) and a byte budget ([WithJournalBytes]); the oldest
 //     entries go first, and a body is kept up to 64 KiB, then cut with a
 //     marker line.
-//   - Attachments (§4.2, D9): unknown or another company's media is 404
+//   - Attachments (§4.2): unknown or another company's media is 404
 //     MEDIA_NOT_FOUND; the temporary URL lives under /_files/ on the fake
 //     itself (its listener's address, or [WithPublicURL]; never the
 //     request's Host header), needs no key, and past its expires_at answers
@@ -83,7 +84,7 @@
 //     is ignored when a cursor is given; window.recent_window_days is always
 //     30 and window.since the start actually applied, inclusive: without
 //     since it is exactly 30 days before now, to the millisecond.
-//   - Media (§2.3, D13): image, document, audio, video and sticker messages
+//   - Media (§2.3): image, document, audio, video and sticker messages
 //     always have a media block; other types have media null. A default
 //     filename comes from a fixed table of MIME types (never from the
 //     machine's MIME database); a filename that is a path cannot be seeded.
@@ -102,10 +103,10 @@
 //     INVALID_PARAM naming the body, rather than silently becoming U+FFFD
 //     (which could merge two custom-field names) or a NUL in a name.
 //   - Contact creation (§4.6) requires phone_number_id (MISSING_PARAM).
-//   - Without phone_number_id (D25), the /chatapp endpoints search the
+//   - Without phone_number_id, the /chatapp endpoints search the
 //     company's chatapp contacts only: the chat-channel layer is specific to
 //     chatapp (§1), so a botapp contact with a phone is never its answer.
-//   - Tag removal (§4.9, D10): tag_ids is one string of ids separated by
+//   - Tag removal (§4.9): tag_ids is one string of ids separated by
 //     commas; ids the contact does not carry (unknown, another contact's, a
 //     tag name) are ignored, and the answer is 200.
 //   - Custom field values (§4.8) are strings; null or any other type is 400

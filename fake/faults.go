@@ -10,8 +10,9 @@ import (
 )
 
 // Fault is a rule that makes matching requests misbehave: an error answer of
-// any status and code (including the send-side codes of spec §7 and D19, and
-// CANCEL_FAILED of §4.10), a Retry-After header, added latency, or a dropped
+// any status and code (including the send-side codes of spec §7, which only
+// fault rules emit, and CANCEL_FAILED of §4.10), a Retry-After header, added
+// latency, or a dropped
 // connection. Faults apply before routing and authentication: they model the
 // service or the network failing, whatever the request.
 type Fault struct {

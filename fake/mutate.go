@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/internal/phone"
 )
 
@@ -70,7 +71,7 @@ func (s *Server) addAccount(co *company, a ChannelAccount, widget bool) (string,
 	case a.Channel == "sms":
 		return "", fieldErr("channel", "channel sms has no accounts (spec §1: SMS is one-way)")
 	case a.Channel == Webchat:
-		return "", fieldErr("channel", "webchat widgets are added with AddWebchatWidget (D31)")
+		return "", fieldErr("channel", "webchat widgets are added with AddWebchatWidget")
 	default:
 		return "", fieldErr("channel", "unknown channel %q (want chatapp or botapp)", a.Channel)
 	}
@@ -89,7 +90,7 @@ func (s *Server) addAccount(co *company, a ChannelAccount, widget bool) (string,
 		}
 	}
 	if a.DisplayName == "" {
-		a.DisplayName = a.Channel + " " + a.ProviderIdentifier
+		a.DisplayName = string(a.Channel) + " " + a.ProviderIdentifier
 	}
 	if a.Channel == Chatapp {
 		for _, other := range co.accounts {
@@ -98,7 +99,7 @@ func (s *Server) addAccount(co *company, a ChannelAccount, widget bool) (string,
 			}
 		}
 	}
-	acc := &account{id: id, channel: a.Channel, displayName: a.DisplayName, provider: a.ProviderIdentifier, company: co}
+	acc := &account{id: id, channel: string(a.Channel), displayName: a.DisplayName, provider: a.ProviderIdentifier, company: co}
 	co.accounts = append(co.accounts, acc)
 	co.accountsByID[id] = acc
 	s.index[id] = acc
@@ -150,7 +151,7 @@ func (s *Server) addContact(co *company, ct Contact) (string, error) {
 		key, dupField = identKey{acc.id, "#" + ident}, "channel_identifier"
 	}
 	if other := co.contactsByIdent[key]; other != nil {
-		return "", fieldErr(dupField, "%s is already contact %s on account %s (D24)", key.ident, other.id, acc.id)
+		return "", fieldErr(dupField, "%s is already contact %s on account %s (a contact is unique per account and phone)", key.ident, other.id, acc.id)
 	}
 	created := ct.CreatedAt
 	if created.IsZero() {
@@ -241,7 +242,7 @@ func (s *Server) addConversation(co *company, cv Conversation) (string, error) {
 	}
 	s.seq++
 	conv := &conversation{
-		id: id, company: co, contact: ct, account: ct.account, status: status,
+		id: id, company: co, contact: ct, account: ct.account, status: string(status),
 		assignedTo: cv.AssignedTo, createdAt: created, createdAt0: created, createdSeq: s.seq, unreadOverride: cv.UnreadCount,
 	}
 	co.conversations = append(co.conversations, conv)
@@ -251,7 +252,8 @@ func (s *Server) addConversation(co *company, cv Conversation) (string, error) {
 	return id, nil
 }
 
-// statuses interns the D14 values: a million messages share five strings.
+// statuses interns the delivery status values: a million messages share
+// five strings.
 var statuses = map[string]*string{}
 
 func init() {
@@ -300,7 +302,7 @@ func (s *Server) addMessage(co *company, conversationID string, m Message) (stri
 	if m.Type == "" {
 		m.Type = "text"
 		if m.Media != nil {
-			m.Type = typeForMIME(m.Media.MimeType)
+			m.Type = convo.MessageType(typeForMIME(m.Media.MimeType))
 		}
 	}
 	if m.Sender == SenderSystem && m.Type == "text" {
@@ -314,16 +316,16 @@ func (s *Server) addMessage(co *company, conversationID string, m Message) (stri
 	if at.IsZero() {
 		at = s.clock.Now()
 	}
-	msg := &message{id: id, conv: conv, direction: m.Direction, sender: m.Sender, typ: m.Type, at: at, failureReason: optString(m.FailureReason)}
+	msg := &message{id: id, conv: conv, direction: string(m.Direction), sender: m.Sender, typ: string(m.Type), at: at, failureReason: optString(m.FailureReason)}
 	special := m.Type == "system" || m.Type == "unsupported" // spec §2.3 rule 6
 	if !special {
 		msg.text = optString(m.Text)
 	}
 	if m.Status != "" {
-		if statuses[m.Status] == nil {
-			return "", fieldErr("status", "unknown status %q (want queued, sent, delivered, read or failed, D14)", m.Status)
+		if statuses[string(m.Status)] == nil {
+			return "", fieldErr("status", "unknown status %q (want queued, sent, delivered, read or failed)", m.Status)
 		}
-		msg.status = internStatus(m.Status)
+		msg.status = internStatus(string(m.Status))
 	} else if m.Direction == Outbound && !special {
 		msg.status = internStatus("delivered")
 	}
@@ -343,7 +345,7 @@ func (s *Server) addMessage(co *company, conversationID string, m Message) (stri
 		t := at.Add(time.Minute)
 		msg.readAt = &t
 	}
-	if mediaTypes[m.Type] {
+	if mediaTypes[string(m.Type)] {
 		md := m.Media
 		if md == nil {
 			md = &Media{Status: MediaNoReference}
@@ -393,7 +395,7 @@ func (s *Server) buildMedia(co *company, md *Media) (*media, error) {
 	if strings.ContainsAny(md.Filename, `/\`) {
 		return nil, fieldErr("filename", "%q is a path; a message never carries a storage path (spec §2.3 rule 1): give a bare file name", md.Filename)
 	}
-	out := &media{status: status, company: co}
+	out := &media{status: string(status), company: co}
 	switch status {
 	case MediaAvailable:
 		out.id = newUUID()
@@ -480,12 +482,12 @@ func buildReaction(r Reaction, msgAt time.Time) (reaction, error) {
 	if at.IsZero() {
 		at = msgAt.Add(time.Minute)
 	}
-	return reaction{emoji: r.Emoji, direction: dir, at: at}, nil
+	return reaction{emoji: r.Emoji, direction: string(dir), at: at}, nil
 }
 
 // rawFor builds the raw object of a message: an internal-looking form of the
 // content, outside the contract (spec §2.3 rule 4). It carries the sender
-// kind (D30) and never a URL or storage path (rule 1).
+// kind and never a URL or storage path (rule 1).
 func rawFor(m *message) map[string]any {
 	content := map[string]any{"type": m.typ}
 	if m.text != nil {

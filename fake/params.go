@@ -17,7 +17,7 @@ import (
 )
 
 // parseLimit reads an integer query parameter bounded by [1, max] with a
-// default (spec §4.1 rule 3, §4.3, D4). Only plain decimal digits are an
+// default (spec §4.1 rule 3, §4.3). Only plain decimal digits are an
 // integer: "abc", "5.5", "1e2", "+5", "-1", " 5" and "" are INVALID_PARAM;
 // leading zeros are allowed ("05" is 5).
 func parseLimit(q url.Values, name string, def, max int) (int, *apiError) {
@@ -42,9 +42,9 @@ func parseLimit(q url.Values, name string, def, max int) (int, *apiError) {
 	return n, nil
 }
 
-// parseTime reads an RFC 3339 date-time query parameter (D18, D32). The
+// parseTime reads an RFC 3339 date-time query parameter. The
 // instant is truncated to the millisecond, the precision of every time the
-// API shows (D18), so that a bound echoed back (window.since) is exactly the
+// API shows, so that a bound echoed back (window.since) is exactly the
 // bound applied.
 func parseTime(q url.Values, name string) (time.Time, bool, *apiError) {
 	vs, ok := q[name]
@@ -167,7 +167,7 @@ func (b jsonBody) str(name string) (v string, present bool, e *apiError) {
 	return v, v != "", nil
 }
 
-// required returns the string field name or MISSING_PARAM naming it (D26).
+// required returns the string field name or MISSING_PARAM naming it.
 func (b jsonBody) required(name string) (string, *apiError) {
 	v, ok, e := b.str(name)
 	if e != nil {
@@ -179,7 +179,7 @@ func (b jsonBody) required(name string) (string, *apiError) {
 	return v, nil
 }
 
-// cursor is the decoded content of a pagination cursor (D29). Cursors are
+// cursor is the decoded content of a pagination cursor. Cursors are
 // opaque to clients: base64url(JSON) "." base64url(HMAC-SHA256 truncated),
 // keyed by a per-server secret, so a cursor the server did not issue is
 // rejected with 400 INVALID_PARAM.

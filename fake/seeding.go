@@ -1,11 +1,22 @@
 package fake
 
-import "time"
+import (
+	"time"
+
+	convo "github.com/convoapi/convo-go"
+)
 
 // This file holds what a test can seed: the value types given to the
 // seeding methods of [Company] (company.go) and the names of their fields' values.
 
-// Channel names (spec §2.2, §4.3, D31). SMS has neither accounts nor
+// The seeding fields take the SDK's types (convo.Channel,
+// convo.ConversationStatus, convo.Direction, convo.MessageType,
+// convo.MessageStatus, convo.MediaStatus) and their constants. The untyped
+// constants below have the same values and fit those fields too; they keep
+// seeding code short.
+
+// Channel names (spec §2.2, §4.3): the values of convo.ChannelChatapp,
+// convo.ChannelBotapp and convo.ChannelWebchat. SMS has neither accounts nor
 // conversations (spec §1) and cannot be seeded.
 const (
 	Chatapp = "chatapp"
@@ -13,20 +24,23 @@ const (
 	Webchat = "webchat"
 )
 
-// Message directions (spec §2.3).
+// Message directions (spec §2.3): the values of convo.DirectionInbound and
+// convo.DirectionOutbound.
 const (
 	Inbound  = "inbound"
 	Outbound = "outbound"
 )
 
-// Conversation statuses (spec §3).
+// Conversation statuses (spec §3): the values of convo.ConversationOpen,
+// convo.ConversationResolved and convo.ConversationArchived.
 const (
 	StatusOpen     = "open"
 	StatusResolved = "resolved"
 	StatusArchived = "archived"
 )
 
-// Media statuses (spec §2.3).
+// Media statuses (spec §2.3): the values of convo.MediaAvailable,
+// convo.MediaUnknown and convo.MediaNoReference.
 const (
 	MediaAvailable   = "available"
 	MediaUnknown     = "unknown"
@@ -39,7 +53,7 @@ const (
 	SequenceCanceled  = "canceled"
 )
 
-// Sender says who wrote a message (D30). It never appears in the message
+// Sender says who wrote a message. It never appears in the message
 // read except inside raw, but it decides the anomaly buckets (spec §2.6).
 type Sender string
 
@@ -62,25 +76,26 @@ const (
 type ChannelAccount struct {
 	// ID is the account's id; default a new UUID.
 	ID string
-	// Channel is Chatapp or Botapp. Webchat widgets are added with
-	// [Company.AddWebchatWidget]; SMS accounts do not exist.
-	Channel string
+	// Channel is convo.ChannelChatapp or convo.ChannelBotapp. Webchat
+	// widgets are added with [Company.AddWebchatWidget]; SMS accounts do not
+	// exist.
+	Channel convo.Channel
 	// DisplayName is the human label; default derived from the channel.
 	DisplayName string
 	// ProviderIdentifier is the account's identifier at the provider; for
-	// chatapp it is the phone_number_id of the contact endpoints (D23).
+	// chatapp it is the phone_number_id of the contact endpoints.
 	// Default: a generated one.
 	ProviderIdentifier string
 }
 
-// Contact seeds a contact and its identity on one account (D24: a contact is
-// unique per account and normalized phone).
+// Contact seeds a contact and its identity on one account (a contact is unique
+// per account and normalized phone).
 type Contact struct {
 	// ID is the contact's id; default a new UUID.
 	ID string
 	// Account is the id of the channel account or webchat widget.
 	Account string
-	// Phone is normalized by the server's rule (D16); required on chatapp,
+	// Phone is normalized by the server's rule (digits only, 8 to 15 of them); required on chatapp,
 	// optional elsewhere.
 	Phone string
 	// ChannelIdentifier is the native address on the channel; default the
@@ -107,8 +122,9 @@ type Conversation struct {
 	// Contact is the contact's id; the conversation's channel, account and
 	// channel_identifier are the contact's.
 	Contact string
-	// Status is open (default), resolved or archived.
-	Status string
+	// Status is convo.ConversationOpen (default), ConversationResolved or
+	// ConversationArchived.
+	Status convo.ConversationStatus
 	// AssignedTo names the responsible agent; "" means unassigned.
 	AssignedTo string
 	// CreatedAt defaults to the clock's now, or to the first message's time
@@ -123,20 +139,20 @@ type Conversation struct {
 type Message struct {
 	// ID is the message id; default a new UUID.
 	ID string
-	// Sender is who wrote it (D30). Default: SenderContact for inbound,
+	// Sender is who wrote it. Default: SenderContact for inbound,
 	// SenderAgent for outbound.
 	Sender Sender
 	// Direction is Inbound or Outbound; default derived from Sender
 	// (contact: inbound; others: outbound).
-	Direction string
-	// Type is the message type (D13); default "text", or derived from the
+	Direction convo.Direction
+	// Type is the message type; default "text", or derived from the
 	// media's MIME type (image, audio, video, else document).
-	Type string
+	Type convo.MessageType
 	// Text is the text or caption; "" means null.
 	Text string
-	// Status is the delivery status (D14); default null for inbound,
+	// Status is the delivery status; default null for inbound,
 	// "delivered" for outbound.
-	Status string
+	Status convo.MessageStatus
 	// At is when the message was sent; default the clock's now.
 	At time.Time
 	// DeliveredAt and ReadAt default from Status: delivered and read set
@@ -146,7 +162,7 @@ type Message struct {
 	FailureReason string
 	// Media, for media types; nil on a media type means no_reference.
 	Media *Media
-	// Reactions to this message (D15).
+	// Reactions to this message.
 	Reactions []Reaction
 }
 
@@ -154,7 +170,7 @@ type Message struct {
 type Media struct {
 	// Status is available (default when Data is set), unknown or
 	// no_reference.
-	Status string
+	Status convo.MediaStatus
 	// MimeType, Filename ("" means null).
 	MimeType, Filename string
 	// Data is the file's content, served by the attachment URL when
@@ -165,12 +181,12 @@ type Media struct {
 	Size int64
 }
 
-// Reaction seeds a reaction (D15).
+// Reaction seeds a reaction.
 type Reaction struct {
 	// Emoji is the reaction itself.
 	Emoji string
 	// Direction is inbound (the contact reacted, default) or outbound.
-	Direction string
+	Direction convo.Direction
 	// At defaults to the message's time plus one minute.
 	At time.Time
 }

@@ -85,7 +85,7 @@ func WithClock(c *Clock) Option { return func(cfg *config) { cfg.clock = c } }
 // WithAPIKey sets the API key of the default company (default [DefaultAPIKey]).
 func WithAPIKey(key string) Option { return func(cfg *config) { cfg.apiKey = key } }
 
-// WithRateLimit sets the request limit per API key (spec §8, D11): a token
+// WithRateLimit sets the request limit per API key (spec §8): a token
 // bucket of burst tokens refilled at perSecond on the server's clock, the
 // three header forms counted together. perSecond <= 0 disables the limit.
 // Default: [DefaultRateLimit] per second, burst [DefaultRateBurst].
@@ -106,7 +106,7 @@ func WithAnomalyRateLimit(calls int, per time.Duration) Option {
 func WithAnomalyCacheTTL(d time.Duration) Option { return func(cfg *config) { cfg.anomalyTTL = d } }
 
 // WithAttachmentTTL sets how long a temporary attachment URL stays valid
-// (spec §4.2, D9). Default [DefaultAttachmentTTL].
+// (spec §4.2). Default [DefaultAttachmentTTL].
 func WithAttachmentTTL(d time.Duration) Option { return func(cfg *config) { cfg.attachmentTTL = d } }
 
 // WithSeed loads seed at start (see [Server.Load]). When the seed has a now
@@ -270,7 +270,7 @@ func (s *Server) APIKey() string {
 func (s *Server) Clock() *Clock { return s.clock }
 
 // Handler returns the server as an http.Handler, to mount in a server of
-// your own. It serves /v1/..., /api/v1/... (D21) and the temporary
+// your own. It serves /v1/..., /api/v1/... and the temporary
 // attachment URLs under /_files/.
 func (s *Server) Handler() http.Handler { return s }
 

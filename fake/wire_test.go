@@ -133,6 +133,22 @@ func TestWireRawInputs(t *testing.T) {
 			status: 404, code: "NOT_FOUND",
 		},
 		{
+			name:   "a query parameter given twice",
+			raw:    "GET /v1/conversations?limit=1&limit=500 HTTP/1.1\r\nHost: x\r\nX-Api-Key: %KEY%\r\nConnection: close\r\n\r\n",
+			status: 400, code: "INVALID_PARAM", contains: "limit is given more than once",
+		},
+		{
+			name:   "a JSON body that is not UTF-8",
+			raw:    post + "Content-Length: 21\r\nConnection: close\r\n\r\n{\"phone_number\":\"1\xff\"}",
+			status: 400, code: "INVALID_PARAM", contains: "body is not valid UTF-8",
+		},
+		{
+			name: "a NUL in a contact name",
+			raw: "POST /v1/chatapp/contacts HTTP/1.1\r\nHost: x\r\nX-Api-Key: %KEY%\r\nContent-Type: application/json\r\nContent-Length: 85\r\nConnection: close\r\n\r\n" +
+				`{"phone_number_id":"5511900000001","phone_number":"5511911112222","name":"A\u0000na"}`,
+			status: 400, code: "INVALID_PARAM", contains: "NUL character",
+		},
+		{
 			name:   "HEAD has the GET's status and no body",
 			raw:    "HEAD /v1/channels HTTP/1.1\r\nHost: x\r\nX-Api-Key: %KEY%\r\nConnection: close\r\n\r\n",
 			status: 200, absent: `"success"`,

@@ -13,7 +13,6 @@ import (
 	"github.com/convoapi/convo-go/fake"
 )
 
-
 // config is the parsed command line.
 type config struct {
 	addr          string
