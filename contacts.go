@@ -178,9 +178,6 @@ func (s *ContactsService) RemoveTags(ctx context.Context, params *RemoveTagsPara
 	return out, nil
 }
 
-// EnsureContactParams names the contact Ensure creates or finds.
-type EnsureContactParams = CreateContactParams
-
 // Ensure returns the contact with params.PhoneNumber on the account
 // params.PhoneNumberID, creating it (with params.Name) when it does not exist
 // yet; created reports whether this call created it. When the contact already
@@ -191,7 +188,9 @@ type EnsureContactParams = CreateContactParams
 //
 // Cost: two calls either way — a create then a lookup, since the service's
 // create answers with a confirmation text and no contact. opts apply to both.
-func (s *ContactsService) Ensure(ctx context.Context, params *EnsureContactParams, opts ...RequestOption) (contact *Contact, created bool, err error) {
+// If the lookup fails after a creation, the error is returned with created
+// = true, so that the caller knows the contact now exists.
+func (s *ContactsService) Ensure(ctx context.Context, params *CreateContactParams, opts ...RequestOption) (contact *Contact, created bool, err error) {
 	if params == nil {
 		return nil, false, fmt.Errorf("convo: Contacts.Ensure: %w", errNilParams)
 	}
