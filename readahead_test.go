@@ -82,6 +82,7 @@ func TestReadAheadBreakLeavesNoGoroutine(t *testing.T) {
 
 	before := runtime.NumGoroutine()
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	var fetches, cancelled atomic.Int32
 	n := 0
 	for _, err := range paginate(ctx, "", slowPages(1000, time.Millisecond, &fetches, &cancelled), WithReadAhead()) {
