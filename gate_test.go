@@ -141,3 +141,28 @@ func TestRateLimitGateHoldsWithinEachCallsBounds(t *testing.T) {
 		assert.Len(t, tr.sent, 2)
 	})
 }
+
+// The anomaly report has its own limit (about one pass a day): its 429 holds
+// anomaly calls only, never the rest of the client.
+func TestAnomalyRateLimitHoldsOnlyAnomalyCalls(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s, err := fake.NewHandler(fake.WithRateLimit(1e6, 1e6))
+		require.NoError(t, err)
+		s.AddFault(fake.Fault{Path: "/conversations/anomalies", Status: http.StatusTooManyRequests, RetryAfter: 6 * time.Hour, Times: 1})
+		tr := &inMemory{h: s.Handler(), latency: time.Millisecond}
+		c, err := convo.NewClient(convo.WithAPIKey(s.APIKey()), convo.WithBaseURL("http://127.0.0.1/v1"),
+			convo.WithHTTPClient(&http.Client{Transport: tr}))
+		require.NoError(t, err)
+		ctx := context.Background()
+
+		_, err = c.Anomalies.Get(ctx, nil)
+		require.ErrorIs(t, err, convo.ErrRateLimited, "6 h is beyond the default maximum retry wait")
+		_, err = c.Anomalies.Get(ctx, nil)
+		require.ErrorIs(t, err, convo.ErrRateLimited)
+		assert.Len(t, tr.sent, 1, "the second anomaly call was held by the gate")
+
+		_, err = c.Channels.List(ctx)
+		require.NoError(t, err, "other calls are not held")
+		assert.Len(t, tr.sent, 2)
+	})
+}

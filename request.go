@@ -424,17 +424,17 @@ type attemptTransport struct {
 	next   http.RoundTripper
 	logger *slog.Logger
 	redact func(*callInfo, string) string // the client's: the key never reaches the log
-	gate   *rateGate                      // nil when the gate is off
+	gates  *rateGates                     // nil when the gate is off
 }
 
 func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
 	info := callInfoFrom(ctx)
-	maxWait := time.Duration(1<<63 - 1)
+	maxWait, path := time.Duration(1<<63-1), ""
 	if info != nil {
-		maxWait = info.maxWait
+		maxWait, path = info.maxWait, info.path
 	}
-	if err := t.gate.wait(ctx, maxWait); err != nil {
+	if err := t.gates.forPath(path).wait(ctx, maxWait); err != nil {
 		return nil, err
 	}
 	if info != nil && req.Response == nil { // a redirect hop is the same attempt
