@@ -131,6 +131,12 @@ type settings struct {
 type Option func(*settings)
 
 // WithAPIKey sets the API key (spec §5). Without it, CONVO_API_KEY is used.
+//
+// The key is redacted from every error and log line the client writes, as
+// is and in its JSON-, URL- and HTML-escaped forms. A key shorter than eight
+// bytes (a test key) is redacted only where it stands alone, not glued to a
+// letter or a digit, so that redacting it does not garble every word that
+// happens to contain it.
 func WithAPIKey(key string) Option { return func(s *settings) { s.apiKey = key } }
 
 // WithBaseURL sets {base_url}, which must end with /v1 (spec §9, D1). Without it,

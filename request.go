@@ -208,6 +208,9 @@ func (c *Client) exchange(ctx context.Context, info *callInfo, q url.Values, bod
 	if err := ctx.Err(); err != nil {
 		return c.transportError(ctx, method, path, err)
 	}
+	if err := checkPathText(path); err != nil {
+		return fmt.Errorf("convo: %s: %w", method, err)
+	}
 	if err := checkQueryText(q); err != nil {
 		return fmt.Errorf("convo: %s %s: %w", method, path, err)
 	}
@@ -241,6 +244,9 @@ func (c *Client) exchange(ctx context.Context, info *callInfo, q url.Values, bod
 	}
 	c.setHeaders(req.Header, payload != nil, info.apiKey)
 	for k, v := range extra {
+		if k == "User-Agent" {
+			v = []string{c.userAgent + " " + strings.TrimSpace(v[0])}
+		}
 		req.Header[k] = v
 	}
 
