@@ -186,7 +186,7 @@ func (c *Client) send(ctx context.Context, method, path string, q url.Values, bo
 	c.setHeaders(req.Header, payload != nil)
 
 	buf := bufPool.Get().(*bytes.Buffer)
-	defer bufPool.Put(buf)
+	defer putBuffer(buf)
 	var (
 		resp     *http.Response
 		tooLarge bool
@@ -197,7 +197,7 @@ func (c *Client) send(ctx context.Context, method, path string, q url.Values, bo
 		}
 		buf.Reset()
 		var readErr error
-		tooLarge, readErr = readCapped(buf, resp.Body, c.maxBody)
+		tooLarge, readErr = readCapped(buf, resp.Body, resp.ContentLength, c.maxBody)
 		closeBody(resp.Body)
 		if readErr == nil {
 			break
@@ -262,8 +262,30 @@ func (c *Client) decodeSuccess(resp *http.Response, method, path string, data []
 	return nil
 }
 
-// readCapped reads at most max bytes into buf and reports whether there was more.
-func readCapped(buf *bytes.Buffer, r io.Reader, max int64) (tooLarge bool, err error) {
+// maxPooledBuffer is the largest buffer put back in the pool: a rare large
+// answer must not keep its memory alive for the small ones that follow.
+const maxPooledBuffer = 1 << 20
+
+func putBuffer(buf *bytes.Buffer) {
+	if buf.Cap() <= maxPooledBuffer {
+		bufPool.Put(buf)
+	}
+}
+
+// readCapped reads at most max bytes into buf and reports whether there was
+// more. size is the answer's Content-Length (-1 when unknown): a body
+// announced larger than max is refused without reading it, and a body of
+// known size is read into one buffer of that size rather than one that
+// doubles its way there.
+func readCapped(buf *bytes.Buffer, r io.Reader, size, max int64) (tooLarge bool, err error) {
+	if size > max {
+		return true, nil
+	}
+	if size > 0 {
+		// bytes.MinRead spare: ReadFrom grows the buffer, doubling it, when
+		// less than that is free for the read that meets the end.
+		buf.Grow(int(size) + bytes.MinRead)
+	}
 	n, err := buf.ReadFrom(io.LimitReader(r, max+1))
 	if err != nil {
 		return false, err
@@ -275,10 +297,11 @@ func readCapped(buf *bytes.Buffer, r io.Reader, max int64) (tooLarge bool, err e
 	return false, nil
 }
 
-// closeBody drains what is left (bounded) and closes, so the connection goes
-// back to the pool.
+// closeBody drains what is left (up to drainLimit) and closes, so the
+// connection goes back to the pool; a body with more left than that is cut,
+// and its connection with it.
 func closeBody(b io.ReadCloser) {
-	_, _ = io.CopyN(io.Discard, b, 64<<10)
+	_, _ = io.CopyN(io.Discard, b, drainLimit)
 	_ = b.Close()
 }
 
@@ -360,6 +383,21 @@ type attemptTransport struct {
 }
 
 func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	p := paceFrom(req.Context())
+	if p == nil {
+		return t.roundTrip(req)
+	}
+	// A call of a Parallel run: wait for the run's pace, then tell it how
+	// the attempt went.
+	if err := p.acquire(req.Context()); err != nil {
+		return nil, err
+	}
+	resp, err := t.roundTrip(req)
+	p.release(resp)
+	return resp, err
+}
+
+func (t *attemptTransport) roundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
 	info := callInfoFrom(ctx)
 	if info != nil && req.Response == nil { // a redirect hop is the same attempt
