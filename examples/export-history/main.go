@@ -309,9 +309,9 @@ func null(s string) *string {
 }
 
 type exporter struct {
-	c         *convo.Client
-	st        *state
-	statePath string
+	c           *convo.Client
+	st          *state
+	statePath   string
 	mediaDir    string
 	pageSize    int
 	concurrency int
