@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"sort"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -144,10 +143,6 @@ type message struct {
 	readAt        *time.Time
 	failureReason *string
 	seq           uint64
-
-	// enc caches the message's JSON; readers fill it under RLock, writers
-	// clear it under Lock when the message changes.
-	enc atomic.Pointer[[]byte]
 }
 
 type reaction struct {
