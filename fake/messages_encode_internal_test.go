@@ -89,3 +89,16 @@ func TestAppendMessageMatchesEncodingJSON(t *testing.T) {
 		})
 	}
 }
+
+func TestAppendTimeFastMatchesTheLayout(t *testing.T) {
+	for _, tm := range []time.Time{
+		time.Date(2026, 11, 22, 10, 4, 5, 123456789, time.UTC),
+		time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC),
+		time.Date(2024, 2, 29, 7, 8, 9, 5e6, time.FixedZone("x", -3*3600)),
+		time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(-5, 1, 1, 0, 0, 0, 0, time.UTC),
+	} {
+		assert.Equal(t, string(appendTime(nil, tm)), string(appendTimeFast(nil, tm)), tm.String())
+	}
+}
