@@ -75,11 +75,11 @@ func (e *ItemError) Unwrap() error { return e.Err }
 //
 // The calls fn makes with the context it is given share the run's pace: when
 // the service answers 429, every call of the run waits out its Retry-After
-// before its next attempt, and the number of calls allowed in flight is
-// halved, then grows back by one per round of successes. Nothing is dropped
-// by this: each call still retries its 429 within the client's own budget
-// (WithMaxRetries), and only 429 makes a POST go out twice, as everywhere in
-// this package. Parallel adds no retries of its own.
+// before its next attempt, and the number of attempts allowed in flight is
+// halved, then grows back by one per round of successes. Nothing is dropped by this: each call still retries its 429 within
+// the client's own budget (WithMaxRetries; raise it for long bulk jobs), and
+// only 429 makes a POST go out twice, as everywhere in this package.
+// Parallel adds no retries of its own.
 //
 // fn must be safe to call from several goroutines at once; a *Client is.
 func Parallel[In, Out any](ctx context.Context, inputs []In, fn func(ctx context.Context, in In) (Out, error), opts ...ParallelOption) ([]Out, error) {
@@ -210,18 +210,23 @@ func parallel[In, Out any](ctx context.Context, inputs iter.Seq[In], fn func(con
 	}
 }
 
-// pace is shared by the calls of one Parallel run, through their context.
-// The attempt transport asks it before each attempt and tells it the
-// outcome: a 429 holds every attempt of the run until its Retry-After has
-// passed and halves how many may be in flight (once per hold); each success
-// adds back a fraction, so the limit regrows by one per round of successes.
+// pace is shared by the calls of one Parallel run, through their context:
+// the attempt transport asks it before each attempt and tells it the
+// outcome. A 429 holds every attempt of the run until its Retry-After has
+// passed, since the service asked for that wait, and every call would
+// otherwise meet the same 429 in turn. It also limits how many attempts are
+// in flight, additive increase and multiplicative decrease as TCP does: a
+// 429 halves the limit (once per round: answers to attempts sent before the
+// last cut do not cut again), each success adds 1/limit, so the limit
+// regrows by one per round of successes, up to the run's bound.
 type pace struct {
 	mu       sync.Mutex
 	max      float64
 	limit    float64
 	inFlight int
+	lastCut  time.Time     // when the limit was last halved
 	until    time.Time     // no attempt starts before
-	changed  chan struct{} // closed when inFlight drops or the limit grows
+	changed  chan struct{} // closed when inFlight drops or the limit changes
 }
 
 type paceKey struct{}
@@ -235,9 +240,9 @@ func paceFrom(ctx context.Context) *pace {
 	return p
 }
 
-// acquire waits until an attempt may start: the hold is over and fewer than
-// the limit are in flight.
-func (p *pace) acquire(ctx context.Context) error {
+// acquire waits until fewer than the limit are in flight, and returns when
+// the attempt started (for release).
+func (p *pace) acquire(ctx context.Context) (time.Time, error) {
 	for {
 		p.mu.Lock()
 		if wait := time.Until(p.until); wait > 0 {
@@ -246,7 +251,7 @@ func (p *pace) acquire(ctx context.Context) error {
 			select {
 			case <-ctx.Done():
 				t.Stop()
-				return ctx.Err()
+				return time.Time{}, ctx.Err()
 			case <-t.C:
 			}
 			continue
@@ -254,36 +259,39 @@ func (p *pace) acquire(ctx context.Context) error {
 		if float64(p.inFlight) < p.limit {
 			p.inFlight++
 			p.mu.Unlock()
-			return nil
+			return time.Now(), nil
 		}
 		changed := p.changed
 		p.mu.Unlock()
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return time.Time{}, ctx.Err()
 		case <-changed:
 		}
 	}
 }
 
-// release ends an attempt and learns from its answer (nil: no answer).
-func (p *pace) release(resp *http.Response) {
+// release ends an attempt started at start and learns from its answer
+// (nil: no answer).
+func (p *pace) release(start time.Time, resp *http.Response) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.inFlight--
-	now := time.Now()
 	switch {
 	case resp == nil:
 	case resp.StatusCode == http.StatusTooManyRequests:
+		now := time.Now()
 		wait, ok := retryAfter(resp.Header, now)
 		if !ok {
 			wait = time.Second
 		}
-		if !now.Before(p.until) { // a new storm, not another 429 of this one
-			p.limit = max(1, p.limit/2)
-		}
 		if end := now.Add(wait); end.After(p.until) {
 			p.until = end
+		}
+		// Answers to attempts sent before the last cut tell nothing new.
+		if start.After(p.lastCut) {
+			p.limit = max(1, p.limit/2)
+			p.lastCut = now
 		}
 	case resp.StatusCode < 500:
 		p.limit = min(p.max, p.limit+1/p.limit)

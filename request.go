@@ -413,11 +413,12 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	}
 	// A call of a Parallel run: wait for the run's pace, then tell it how
 	// the attempt went.
-	if err := p.acquire(req.Context()); err != nil {
+	start, err := p.acquire(req.Context())
+	if err != nil {
 		return nil, err
 	}
 	resp, err := t.roundTrip(req)
-	p.release(resp)
+	p.release(start, resp)
 	return resp, err
 }
 
