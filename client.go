@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
@@ -98,6 +99,9 @@ type Client struct {
 	userAgent  string
 	maxBody    int64
 	maxWait    time.Duration
+	maxRetries int
+	keyForms   []string  // the forms of apiKey that redaction looks for
+	gate       *rateGate // nil when WithRateLimitGate(false)
 	logger     *slog.Logger
 	insecure   bool // plain http allowed to non-loopback hosts
 
@@ -119,6 +123,7 @@ type settings struct {
 	logger       *slog.Logger
 	userAgent    string
 	insecureHTTP bool
+	noGate       bool
 	errs         []error
 }
 
@@ -206,6 +211,17 @@ func WithMaxResponseBytes(n int64) Option {
 	}
 }
 
+// WithRateLimitGate turns the client's rate-limit gate on (the default) or
+// off. When the service answers 429 with a Retry-After, the gate holds every
+// new request of the whole Client (every goroutine) until that time, so the
+// service hears nothing from this client during the wait it asked for,
+// instead of one more 429 per goroutine. A call held by the gate waits only
+// as long as its context and its maximum retry wait allow: when either would
+// end first, it returns the typed 429 (errors.Is ErrRateLimited, RetryAfter
+// set to what is left of the wait) at once, without a request. Off, each call
+// meets and waits out its own 429s, as if alone.
+func WithRateLimitGate(on bool) Option { return func(s *settings) { s.noGate = !on } }
+
 // WithLogger makes the client write one debug record per attempt: method,
 // path, status, attempt and duration. Header values and query values are never
 // logged (the key is a secret; phone numbers are personal data).
@@ -271,9 +287,14 @@ func NewClient(opts ...Option) (*Client, error) {
 		authScheme: s.authScheme,
 		maxBody:    s.maxBody,
 		maxWait:    s.maxRetryWait,
+		maxRetries: s.maxRetries,
+		keyForms:   keyForms(s.apiKey),
 		logger:     s.logger,
 		insecure:   s.insecureHTTP,
 		userAgent:  "convo-go/" + Version + " go/" + runtime.Version(),
+	}
+	if !s.noGate {
+		c.gate = new(rateGate)
 	}
 	if ua := strings.TrimSpace(s.userAgent); ua != "" {
 		c.userAgent += " " + ua
@@ -303,14 +324,14 @@ func (c *Client) buildTransport(s settings) {
 	}
 	// The wrapper has no CloseIdleConnections method on purpose: retryablehttp
 	// calls it whenever retries run out, which would throw away the pool.
-	hc.Transport = &attemptTransport{next: c.inner, logger: c.logger, redact: c.redact}
+	hc.Transport = &attemptTransport{next: c.inner, logger: c.logger, redact: c.redactCall, gate: c.gate}
 	hc.CheckRedirect = c.checkRedirect
 	c.rc = &retryablehttp.Client{
 		HTTPClient:   &hc,
 		Logger:       nil, // its default writes to stderr; we log per attempt ourselves
 		RetryWaitMin: s.retryWaitMin,
 		RetryWaitMax: s.retryWaitMax,
-		RetryMax:     s.maxRetries,
+		RetryMax:     math.MaxInt32, // the budget is per call: checkRetry enforces it
 		CheckRetry:   c.checkRetry,
 		Backoff:      c.backoff,
 		ErrorHandler: keepLastResponse,

@@ -280,7 +280,7 @@ func ExampleError_unauthorized() {
 	fmt.Println(err)
 	// Output:
 	// true
-	// convo: 401 UNAUTHORIZED: Invalid or missing API key. (ERR-3KQ8ZW1P-9XA2)
+	// convo: 401 UNAUTHORIZED: Invalid or missing API key. (GET /api/v1/channels, errorId ERR-3KQ8ZW1P-9XA2, 1 attempt)
 }
 
 func ExampleNormalizePhone() {
