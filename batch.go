@@ -74,9 +74,10 @@ func (e *ItemError) Unwrap() error { return e.Err }
 // (errors.Join; nil when all succeeded).
 //
 // The calls fn makes with the context it is given share the run's pace: when
-// the service answers 429, every call of the run waits out its Retry-After
-// before its next attempt, and the number of attempts allowed in flight is
-// halved, then grows back by one per round of successes. Nothing is dropped by this: each call still retries its 429 within
+// the service answers 429, every call waits out its Retry-After before its
+// next attempt (the client's rate-limit gate, on by default), and the number
+// of attempts of the run allowed in flight is halved, then grows back by one
+// per round of successes. Nothing is dropped by this: each call still retries its 429 within
 // the client's own budget (WithMaxRetries; raise it for long bulk jobs), and
 // only 429 makes a POST go out twice, as everywhere in this package.
 // Parallel adds no retries of its own.
@@ -212,20 +213,20 @@ func parallel[In, Out any](ctx context.Context, inputs iter.Seq[In], fn func(con
 
 // pace is shared by the calls of one Parallel run, through their context:
 // the attempt transport asks it before each attempt and tells it the
-// outcome. A 429 holds every attempt of the run until its Retry-After has
-// passed, since the service asked for that wait, and every call would
-// otherwise meet the same 429 in turn. It also limits how many attempts are
-// in flight, additive increase and multiplicative decrease as TCP does: a
-// 429 halves the limit (once per round: answers to attempts sent before the
-// last cut do not cut again), each success adds 1/limit, so the limit
-// regrows by one per round of successes, up to the run's bound.
+// outcome. The hold a 429 asks for is the client's rate-limit gate (see
+// WithRateLimitGate), which every call of the Client obeys; pace adds a
+// limit on how many attempts of the run are in flight, additive increase
+// and multiplicative decrease as TCP does: a 429 halves the limit (once per
+// round: answers to attempts sent before the last cut do not cut again),
+// each success adds 1/limit, so the limit regrows by one per round of
+// successes, up to the run's bound. Without it, the whole run would meet
+// the service at full width again the moment the hold ends.
 type pace struct {
 	mu       sync.Mutex
 	max      float64
 	limit    float64
 	inFlight int
 	lastCut  time.Time     // when the limit was last halved
-	until    time.Time     // no attempt starts before
 	changed  chan struct{} // closed when inFlight drops or the limit changes
 }
 
@@ -245,17 +246,6 @@ func paceFrom(ctx context.Context) *pace {
 func (p *pace) acquire(ctx context.Context) (time.Time, error) {
 	for {
 		p.mu.Lock()
-		if wait := time.Until(p.until); wait > 0 {
-			p.mu.Unlock()
-			t := time.NewTimer(wait)
-			select {
-			case <-ctx.Done():
-				t.Stop()
-				return time.Time{}, ctx.Err()
-			case <-t.C:
-			}
-			continue
-		}
 		if float64(p.inFlight) < p.limit {
 			p.inFlight++
 			p.mu.Unlock()
@@ -281,13 +271,6 @@ func (p *pace) release(start time.Time, resp *http.Response) {
 	case resp == nil:
 	case resp.StatusCode == http.StatusTooManyRequests:
 		now := time.Now()
-		wait, ok := retryAfter(resp.Header, now)
-		if !ok {
-			wait = time.Second
-		}
-		if end := now.Add(wait); end.After(p.until) {
-			p.until = end
-		}
 		// Answers to attempts sent before the last cut tell nothing new.
 		if start.After(p.lastCut) {
 			p.limit = max(1, p.limit/2)
