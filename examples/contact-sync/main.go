@@ -1,6 +1,6 @@
 // Command contact-sync brings the contacts of one chatapp number in line
-// with a CSV file: each row's contact is looked up by phone, created when
-// missing, its custom fields merged and the listed tags removed.
+// with a CSV file: each row's contact is found by phone or created, its
+// custom fields merged and the listed tags removed.
 //
 // The CSV has a header. Columns:
 //
@@ -13,8 +13,9 @@
 //
 // A bad row (bad phone, missing name, wrong number of columns) is reported
 // on stderr with its line number and skipped; every other row is still
-// synced. A contact created by someone else between the lookup and the
-// creation (CONTACT_EXISTS) counts as found. The summary at the end counts
+// synced. Each row's contact is found or created with Contacts.Ensure (two
+// calls: a creation, then a lookup), so a contact created by someone else
+// meanwhile counts as found, never twice. The summary at the end counts
 // created, updated, unchanged, skipped and failed rows: "updated" means
 // custom fields or a tag removal were sent, "unchanged" that the contact
 // exists and the row asks for nothing it could change (no custom field, and
@@ -373,30 +374,18 @@ func (s *syncer) report(r *row, o outcome) {
 // with other rows: it only reads s's settings.
 func (s *syncer) syncRow(ctx context.Context, r *row) (outcome, error) {
 	var did []string
-	ct, err := s.c.Contacts.Lookup(ctx, &convo.LookupContactParams{PhoneNumberID: s.phoneNumberID, PhoneNumber: r.phone})
-	isNew := false
-	hasTags := true // unknown for a contact created concurrently
+	// Ensure finds the contact or creates it; a contact created by someone
+	// else meanwhile is found, never created twice.
+	ct, isNew, err := s.c.Contacts.Ensure(ctx, &convo.CreateContactParams{PhoneNumberID: s.phoneNumberID, PhoneNumber: r.phone, Name: r.name})
 	switch {
-	case errors.Is(err, convo.ErrContactNotFound):
-		_, err = s.c.Contacts.Create(ctx, &convo.CreateContactParams{PhoneNumberID: s.phoneNumberID, PhoneNumber: r.phone, Name: r.name})
-		switch {
-		case errors.Is(err, convo.ErrContactExists):
-			// Created meanwhile (an inbound message, another sync): the
-			// contact is there, which is all we wanted.
-			did = append(did, "found (created concurrently)")
-		case err != nil:
-			return outcome{}, fmt.Errorf("creating the contact: %w", err)
-		default:
-			isNew, hasTags = true, false
-		}
+	case err != nil && isNew:
+		return outcome{}, fmt.Errorf("created the contact, then: %w", err)
 	case err != nil:
-		return outcome{}, fmt.Errorf("looking up the contact: %w", err)
-	default:
-		hasTags = len(ct.TagNames()) > 0
-		if ct.Name != r.name {
-			did = append(did, fmt.Sprintf("name kept as %q", ct.Name))
-		}
+		return outcome{}, fmt.Errorf("finding or creating the contact: %w", err)
+	case !isNew && ct.Name != r.name:
+		did = append(did, fmt.Sprintf("name kept as %q", ct.Name))
 	}
+	hasTags := len(ct.TagNames()) > 0
 
 	wrote := false
 	if len(r.fields) > 0 {

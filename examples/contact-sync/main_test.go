@@ -67,15 +67,13 @@ func TestSyncMixedFile(t *testing.T) {
 	co := w.s.Company()
 	vip, trial, newsletter := co.TagID("vip"), co.TagID("trial"), co.TagID("newsletter")
 
-	// Line 2: Carla exists, but the lookup answers CONTACT_NOT_FOUND once, as
-	// if she were created between our lookup and our create: the create
-	// then gets CONTACT_EXISTS, which must count as found.
-	w.s.AddFault(fake.Fault{Method: "GET", Path: "/chatapp/contacts/lookup", Status: 404, Code: "CONTACT_NOT_FOUND", Times: 1})
+	// Line 2: Carla exists: Contacts.Ensure's creation gets CONTACT_EXISTS
+	// and finds her (the race of two creators is Ensure's own test).
 	// Line 3: the first custom-field merge fails at the service.
 	w.s.AddFault(fake.Fault{Method: "PATCH", Path: "/chatapp/contacts/custom-fields", Status: 400, Code: "INVALID_PARAM", Times: 1})
 
 	csvText := "phone,name,cf:city,cf:plan,remove_tags\n" +
-		"+55 11 91111-2222,Carla Mendes,,," + trial + "\n" + // 2: race, tags only
+		"+55 11 91111-2222,Carla Mendes,,," + trial + "\n" + // 2: exists, tags only
 		"+55 11 95555-6666,Dora Dias,Natal,,\n" + // 3: created, then the merge fails
 		"+55 (11) 98765-4321,Ana Souza,Campinas,,  " + newsletter + " ; " + trial + "|" + newsletter + "\n" + // 4: updated
 		"12345,Too Short,Nowhere,,\n" + // 5: bad phone
@@ -88,7 +86,7 @@ func TestSyncMixedFile(t *testing.T) {
 	code, out, errOut := syncCSV(t, "--file", writeCSV(t, csvText), "--phone-number-id", line, "--concurrency", "1")
 
 	assert.Equal(t, 1, code, "a failed row makes the exit code 1\nstdout:\n%s\nstderr:\n%s", out, errOut)
-	assert.Contains(t, out, "line 2: 5511911112222 Carla Mendes: updated (found (created concurrently); tags removed if present "+trial+")")
+	assert.Contains(t, out, "line 2: 5511911112222 Carla Mendes: updated (tags removed if present "+trial+")")
 	assert.Contains(t, out, "line 4: 5511987654321 Ana Souza: updated (custom fields city; tags removed if present "+newsletter+","+trial+")")
 	assert.Contains(t, out, "line 9: 5521998765432 Bruno Lima: created (custom fields city,plan)")
 	assert.Contains(t, out, "line 10: 5511933334444 Eva Martins: unchanged")

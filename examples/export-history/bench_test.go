@@ -22,7 +22,8 @@ const rtt = 50 * time.Millisecond
 // BenchmarkExportOverNetwork exports 200 conversations of 300 messages
 // (pages of 100) from a fake that answers every request after 50 ms, and
 // reports the wall time against the ideal calls × RTT / concurrency
-// (x-ideal), the calls made and the 429 answers.
+// (x-ideal), the calls made and the 429 answers, with and without
+// --read-ahead.
 //
 //	go test ./examples/export-history -run '^$' -bench ExportOverNetwork -benchtime 1x
 func BenchmarkExportOverNetwork(b *testing.B) {
@@ -42,8 +43,13 @@ func BenchmarkExportOverNetwork(b *testing.B) {
 	s.AddFault(fake.Fault{Latency: rtt})
 	demo.PointAt(b, s)
 
-	for _, concurrency := range []int{1, 8, 16} {
-		b.Run(fmt.Sprintf("concurrency%d", concurrency), func(b *testing.B) {
+	cases := []struct {
+		concurrency int
+		readAhead   bool
+	}{{1, false}, {1, true}, {8, true}, {16, false}, {16, true}}
+	for _, tc := range cases {
+		concurrency := tc.concurrency
+		b.Run(fmt.Sprintf("concurrency%d-readahead=%v", concurrency, tc.readAhead), func(b *testing.B) {
 			var wall, ideal time.Duration
 			var calls, limited int
 			for b.Loop() {
@@ -53,7 +59,7 @@ func BenchmarkExportOverNetwork(b *testing.B) {
 				b.StartTimer()
 				start := time.Now()
 				code := run(context.Background(), []string{"--since", "2026-01-01", "--dir", dir, "--page-size", "100",
-					"--concurrency", fmt.Sprint(concurrency)}, io.Discard, io.Discard)
+					"--concurrency", fmt.Sprint(concurrency), fmt.Sprint("--read-ahead=", tc.readAhead)}, io.Discard, io.Discard)
 				wall += time.Since(start)
 				b.StopTimer()
 				if code != 0 {

@@ -20,6 +20,8 @@
 // network's round trips overlap; the file is the same, byte for byte,
 // whatever the concurrency. When the service answers 429 every read in
 // flight waits for its Retry-After and fewer run at once for a while.
+// Within a conversation, --read-ahead (on by default) fetches the next page
+// while the current one is written.
 //
 // The message read covers only the last 30 days unless asked for more: the
 // export passes --since to every read to go beyond that window.
@@ -90,6 +92,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	statePath := fs.String("state", "", "state `file` for resuming (default <out>.state)")
 	pageSize := fs.Int("page-size", 100, "messages per request, 1-100")
 	concurrency := fs.Int("concurrency", 8, "conversations read at once, 1 to 64")
+	readAhead := fs.Bool("read-ahead", true, "read a conversation's next page while the current one is written")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -159,6 +162,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	e := &exporter{c: client, st: st, statePath: *statePath, mediaDir: *mediaDir, pageSize: *pageSize,
 		concurrency: *concurrency, progress: stderr, tty: isTerminal(stderr)}
+	if *readAhead {
+		e.pageOpts = []convo.RequestOption{convo.WithReadAhead()}
+	}
 	if err := e.open(*outPath); err != nil {
 		return fail(err)
 	}
@@ -315,6 +321,7 @@ type exporter struct {
 	mediaDir    string
 	pageSize    int
 	concurrency int
+	pageOpts    []convo.RequestOption // WithReadAhead, or none
 	progress    io.Writer
 
 	f            *os.File
@@ -443,14 +450,11 @@ type aheadConv struct {
 // everything before it is written first, as in a sequential run.
 func (e *exporter) readAhead(ctx context.Context, cur *current) (aheadConv, error) {
 	out := aheadConv{cur: cur}
-	cursor := cur.Cursor
-	for range maxPagesAhead {
-		page, err := e.c.Messages.List(ctx, cur.ConversationID, &convo.ListMessagesParams{
-			Since: e.st.Since, Limit: e.pageSize, Cursor: cursor,
-		})
+	params := &convo.ListMessagesParams{Since: e.st.Since, Limit: e.pageSize, Cursor: cur.Cursor}
+	for page, err := range e.c.Messages.Pages(ctx, cur.ConversationID, params, e.pageOpts...) {
 		if err != nil {
 			out.pages = append(out.pages, fetched{err: fmt.Errorf("conversation %s: reading messages: %w", cur.ConversationID, err)})
-			return out, nil
+			break
 		}
 		f := fetched{page: page, ahead: true, files: map[string]string{}}
 		for _, m := range page.Items {
@@ -465,57 +469,60 @@ func (e *exporter) readAhead(ctx context.Context, cur *current) (aheadConv, erro
 			f.files[m.MessageID] = p
 		}
 		out.pages = append(out.pages, f)
-		if f.err != nil || !page.HasMore() {
-			return out, nil
+		if f.err != nil || len(out.pages) == maxPagesAhead {
+			break // the writer reads the rest, if any, as it writes
 		}
-		cursor = page.NextCursor
 	}
 	return out, nil
 }
 
 // conversation writes one conversation from cur.Cursor on, checkpointing
 // after each page: first the pages read ahead (if any), then the rest as it
-// is read.
+// is read (Messages.Pages, resumed from the cursor).
 func (e *exporter) conversation(ctx context.Context, cur *current, ahead []fetched) error {
 	e.st.Current = cur
-	for {
-		var f fetched
-		if len(ahead) > 0 {
-			f, ahead = ahead[0], ahead[1:]
-		} else {
-			page, err := e.c.Messages.List(ctx, cur.ConversationID, &convo.ListMessagesParams{
-				Since: e.st.Since, Limit: e.pageSize, Cursor: cur.Cursor,
-			})
-			if err != nil {
-				return fmt.Errorf("conversation %s: reading messages: %w", cur.ConversationID, err)
-			}
-			f.page = page
-		}
-		if f.page == nil {
-			return f.err
-		}
-		for _, m := range f.page.Items {
-			if f.failedMsg != "" && m.MessageID == f.failedMsg {
-				return f.err // the download that failed, reached in order
-			}
-			if err := e.message(ctx, cur, m, f.files[m.MessageID], f.ahead); err != nil {
-				return fmt.Errorf("conversation %s, message %s: %w", cur.ConversationID, m.MessageID, err)
-			}
-		}
-		if !f.page.HasMore() {
-			e.st.Done = append(e.st.Done, cur.ConversationID)
-			e.st.Current = nil
-			if err := e.checkpoint(); err != nil {
-				return err
-			}
-			e.showProgress(false)
-			return nil
-		}
-		cur.Cursor = f.page.NextCursor
-		if err := e.checkpoint(); err != nil {
+	for _, f := range ahead {
+		if done, err := e.writePage(ctx, cur, f); done || err != nil {
 			return err
 		}
 	}
+	params := &convo.ListMessagesParams{Since: e.st.Since, Limit: e.pageSize, Cursor: cur.Cursor}
+	for page, err := range e.c.Messages.Pages(ctx, cur.ConversationID, params, e.pageOpts...) {
+		if err != nil {
+			return fmt.Errorf("conversation %s: reading messages: %w", cur.ConversationID, err)
+		}
+		if done, err := e.writePage(ctx, cur, fetched{page: page}); done || err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writePage writes a page's lines and checkpoints; done reports the
+// conversation's last page.
+func (e *exporter) writePage(ctx context.Context, cur *current, f fetched) (done bool, err error) {
+	if f.page == nil {
+		return false, f.err
+	}
+	for _, m := range f.page.Items {
+		if f.failedMsg != "" && m.MessageID == f.failedMsg {
+			return false, f.err // the download that failed, reached in order
+		}
+		if err := e.message(ctx, cur, m, f.files[m.MessageID], f.ahead); err != nil {
+			return false, fmt.Errorf("conversation %s, message %s: %w", cur.ConversationID, m.MessageID, err)
+		}
+	}
+	if !f.page.HasMore() {
+		e.st.Done = append(e.st.Done, cur.ConversationID)
+		e.st.Current = nil
+		if err := e.checkpoint(); err != nil {
+			return false, err
+		}
+		e.showProgress(false)
+		return true, nil
+	}
+	cur.Cursor = f.page.NextCursor
+	return false, e.checkpoint()
 }
 
 // message writes one line. file is the media file read ahead (when
