@@ -5,6 +5,7 @@ import (
 	"errors"
 	"iter"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -77,10 +78,14 @@ func (e *ItemError) Unwrap() error { return e.Err }
 // the service answers 429, every call waits out its Retry-After before its
 // next attempt (the client's rate-limit gate, on by default), and the number
 // of attempts of the run allowed in flight is halved, then grows back by one
-// per round of successes. Nothing is dropped by this: each call still retries its 429 within
-// the client's own budget (WithMaxRetries; raise it for long bulk jobs), and
-// only 429 makes a POST go out twice, as everywhere in this package.
-// Parallel adds no retries of its own.
+// per round of successes. Nothing is dropped by this: each call still
+// retries its 429 within the client's own budget (WithMaxRetries; raise it
+// for long bulk jobs), and only 429 makes a POST go out twice, as everywhere
+// in this package. Parallel adds no retries of its own.
+//
+// When ctx ends, no new call starts: in collect-all mode the first input
+// not started is reported with the context's error (the later ones are not
+// reported at all).
 //
 // fn must be safe to call from several goroutines at once; a *Client is.
 func Parallel[In, Out any](ctx context.Context, inputs []In, fn func(ctx context.Context, in In) (Out, error), opts ...ParallelOption) ([]Out, error) {
@@ -88,7 +93,7 @@ func Parallel[In, Out any](ctx context.Context, inputs []In, fn func(ctx context
 	cfg := newParallelConfig(opts)
 	var errs []error
 	i := 0
-	for v, err := range parallel(ctx, slicesValues(inputs), fn, cfg) {
+	for v, err := range parallel(ctx, slices.Values(inputs), fn, cfg) {
 		switch {
 		case err == nil:
 			out[i] = v
@@ -116,22 +121,13 @@ func Parallel[In, Out any](ctx context.Context, inputs []In, fn func(ctx context
 //
 // Breaking out of the loop cancels the calls in flight and returns once they
 // have returned: no goroutine is left behind. inputs is read from another
-// goroutine, one input at a time; if reading it makes calls (a listing),
-// build it with the same ctx so that breaking out cancels those too.
+// goroutine, one input at a time, never ahead of the window; if reading it
+// makes calls (a listing), breaking out waits for the one under way. A run
+// cut short by ctx ends with the context's error, never like a complete one.
 //
 // Calls share the run's pace on 429 exactly as in Parallel.
 func ParallelSeq[In, Out any](ctx context.Context, inputs iter.Seq[In], fn func(ctx context.Context, in In) (Out, error), opts ...ParallelOption) iter.Seq2[Out, error] {
 	return parallel(ctx, inputs, fn, newParallelConfig(opts))
-}
-
-func slicesValues[T any](s []T) iter.Seq[T] {
-	return func(yield func(T) bool) {
-		for _, v := range s {
-			if !yield(v) {
-				return
-			}
-		}
-	}
 }
 
 type parallelResult[Out any] struct {
