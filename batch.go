@@ -109,10 +109,11 @@ func Parallel[In, Out any](ctx context.Context, inputs []In, fn func(ctx context
 
 // ParallelSeq is Parallel over a sequence, as a stream: it calls fn for each
 // input, at most ParallelLimit at a time, and yields the results in input
-// order as soon as each one and all before it are done. At most ParallelLimit
-// inputs are taken ahead of the one being yielded, so memory stays bounded
-// however long the sequence is, and a slow loop body slows the calls down
-// rather than piling results up.
+// order as soon as each one and all before it are done. At most
+// 4×ParallelLimit inputs are taken ahead of the one being yielded (so that
+// one slow call does not idle the others while its successors wait for it
+// in order), so memory stays bounded however long the sequence is, and a
+// slow loop body slows the calls down rather than piling results up.
 //
 // By default the first failure stops the iteration: calls in flight are
 // cancelled, the results before the failed input are yielded, then the
@@ -130,6 +131,10 @@ func ParallelSeq[In, Out any](ctx context.Context, inputs iter.Seq[In], fn func(
 	return parallel(ctx, inputs, fn, newParallelConfig(opts))
 }
 
+// orderWindow is how many results per allowed call may wait for their turn
+// to be yielded in order.
+const orderWindow = 4
+
 type parallelResult[Out any] struct {
 	v   Out
 	err error
@@ -145,9 +150,12 @@ func parallel[In, Out any](ctx context.Context, inputs iter.Seq[In], fn func(con
 		runCtx, cancel := context.WithCancelCause(ctx)
 		runCtx = context.WithValue(runCtx, paceKey{}, newPace(cfg.limit))
 		// pending holds one result channel per input started and not yet
-		// yielded, in input order. With capacity limit-1, and the one being
-		// waited on, at most limit inputs are in flight or waiting.
-		pending := make(chan chan parallelResult[Out], cfg.limit-1)
+		// yielded, in input order: with the one being waited on, at most
+		// window inputs are in flight or done and waiting for their turn.
+		// slots bounds the calls in flight to limit.
+		window := orderWindow * cfg.limit
+		pending := make(chan chan parallelResult[Out], window-1)
+		slots := make(chan struct{}, cfg.limit)
 		var (
 			wg       sync.WaitGroup
 			failOnce sync.Once
@@ -171,11 +179,22 @@ func parallel[In, Out any](ctx context.Context, inputs iter.Seq[In], fn func(con
 					stoppedEarly = true
 					return
 				}
+				select {
+				case slots <- struct{}{}:
+				case <-runCtx.Done():
+				}
+				if runCtx.Err() != nil {
+					// Queued but never run: its turn reports the cause.
+					ch <- parallelResult[Out]{err: context.Cause(runCtx)}
+					stoppedEarly = true
+					return
+				}
 				wg.Go(func() {
 					v, err := fn(runCtx, in)
 					if err != nil && !cfg.collectAll {
-						fail(err)
+						fail(err) // before the slot is free: nothing starts after it
 					}
+					<-slots
 					ch <- parallelResult[Out]{v, err}
 				})
 			}
@@ -189,9 +208,15 @@ func parallel[In, Out any](ctx context.Context, inputs iter.Seq[In], fn func(con
 		for ch := range pending {
 			r := <-ch
 			if r.err != nil && !cfg.collectAll {
-				// fail ran before the send, so firstErr is set: the cause,
-				// not a cancellation it brought about in an earlier input.
-				yield(r.v, firstErr)
+				// A failed call ran fail before its send, so firstErr is the
+				// cause, not a cancellation it brought about in an earlier
+				// input; an input never run carries the context's cause.
+				err := r.err
+				failOnce.Do(func() {}) // firstErr is read after any fail
+				if firstErr != nil {
+					err = firstErr
+				}
+				yield(r.v, err)
 				return
 			}
 			if !yield(r.v, r.err) {
