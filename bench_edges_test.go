@@ -147,8 +147,11 @@ func retriedServer(tb testing.TB, size int) (*httptest.Server, *atomic.Int64) {
 
 func retriedClient(tb testing.TB, url string) *convo.Client {
 	tb.Helper()
+	tr := &http.Transport{}
+	// Idle connections keep two goroutines each: gone before the next test.
+	tb.Cleanup(tr.CloseIdleConnections)
 	c, err := convo.NewClient(convo.WithAPIKey("key-0123456789"), convo.WithBaseURL(url+"/v1"),
-		convo.WithRetryWait(0, 0), convo.WithHTTPClient(&http.Client{Transport: &http.Transport{}}))
+		convo.WithRetryWait(0, 0), convo.WithHTTPClient(&http.Client{Transport: tr}))
 	require.NoError(tb, err)
 	return c
 }
