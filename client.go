@@ -100,8 +100,8 @@ type Client struct {
 	maxBody    int64
 	maxWait    time.Duration
 	maxRetries int
-	keyForms   []string  // the forms of apiKey that redaction looks for
-	gate       *rateGate // nil when WithRateLimitGate(false)
+	keyForms   []string   // the forms of apiKey that redaction looks for
+	gates      *rateGates // nil when WithRateLimitGate(false)
 	logger     *slog.Logger
 	insecure   bool // plain http allowed to non-loopback hosts
 
@@ -131,6 +131,12 @@ type settings struct {
 type Option func(*settings)
 
 // WithAPIKey sets the API key (spec §5). Without it, CONVO_API_KEY is used.
+//
+// The key is redacted from every error and log line the client writes, as
+// is and in its JSON-, URL- and HTML-escaped forms. A key shorter than eight
+// bytes (a test key) is redacted only where it stands alone, not glued to a
+// letter or a digit, so that redacting it does not garble every word that
+// happens to contain it.
 func WithAPIKey(key string) Option { return func(s *settings) { s.apiKey = key } }
 
 // WithBaseURL sets {base_url}, which must end with /v1 (spec §9, D1). Without it,
@@ -218,8 +224,10 @@ func WithMaxResponseBytes(n int64) Option {
 // instead of one more 429 per goroutine. A call held by the gate waits only
 // as long as its context and its maximum retry wait allow: when either would
 // end first, it returns the typed 429 (errors.Is ErrRateLimited, RetryAfter
-// set to what is left of the wait) at once, without a request. Off, each call
-// meets and waits out its own 429s, as if alone.
+// set to what is left of the wait) at once, without a request. The anomaly
+// report has a rate limit of its own, hence a gate of its own: its 429s hold
+// only anomaly calls. Off, each call meets and waits out its own 429s, as if
+// alone.
 func WithRateLimitGate(on bool) Option { return func(s *settings) { s.noGate = !on } }
 
 // WithLogger makes the client write one debug record per attempt: method,
@@ -294,7 +302,7 @@ func NewClient(opts ...Option) (*Client, error) {
 		userAgent:  "convo-go/" + Version + " go/" + runtime.Version(),
 	}
 	if !s.noGate {
-		c.gate = new(rateGate)
+		c.gates = new(rateGates)
 	}
 	if ua := strings.TrimSpace(s.userAgent); ua != "" {
 		c.userAgent += " " + ua
@@ -324,7 +332,7 @@ func (c *Client) buildTransport(s settings) {
 	}
 	// The wrapper has no CloseIdleConnections method on purpose: retryablehttp
 	// calls it whenever retries run out, which would throw away the pool.
-	hc.Transport = &attemptTransport{next: c.inner, logger: c.logger, redact: c.redactCall, gate: c.gate}
+	hc.Transport = &attemptTransport{next: c.inner, logger: c.logger, redact: c.redactCall, gates: c.gates}
 	hc.CheckRedirect = c.checkRedirect
 	c.rc = &retryablehttp.Client{
 		HTTPClient:   &hc,

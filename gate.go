@@ -7,7 +7,27 @@ import (
 	"time"
 )
 
-// rateGate is the client-wide hold that a 429 with Retry-After sets (see
+// anomaliesPath has a rate limit of its own (about one pass a day, spec
+// §8), so its 429s hold only its own gate: a day-long wait there must not
+// stop every other call of the client.
+const anomaliesPath = "/conversations/anomalies"
+
+// rateGates are the client's two holds: the service's general limit, and the
+// anomaly report's own. Nil when the gate is off.
+type rateGates struct{ general, anomalies rateGate }
+
+// forPath returns the gate that governs a request path; nil when off.
+func (g *rateGates) forPath(path string) *rateGate {
+	if g == nil {
+		return nil
+	}
+	if path == anomaliesPath {
+		return &g.anomalies
+	}
+	return &g.general
+}
+
+// rateGate is a hold that a 429 with Retry-After sets (see
 // WithRateLimitGate). It is one atomic word, read before every attempt, so an
 // open gate costs a load and a clock read.
 type rateGate struct {

@@ -141,3 +141,61 @@ func TestRateLimitGateHoldsWithinEachCallsBounds(t *testing.T) {
 		assert.Len(t, tr.sent, 2)
 	})
 }
+
+// The anomaly report has its own limit (about one pass a day): its 429 holds
+// anomaly calls only, never the rest of the client.
+func TestAnomalyRateLimitHoldsOnlyAnomalyCalls(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s, err := fake.NewHandler(fake.WithRateLimit(1e6, 1e6))
+		require.NoError(t, err)
+		s.AddFault(fake.Fault{Path: "/conversations/anomalies", Status: http.StatusTooManyRequests, RetryAfter: 6 * time.Hour, Times: 1})
+		tr := &inMemory{h: s.Handler(), latency: time.Millisecond}
+		c, err := convo.NewClient(convo.WithAPIKey(s.APIKey()), convo.WithBaseURL("http://127.0.0.1/v1"),
+			convo.WithHTTPClient(&http.Client{Transport: tr}))
+		require.NoError(t, err)
+		ctx := context.Background()
+
+		_, err = c.Anomalies.Get(ctx, nil)
+		require.ErrorIs(t, err, convo.ErrRateLimited, "6 h is beyond the default maximum retry wait")
+		_, err = c.Anomalies.Get(ctx, nil)
+		require.ErrorIs(t, err, convo.ErrRateLimited)
+		assert.Len(t, tr.sent, 1, "the second anomaly call was held by the gate")
+
+		_, err = c.Channels.List(ctx)
+		require.NoError(t, err, "other calls are not held")
+		assert.Len(t, tr.sent, 2)
+	})
+}
+
+// A call waiting out its own 503 meets a hold set meanwhile by another
+// call's 429: it returns the typed 429 instead of sending into the wait.
+func TestRateLimitGateHoldsARetry(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s, err := fake.NewHandler(fake.WithRateLimit(1e6, 1e6))
+		require.NoError(t, err)
+		s.AddFault(fake.Fault{Path: "/channels", Status: http.StatusServiceUnavailable, RetryAfter: time.Second, Times: 1})
+		s.AddFault(fake.Fault{Path: "/conversations", Status: http.StatusTooManyRequests, RetryAfter: 100 * time.Second, Times: 1})
+		tr := &inMemory{h: s.Handler(), latency: 0}
+		c, err := convo.NewClient(convo.WithAPIKey(s.APIKey()), convo.WithBaseURL("http://127.0.0.1/v1"),
+			convo.WithHTTPClient(&http.Client{Transport: tr}))
+		require.NoError(t, err)
+		ctx := context.Background()
+
+		done := make(chan error, 1)
+		go func() {
+			_, err := c.Channels.List(ctx)
+			done <- err
+		}()
+		time.Sleep(500 * time.Millisecond)
+		_, err = c.Conversations.List(ctx, nil)
+		require.ErrorIs(t, err, convo.ErrRateLimited, "100 s is beyond the maximum retry wait")
+
+		err = <-done
+		var apiErr *convo.Error
+		require.ErrorAs(t, err, &apiErr)
+		assert.Equal(t, http.StatusTooManyRequests, apiErr.StatusCode)
+		assert.Equal(t, 1, apiErr.Attempts)
+		assert.Equal(t, 99500*time.Millisecond, apiErr.RetryAfter)
+		assert.Len(t, tr.sent, 2, "the retry was not sent into the hold")
+	})
+}

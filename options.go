@@ -36,8 +36,9 @@ type callOptions struct {
 var keyHeaders = []string{"Authorization", "X-Api-Key"}
 
 // WithHeader adds a header to the request of this call, after the client's
-// own (Accept, User-Agent, Content-Type): a value given here replaces the
-// client's. The headers that carry the API key (Authorization, x-api-key)
+// own: a value given here replaces the client's (Accept, Content-Type),
+// except User-Agent, where it is appended as one more product token so that
+// the header still starts with "convo-go/<version>". The headers that carry the API key (Authorization, x-api-key)
 // are refused — the call fails before any request — because the key is
 // changed only on purpose, with WithRequestAPIKey. A name or value that
 // cannot travel in HTTP (a line break, a control character) is refused too.
@@ -107,7 +108,8 @@ func WithRequestMaxRetryWait(d time.Duration) RequestOption {
 }
 
 // WithTimeout bounds the whole call — every attempt and every wait between
-// them — by d, on top of the context's own deadline. When it runs out the
+// them — by d, on top of the context's own deadline. With Pages and All it
+// bounds each page's fetch (bound the whole listing with the context). When it runs out the
 // call fails with a *TransportError for which errors.Is(err,
 // context.DeadlineExceeded) holds, or with the last answer's typed error if a
 // wait would not end in time.

@@ -208,6 +208,9 @@ func (c *Client) exchange(ctx context.Context, info *callInfo, q url.Values, bod
 	if err := ctx.Err(); err != nil {
 		return c.transportError(ctx, method, path, err)
 	}
+	if err := checkPathText(path); err != nil {
+		return fmt.Errorf("convo: %s: %w", method, err)
+	}
 	if err := checkQueryText(q); err != nil {
 		return fmt.Errorf("convo: %s %s: %w", method, path, err)
 	}
@@ -241,6 +244,9 @@ func (c *Client) exchange(ctx context.Context, info *callInfo, q url.Values, bod
 	}
 	c.setHeaders(req.Header, payload != nil, info.apiKey)
 	for k, v := range extra {
+		if k == "User-Agent" {
+			v = []string{c.userAgent + " " + strings.TrimSpace(v[0])}
+		}
 		req.Header[k] = v
 	}
 
@@ -471,7 +477,7 @@ type attemptTransport struct {
 	next   http.RoundTripper
 	logger *slog.Logger
 	redact func(*callInfo, string) string // the client's: the key never reaches the log
-	gate   *rateGate                      // nil when the gate is off
+	gates  *rateGates                     // nil when the gate is off
 }
 
 func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -493,11 +499,11 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 func (t *attemptTransport) roundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
 	info := callInfoFrom(ctx)
-	maxWait := time.Duration(1<<63 - 1)
+	maxWait, path := time.Duration(1<<63-1), ""
 	if info != nil {
-		maxWait = info.maxWait
+		maxWait, path = info.maxWait, info.path
 	}
-	if err := t.gate.wait(ctx, maxWait); err != nil {
+	if err := t.gates.forPath(path).wait(ctx, maxWait); err != nil {
 		return nil, err
 	}
 	if info != nil && req.Response == nil { // a redirect hop is the same attempt

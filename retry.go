@@ -30,12 +30,12 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 		return false, ctxErr
 	}
 	info := callInfoFrom(ctx)
-	method, maxRetries, maxWait := http.MethodGet, c.maxRetries, c.maxWait
+	method, path, maxRetries, maxWait := http.MethodGet, "", c.maxRetries, c.maxWait
 	if info != nil {
-		method, maxRetries, maxWait = info.method, info.maxRetries, info.maxWait
+		method, path, maxRetries, maxWait = info.method, info.path, info.maxRetries, info.maxWait
 	}
 	if resp != nil && resp.StatusCode == http.StatusTooManyRequests {
-		c.gate.holdFor(resp)
+		c.gates.forPath(path).holdFor(resp)
 	}
 	var retry bool
 	if err != nil {

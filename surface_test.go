@@ -48,7 +48,8 @@ func withHeader(reply func(*http.Request) (*http.Response, error), k, v string) 
 func TestPerCallOptionsOnTheWire(t *testing.T) {
 	t.Run("a header option reaches the wire, on Do too", func(t *testing.T) {
 		c, m := newMock(t, channelsOK)
-		_, err := c.Channels.List(context.Background(), convo.WithHeader("X-Request-Id", "req-42"), convo.WithHeader("Idempotency-Key", "k1"))
+		_, err := c.Channels.List(context.Background(), convo.WithHeader("X-Request-Id", "req-42"), convo.WithHeader("Idempotency-Key", "k1"),
+			convo.WithHeader("User-Agent", "nightly-export/2"))
 		require.NoError(t, err)
 		require.NoError(t, c.Do(context.Background(), "GET", "/channels", nil, nil, nil, convo.WithHeader("x-trace", "t-1")))
 		reqs := m.requests()
@@ -56,6 +57,7 @@ func TestPerCallOptionsOnTheWire(t *testing.T) {
 		assert.Equal(t, "req-42", reqs[0].Header.Get("X-Request-Id"))
 		assert.Equal(t, "k1", reqs[0].Header.Get("Idempotency-Key"))
 		assert.Equal(t, "Bearer "+testKey, reqs[0].Header.Get("Authorization"), "the key is the client's")
+		assert.Regexp(t, `^convo-go/\S+ go/\S+ nightly-export/2$`, reqs[0].Header.Get("User-Agent"), "a product token is appended")
 		assert.Equal(t, "t-1", reqs[1].Header.Get("X-Trace"))
 		assert.Empty(t, reqs[1].Header.Get("X-Request-Id"), "an option is for its call only")
 	})
@@ -298,6 +300,13 @@ func TestInvalidTextIsRefusedBeforeAnyRequest(t *testing.T) {
 		{"NUL in a query value", func() error {
 			_, err := c.Conversations.List(ctx, &convo.ListConversationsParams{Phone: "5511\x00"})
 			return err
+		}},
+		{"invalid UTF-8 in a path id", func() error {
+			_, err := c.Messages.List(ctx, "conv\xff", nil)
+			return err
+		}},
+		{"NUL in a Do path", func() error {
+			return c.Do(ctx, "GET", "/x/a%00b", nil, nil, nil)
 		}},
 		{"NUL in a Do body", func() error {
 			return c.Do(ctx, "POST", "/chatapp/tags", nil, map[string]any{"names": []string{"vip\x00"}}, nil)

@@ -19,7 +19,7 @@ var ErrInvalidText = errors.New("invalid UTF-8 or NUL character")
 // InvalidTextError names where the text was found; errors.Is(err,
 // ErrInvalidText) holds.
 type InvalidTextError struct {
-	// Where is "query parameter <name>" or "body" (with the field's path
+	// Where is "path", "query parameter <name>" or "body" (with the field's path
 	// when it could be found, such as "body field custom_fields[Plan]").
 	Where string
 	// Reason is "invalid UTF-8" or "NUL character".
@@ -34,6 +34,22 @@ func (e *InvalidTextError) Error() string {
 
 // Unwrap returns ErrInvalidText.
 func (e *InvalidTextError) Unwrap() error { return ErrInvalidText }
+
+// checkPathText refuses a path whose segments, once unescaped, are not valid
+// UTF-8 or hold a NUL (an identifier read from a broken file, say).
+func checkPathText(path string) error {
+	if !strings.Contains(path, "%") && utf8.ValidString(path) && strings.IndexByte(path, 0) < 0 {
+		return nil
+	}
+	raw, err := url.PathUnescape(path)
+	if err != nil {
+		raw = path
+	}
+	if r := textProblem(raw); r != "" {
+		return &InvalidTextError{Where: "path", Reason: r}
+	}
+	return nil
+}
 
 // checkQueryText refuses a query value (or name) that is not valid UTF-8 or
 // holds a NUL.
