@@ -3,7 +3,6 @@ package convo
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -80,21 +79,28 @@ func TestReadAheadBreakLeavesNoGoroutine(t *testing.T) {
 		assert.EqualValues(t, 1, cancelled.Load(), "the fetch ahead was cancelled")
 	})
 
-	before := runtime.NumGoroutine()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var fetches, cancelled atomic.Int32
-	n := 0
-	for _, err := range paginate(ctx, "", slowPages(1000, time.Millisecond, &fetches, &cancelled), WithReadAhead()) {
-		if err != nil {
-			assert.ErrorIs(t, err, context.Canceled)
-			break
+	// Cancelling the context mid-loop: the loop ends with context.Canceled,
+	// and synctest.Test fails if the fetch's goroutine outlives the loop
+	// (process-wide goroutine counts are disturbed by other tests' idle
+	// connections, so the bubble is the check).
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		var fetches, cancelled atomic.Int32
+		n := 0
+		var last error
+		for _, err := range paginate(ctx, "", slowPages(1000, time.Millisecond, &fetches, &cancelled), WithReadAhead()) {
+			if err != nil {
+				last = err
+				break
+			}
+			if n++; n == 3 {
+				cancel()
+			}
 		}
-		if n++; n == 3 {
-			cancel()
-		}
-	}
-	assert.Equal(t, before, runtime.NumGoroutine(), "no goroutine left after a cancelled read-ahead loop")
+		assert.ErrorIs(t, last, context.Canceled)
+		assert.LessOrEqual(t, int(fetches.Load()), n+1, "one page ahead at most")
+	})
 }
 
 func TestReadAheadKeepsTheIterationRules(t *testing.T) {

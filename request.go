@@ -259,7 +259,7 @@ func (c *Client) exchange(ctx context.Context, info *callInfo, q url.Values, bod
 	}
 
 	buf := bufPool.Get().(*bytes.Buffer)
-	defer bufPool.Put(buf)
+	defer putBuffer(buf)
 	var (
 		resp     *http.Response
 		tooLarge bool
@@ -274,7 +274,7 @@ func (c *Client) exchange(ctx context.Context, info *callInfo, q url.Values, bod
 		}
 		buf.Reset()
 		var readErr error
-		tooLarge, readErr = readCapped(buf, resp.Body, c.maxBody)
+		tooLarge, readErr = readCapped(buf, resp.Body, resp.ContentLength, c.maxBody)
 		closeBody(resp.Body)
 		if readErr == nil {
 			break
@@ -349,23 +349,70 @@ func (c *Client) decodeSuccess(resp *http.Response, info *callInfo, data []byte,
 	return nil
 }
 
-// readCapped reads at most max bytes into buf and reports whether there was more.
-func readCapped(buf *bytes.Buffer, r io.Reader, max int64) (tooLarge bool, err error) {
-	n, err := buf.ReadFrom(io.LimitReader(r, max+1))
-	if err != nil {
-		return false, err
+// maxPooledBuffer is the largest buffer put back in the pool: a rare large
+// answer must not keep its memory alive for the small ones that follow.
+const maxPooledBuffer = 1 << 20
+
+func putBuffer(buf *bytes.Buffer) {
+	if buf.Cap() <= maxPooledBuffer {
+		bufPool.Put(buf)
 	}
-	if n > max {
-		buf.Truncate(int(max))
-		return true, nil
-	}
-	return false, nil
 }
 
-// closeBody drains what is left (bounded) and closes, so the connection goes
-// back to the pool.
+// readCapped reads at most max bytes into buf and reports whether there was
+// more. size is the answer's Content-Length (-1 when unknown): a body
+// announced larger than max is refused without reading it, and a body of
+// known size is read into one buffer of that size rather than one that
+// doubles its way there.
+func readCapped(buf *bytes.Buffer, r io.Reader, size, max int64) (tooLarge bool, err error) {
+	if size > max {
+		return true, nil
+	}
+	if size > 0 {
+		// bytes.MinRead spare, as ReadFrom wants it free for the read that
+		// meets the end.
+		buf.Grow(int(size) + bytes.MinRead)
+	}
+	// The loop is bytes.Buffer.ReadFrom's, bounded without wrapping r in an
+	// io.LimitReader (one allocation per call saved).
+	for int64(buf.Len()) <= max {
+		if buf.Available() < bytes.MinRead {
+			buf.Grow(bytes.MinRead)
+		}
+		room := buf.AvailableBuffer()[:buf.Available()]
+		if left := max + 1 - int64(buf.Len()); int64(len(room)) > left {
+			room = room[:left]
+		}
+		n, err := r.Read(room)
+		buf.Write(room[:n]) // room is buf's own free space: this only moves its end
+		if err == io.EOF {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+	}
+	buf.Truncate(int(max))
+	return true, nil
+}
+
+// drainBufs holds the scratch buffers closeBody reads into.
+var drainBufs = sync.Pool{New: func() any { return new([8 << 10]byte) }}
+
+// closeBody drains what is left (up to drainLimit) and closes, so the
+// connection goes back to the pool; a body with more left than that is cut,
+// and its connection with it. A body already read to its end costs one
+// empty read.
 func closeBody(b io.ReadCloser) {
-	_, _ = io.CopyN(io.Discard, b, 64<<10)
+	scratch := drainBufs.Get().(*[8 << 10]byte)
+	for drained := 0; drained < drainLimit; {
+		n, err := b.Read(scratch[:])
+		drained += n
+		if err != nil {
+			break
+		}
+	}
+	drainBufs.Put(scratch)
 	_ = b.Close()
 }
 
@@ -446,6 +493,22 @@ type attemptTransport struct {
 }
 
 func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	p := paceFrom(req.Context())
+	if p == nil {
+		return t.roundTrip(req)
+	}
+	// A call of a Parallel run: wait for the run's pace, then tell it how
+	// the attempt went.
+	start, err := p.acquire(req.Context())
+	if err != nil {
+		return nil, err
+	}
+	resp, err := t.roundTrip(req)
+	p.release(start, resp)
+	return resp, err
+}
+
+func (t *attemptTransport) roundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
 	info := callInfoFrom(ctx)
 	maxWait, path := time.Duration(1<<63-1), ""

@@ -119,23 +119,35 @@ func (c *Client) planWait(resp *http.Response, n int) (wait, shortest time.Durat
 	return wait, wait
 }
 
-// drainLimit bounds what is read of a body only to free its connection.
-const drainLimit = 64 << 10
+// keepLimit bounds what is kept in memory of an answer about to be
+// retried: the service's error envelopes are a few hundred bytes.
+const keepLimit = 64 << 10
+
+// drainLimit bounds what is read of a body only to free its connection:
+// large enough for any error page a proxy or load balancer sends.
+const drainLimit = 4 << 20
 
 // keepConnection reads a response that is about to be retried to its end, so
 // that its connection goes back to the pool: retryablehttp drains only 4 KiB
 // and then closes, which would drop the connection under a proxy's larger
-// error page. The body stays readable from memory, because if the retries run
-// out this response is the one the caller's typed error is built from. A body
-// larger than drainLimit is left to stream as it was.
+// error page. The first keepLimit bytes stay readable from memory, because if
+// the retries run out this response is the one the caller's typed error is
+// built from; the rest, up to drainLimit, is read and dropped. A body larger
+// than that is cut there, and its connection closed.
 func keepConnection(resp *http.Response) {
-	buf, err := io.ReadAll(io.LimitReader(resp.Body, drainLimit+1))
-	if err == nil && len(buf) <= drainLimit {
-		_ = resp.Body.Close()
-		resp.Body = io.NopCloser(bytes.NewReader(buf))
+	buf, err := io.ReadAll(io.LimitReader(resp.Body, keepLimit))
+	if err == nil {
+		// The rest, if any, is read only to reach the end; a body larger
+		// than drainLimit is cut there and its connection closed.
+		_, err = io.Copy(io.Discard, io.LimitReader(resp.Body, drainLimit))
+	}
+	if err != nil {
+		// Cut mid-answer: what was read comes first, then the failure.
+		resp.Body = readCloser{io.MultiReader(bytes.NewReader(buf), resp.Body), resp.Body}
 		return
 	}
-	resp.Body = readCloser{io.MultiReader(bytes.NewReader(buf), resp.Body), resp.Body}
+	_ = resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(buf))
 }
 
 type readCloser struct {

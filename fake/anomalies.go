@@ -2,7 +2,9 @@ package fake
 
 import (
 	"container/heap"
+	"encoding/json"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -40,6 +42,33 @@ type anomalyResult struct {
 	at    time.Time
 	count int
 	items []anomalyItem
+	// enc holds the items encoded once, one after the other with their
+	// commas; ends[i] is where item i ends, so the first n items of a
+	// cached report are enc[:ends[n-1]], served without encoding again.
+	enc  []byte
+	ends []int
+}
+
+// encode fills enc and ends from items.
+func (res *anomalyResult) encode() {
+	res.ends = make([]int, len(res.items))
+	for i, it := range res.items {
+		if i > 0 {
+			res.enc = append(res.enc, ',')
+		}
+		b, _ := json.Marshal(it) // strings, numbers and booleans only: cannot fail
+		res.enc = append(res.enc, b...)
+		res.ends[i] = len(res.enc)
+	}
+}
+
+// firstItems returns the first n items as a JSON array body (without the
+// brackets).
+func (res *anomalyResult) firstItems(n int) []byte {
+	if n = min(n, len(res.ends)); n == 0 {
+		return nil
+	}
+	return res.enc[:res.ends[n-1]]
 }
 
 type anomalyItem struct {
@@ -123,47 +152,83 @@ func (s *Server) handleAnomalies(w http.ResponseWriter, r *http.Request, co *com
 	}
 	now := s.clock.Now()
 
-	s.mu.Lock()
-	results := map[string]*anomalyResult{}
+	// A cached report is served under the read lock; only a miss takes the
+	// write lock, and looks again, since another call may have filled it.
+	s.mu.RLock()
+	results, missing := co.cachedAnomalies(want, threshold, now, s.cfg.anomalyTTL)
+	s.mu.RUnlock()
+	if len(missing) > 0 {
+		s.mu.Lock()
+		results, missing = co.cachedAnomalies(want, threshold, now, s.cfg.anomalyTTL)
+		if len(missing) > 0 {
+			for b, res := range computeAnomalies(co, now, threshold, missing) {
+				res.encode()
+				results[b] = res
+				if s.cfg.anomalyTTL > 0 {
+					co.anomalyCache[anomalyCacheKey{b, threshold}] = res
+				}
+			}
+		}
+		s.mu.Unlock()
+	}
+	// Cached results are never changed once stored, so they are read here
+	// without the lock.
+	bp := startEnvelope()
+	*bp = appendAnomalyReport(*bp, want, results, threshold, limit)
+	s.writeEnvelope(w, http.StatusOK, bp)
+}
+
+// cachedAnomalies returns the cached results of the buckets still fresh at
+// now, and the buckets to compute. The caller holds s.mu (read or write).
+func (co *company) cachedAnomalies(want []string, threshold int, now time.Time, ttl time.Duration) (map[string]*anomalyResult, []string) {
+	results := make(map[string]*anomalyResult, len(want))
 	var missing []string
 	for _, b := range want {
-		key := anomalyCacheKey{b, threshold}
-		if res := co.anomalyCache[key]; res != nil && s.cfg.anomalyTTL > 0 && now.Sub(res.at) < s.cfg.anomalyTTL && !now.Before(res.at) {
+		res := co.anomalyCache[anomalyCacheKey{b, threshold}]
+		if res != nil && ttl > 0 && now.Sub(res.at) < ttl && !now.Before(res.at) {
 			results[b] = res
 		} else {
 			missing = append(missing, b)
 		}
 	}
-	if len(missing) > 0 {
-		for b, res := range computeAnomalies(co, now, threshold, missing) {
-			results[b] = res
-			if s.cfg.anomalyTTL > 0 {
-				co.anomalyCache[anomalyCacheKey{b, threshold}] = res
-			}
-		}
-	}
-	s.mu.Unlock()
+	return results, missing
+}
 
-	type bucketOut struct {
-		Count int           `json:"count"`
-		Items []anomalyItem `json:"items"`
-	}
-	buckets := map[string]any{}
-	for _, b := range want {
-		res := results[b]
-		if b == BucketNeverEngaged {
-			buckets[b] = struct {
-				Count int `json:"count"`
-			}{res.count}
-			continue
+// appendAnomalyReport appends the data of spec §2.6 as encoding/json writes
+// it for the equivalent maps (keys sorted), from items encoded once.
+func appendAnomalyReport(b []byte, want []string, results map[string]*anomalyResult, threshold, limit int) []byte {
+	names := slices.Clone(want)
+	slices.Sort(names)
+	b = append(b, `{"buckets":{`...)
+	for i, name := range names {
+		if i > 0 {
+			b = append(b, ',')
 		}
-		buckets[b] = bucketOut{Count: res.count, Items: res.items[:min(limit, len(res.items))]}
+		res := results[name]
+		b = append(b, '"')
+		b = append(b, name...)
+		b = append(b, `":{"count":`...)
+		b = strconv.AppendInt(b, int64(res.count), 10)
+		if name != BucketNeverEngaged { // a count only, never a list (spec §2.6)
+			b = append(b, `,"items":[`...)
+			b = append(b, res.firstItems(limit)...)
+			b = append(b, ']')
+		}
+		b = append(b, '}')
 	}
-	ceilings := map[string]int{Chatapp: ceilingHours(Chatapp), "sms": ceilingHours("sms"), Botapp: ceilingHours(Botapp), Webchat: ceilingHours(Webchat)}
-	s.writeJSON(w, r, http.StatusOK, map[string]any{
-		"window":  map[string]any{"threshold_hours": threshold, "ceiling_hours_by_channel": ceilings},
-		"buckets": buckets,
-	})
+	b = append(b, `},"window":{"ceiling_hours_by_channel":{`...)
+	for i, ch := range []string{Botapp, Chatapp, "sms", Webchat} { // sorted
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = append(b, ch...)
+		b = append(b, `":`...)
+		b = strconv.AppendInt(b, int64(ceilingHours(ch)), 10)
+	}
+	b = append(b, `},"threshold_hours":`...)
+	b = strconv.AppendInt(b, int64(threshold), 10)
+	return append(b, `}}`...)
 }
 
 func contains(list []string, s string) bool {

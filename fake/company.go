@@ -269,7 +269,6 @@ func (c *Company) AddReaction(messageID string, r Reaction) {
 			return err
 		}
 		m.reactions = append(m.reactions, rr)
-		m.enc.Store(nil)
 		return nil
 	})
 }

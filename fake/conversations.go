@@ -3,6 +3,7 @@ package fake
 import (
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -107,6 +108,48 @@ func parseConvFilters(q url.Values) (convFilters, *apiError) {
 	return f, nil
 }
 
+// listCand is a conversation of a list page with its key as of the page.
+type listCand struct {
+	c   *conversation
+	key time.Time
+}
+
+// matches applies the filters to c as it stood at asOf, and returns its list
+// key then (a conversation without messages sorts by the createdAt it had
+// before any message).
+func (f *convFilters) matches(c *conversation, asOf uint64) (time.Time, bool) {
+	if c.createdSeq > asOf {
+		return time.Time{}, false
+	}
+	if f.Channel != "" && c.account.channel != f.Channel ||
+		f.ChannelID != "" && c.account.id != f.ChannelID ||
+		f.Status != "all" && c.status != f.Status ||
+		f.Assigned != nil && (c.assignedTo != "") != *f.Assigned ||
+		f.Identifier != "" && c.contact.ident != f.Identifier ||
+		f.Phone != "" && c.contact.phone != f.Phone {
+		return time.Time{}, false
+	}
+	lma := c.lastMessageAsOf(asOf)
+	if f.HasSince && (lma.IsZero() || lma.UnixNano() < f.Since) ||
+		f.HasUntil && (lma.IsZero() || lma.UnixNano() >= f.Until) {
+		return time.Time{}, false
+	}
+	if lma.IsZero() {
+		return c.createdAt0, true
+	}
+	return lma, true
+}
+
+// orderIndexAfter is the position in co.order of the first conversation
+// strictly after a cursor's (key, id).
+func (co *company) orderIndexAfter(at int64, id string) int {
+	return sort.Search(len(co.order), func(i int) bool {
+		c := co.order[i]
+		k := c.orderKey.UnixNano()
+		return k < at || k == at && c.id < id
+	})
+}
+
 // handleConversations serves GET /conversations (spec §4.3, D5–D8, D32).
 //
 // Order: most recent last_message_at first (a conversation without messages
@@ -146,46 +189,51 @@ func (s *Server) handleConversations(w http.ResponseWriter, r *http.Request, co 
 	if cur != nil {
 		asOf = cur.Seq
 	}
-	type cand struct {
-		c   *conversation
-		key time.Time
+	// The order index has every conversation at its key as of now. Those
+	// whose key changed since asOf (a later page of an older listing) are
+	// skipped in the walk and placed by their key as of asOf instead.
+	co.ensureOrder()
+	moved := co.movedSince(asOf)
+	cands := make([]listCand, 0, limit+1)
+	start := 0
+	if cur != nil {
+		start = co.orderIndexAfter(cur.At, cur.ID)
 	}
-	var cands []cand
-	for _, c := range co.conversations {
-		if c.createdSeq > asOf {
+	for _, c := range co.order[start:] {
+		if len(cands) > limit {
+			break
+		}
+		if moved[c] {
 			continue
 		}
-		if f.Channel != "" && c.account.channel != f.Channel ||
-			f.ChannelID != "" && c.account.id != f.ChannelID ||
-			f.Status != "all" && c.status != f.Status ||
-			f.Assigned != nil && (c.assignedTo != "") != *f.Assigned ||
-			f.Identifier != "" && c.contact.ident != f.Identifier ||
-			f.Phone != "" && c.contact.phone != f.Phone {
-			continue
+		if key, ok := f.matches(c, asOf); ok {
+			cands = append(cands, listCand{c, key})
 		}
-		lma := c.lastMessageAsOf(asOf)
-		if f.HasSince && (lma.IsZero() || lma.UnixNano() < f.Since) ||
-			f.HasUntil && (lma.IsZero() || lma.UnixNano() >= f.Until) {
-			continue
-		}
-		key := lma
-		if key.IsZero() { // no message as of the first page: createdAt as it was then
-			key = c.createdAt0
-		}
-		if cur != nil { // strictly after the cursor in (key desc, id desc)
-			k := key.UnixNano()
-			if k > cur.At || k == cur.At && c.id >= cur.ID {
+	}
+	if len(moved) > 0 {
+		for c := range moved {
+			key, ok := f.matches(c, asOf)
+			if !ok || c.createdSeq > asOf {
 				continue
 			}
+			if cur != nil { // strictly after the cursor in (key desc, id desc)
+				k := key.UnixNano()
+				if k > cur.At || k == cur.At && c.id >= cur.ID {
+					continue
+				}
+			}
+			cands = append(cands, listCand{c, key})
 		}
-		cands = append(cands, cand{c, key})
+		slices.SortFunc(cands, func(a, b listCand) int {
+			switch {
+			case listsBefore(a.key, a.c.id, b.key, b.c.id):
+				return -1
+			case listsBefore(b.key, b.c.id, a.key, a.c.id):
+				return 1
+			}
+			return 0
+		})
 	}
-	sort.Slice(cands, func(i, j int) bool {
-		if !cands[i].key.Equal(cands[j].key) {
-			return cands[i].key.After(cands[j].key)
-		}
-		return cands[i].c.id > cands[j].c.id
-	})
 	page := cands[:min(limit, len(cands))]
 	out := struct {
 		Items      []wireConversation `json:"items"`

@@ -5,45 +5,12 @@ import (
 	"net/http"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 )
 
 // RecentWindowDays is the read window without since (spec §4.1 rule 1, §8).
 const RecentWindowDays = 30
-
-// wireMessage is a message of spec §2.3. No field ever holds a URL or a
-// storage path (rule 1).
-type wireMessage struct {
-	MessageID     string         `json:"message_id"`
-	Direction     string         `json:"direction"`
-	Type          string         `json:"type"`
-	Status        *string        `json:"status"`
-	Text          *string        `json:"text"`
-	Media         *wireMedia     `json:"media"`
-	Reactions     []wireReaction `json:"reactions"`
-	SentAt        *string        `json:"sent_at"`
-	DeliveredAt   *string        `json:"delivered_at"`
-	ReadAt        *string        `json:"read_at"`
-	FailureReason *string        `json:"failure_reason"`
-	Raw           map[string]any `json:"raw"`
-}
-
-// wireMedia is the media block: always present on a media message (rule 2),
-// media_id null unless available (rule 3).
-type wireMedia struct {
-	MediaID     *string `json:"media_id"`
-	MediaStatus string  `json:"media_status"`
-	MimeType    *string `json:"mime_type"`
-	FileSize    *int64  `json:"file_size"`
-	Filename    *string `json:"filename"`
-}
-
-// wireReaction is a reaction entry (D15).
-type wireReaction struct {
-	Emoji     string `json:"emoji"`
-	Direction string `json:"direction"`
-	ReactedAt string `json:"reacted_at"`
-}
 
 func optTime(t *time.Time) *string {
 	if t == nil {
@@ -53,34 +20,166 @@ func optTime(t *time.Time) *string {
 	return &s
 }
 
-// encoded returns the message's JSON, computing and caching it. Readers may
-// race to fill the cache; they store equal values.
-func (m *message) encoded() []byte {
-	if b := m.enc.Load(); b != nil {
-		return *b
-	}
-	wm := wireMessage{
-		MessageID: m.id, Direction: m.direction, Type: m.typ, Status: m.status, Text: m.text,
-		Reactions: make([]wireReaction, 0, len(m.reactions)),
-		SentAt:    optTime(m.sentAt), DeliveredAt: optTime(m.deliveredAt), ReadAt: optTime(m.readAt),
-		FailureReason: m.failureReason,
-	}
-	if m.typ != "system" && m.typ != "unsupported" { // spec §2.3 rule 6: raw null
-		wm.Raw = rawFor(m)
-	}
-	if md := m.media; md != nil {
-		wm.Media = &wireMedia{MediaStatus: md.status, MimeType: md.mime, FileSize: md.size, Filename: md.filename}
+// appendMessage appends the message's JSON (spec §2.3), byte for byte what
+// encoding/json writes for a wireMessage, without reflection. Nothing is
+// cached: a cache the size of the store would double the fake's memory once
+// every page had been read, and encoding this way costs little more than
+// copying.
+func appendMessage(b []byte, m *message) []byte {
+	b = append(b, `{"message_id":`...)
+	b = appendString(b, m.id)
+	b = append(b, `,"direction":`...)
+	b = appendString(b, m.direction)
+	b = append(b, `,"type":`...)
+	b = appendString(b, m.typ)
+	b = append(b, `,"status":`...)
+	b = appendOptString(b, m.status)
+	b = append(b, `,"text":`...)
+	b = appendOptString(b, m.text)
+	b = append(b, `,"media":`...)
+	if md := m.media; md == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, `{"media_id":`...)
 		if md.status == MediaAvailable {
-			id := md.id
-			wm.Media.MediaID = &id
+			b = appendString(b, md.id)
+		} else {
+			b = append(b, "null"...)
+		}
+		b = append(b, `,"media_status":`...)
+		b = appendString(b, md.status)
+		b = append(b, `,"mime_type":`...)
+		b = appendOptString(b, md.mime)
+		b = append(b, `,"file_size":`...)
+		if md.size == nil {
+			b = append(b, "null"...)
+		} else {
+			b = strconv.AppendInt(b, *md.size, 10)
+		}
+		b = append(b, `,"filename":`...)
+		b = appendOptString(b, md.filename)
+		b = append(b, '}')
+	}
+	b = append(b, `,"reactions":[`...)
+	for i, r := range m.reactions {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"emoji":`...)
+		b = appendString(b, r.emoji)
+		b = append(b, `,"direction":`...)
+		b = appendString(b, r.direction)
+		b = append(b, `,"reacted_at":"`...)
+		b = appendTimeFast(b, r.at)
+		b = append(b, `"}`...)
+	}
+	b = append(b, `],"sent_at":`...)
+	b = appendOptTime(b, m.sentAt)
+	b = append(b, `,"delivered_at":`...)
+	b = appendOptTime(b, m.deliveredAt)
+	b = append(b, `,"read_at":`...)
+	b = appendOptTime(b, m.readAt)
+	b = append(b, `,"failure_reason":`...)
+	b = appendOptString(b, m.failureReason)
+	b = append(b, `,"raw":`...)
+	if m.typ == "system" || m.typ == "unsupported" { // spec §2.3 rule 6: raw null
+		b = append(b, "null"...)
+	} else {
+		b = appendRaw(b, m)
+	}
+	return append(b, '}')
+}
+
+// appendRaw appends rawFor(m) as encoding/json writes the map: keys sorted.
+func appendRaw(b []byte, m *message) []byte {
+	b = append(b, `{"content":{`...)
+	if m.text != nil {
+		b = append(b, `"body":`...)
+		b = appendString(b, *m.text)
+		b = append(b, ',')
+	}
+	if md := m.media; md != nil && md.status == MediaAvailable {
+		b = append(b, `"file_size":`...)
+		b = strconv.AppendInt(b, *md.size, 10)
+		b = append(b, `,"mime_type":`...)
+		b = appendString(b, *md.mime)
+		b = append(b, ',')
+	}
+	b = append(b, `"type":`...)
+	b = appendString(b, m.typ)
+	b = append(b, `},"origin":`...)
+	b = appendString(b, string(m.sender))
+	b = append(b, `,"provider_message_id":`...)
+	if !plainJSON(m.id) { // rare: ids are UUIDs or test names
+		b = appendString(b, "pmid."+strings.ReplaceAll(m.id, "-", ""))
+		return append(b, '}')
+	}
+	b = append(b, `"pmid.`...)
+	for i := 0; i < len(m.id); i++ {
+		if m.id[i] != '-' {
+			b = append(b, m.id[i])
 		}
 	}
-	for _, r := range m.reactions {
-		wm.Reactions = append(wm.Reactions, wireReaction{Emoji: r.emoji, Direction: r.direction, ReactedAt: formatTime(r.at)})
+	return append(b, `"}`...)
+}
+
+func appendOptString(b []byte, s *string) []byte {
+	if s == nil {
+		return append(b, "null"...)
 	}
-	b, _ := json.Marshal(wm)
-	m.enc.Store(&b)
+	return appendString(b, *s)
+}
+
+func appendOptTime(b []byte, t *time.Time) []byte {
+	if t == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '"')
+	b = appendTimeFast(b, *t)
+	return append(b, '"')
+}
+
+// appendTimeFast is appendTime for the years 0 to 9999, without parsing
+// the layout at every call: a page holds a few hundred timestamps.
+func appendTimeFast(b []byte, t time.Time) []byte {
+	t = t.UTC()
+	y, mo, d := t.Date()
+	if y < 0 || y > 9999 {
+		return appendTime(b, t)
+	}
+	h, mi, s := t.Clock()
+	ms := t.Nanosecond() / 1e6
+	two := func(b []byte, v int) []byte { return append(b, byte('0'+v/10), byte('0'+v%10)) }
+	b = append(b, byte('0'+y/1000), byte('0'+y/100%10), byte('0'+y/10%10), byte('0'+y%10), '-')
+	b = append(two(b, int(mo)), '-')
+	b = append(two(b, d), 'T')
+	b = append(two(b, h), ':')
+	b = append(two(b, mi), ':')
+	b = append(two(b, s), '.', byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10), 'Z')
 	return b
+}
+
+// appendString appends s as a JSON string exactly as encoding/json does:
+// printable ASCII as is, anything else through encoding/json itself.
+func appendString(b []byte, s string) []byte {
+	if plainJSON(s) {
+		b = append(b, '"')
+		b = append(b, s...)
+		return append(b, '"')
+	}
+	enc, _ := json.Marshal(s)
+	return append(b, enc...)
+}
+
+// plainJSON reports whether encoding/json writes s as is between quotes.
+func plainJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c < 0x20 || c >= 0x7f, c == '"', c == '\\', c == '<', c == '>', c == '&':
+			return false
+		}
+	}
+	return true
 }
 
 // handleMessages serves GET /conversations/{id}/messages (spec §4.1): newest
@@ -149,7 +248,7 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request, co *comp
 		if i != hi-1 {
 			b = append(b, ',')
 		}
-		b = append(b, msgs[i].encoded()...)
+		b = appendMessage(b, msgs[i])
 	}
 	b = append(b, `],"next_cursor":`...)
 	if start > lo && start < hi {

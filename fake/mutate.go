@@ -246,6 +246,7 @@ func (s *Server) addConversation(co *company, cv Conversation) (string, error) {
 		assignedTo: cv.AssignedTo, createdAt: created, createdAt0: created, createdSeq: s.seq, unreadOverride: cv.UnreadCount,
 	}
 	co.conversations = append(co.conversations, conv)
+	co.noteMove(conv, s.seq)
 	co.convsByID[id] = conv
 	ct.conversationCount++
 	s.index[id] = conv

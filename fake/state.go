@@ -5,7 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"sort"
-	"sync/atomic"
+	"sync"
 	"time"
 )
 
@@ -35,6 +35,26 @@ type company struct {
 	tagsByID   map[string]*tag
 
 	anomalyCache map[anomalyCacheKey]*anomalyResult
+
+	// order lists the conversations by list key (see listKey), most recent
+	// first, ties by id descending, so that a page of the conversation list
+	// is a walk from the cursor rather than a sort of the whole store.
+	// Writers (under Server.mu's write lock) only note what moved, in
+	// moves and unordered; the next listing (under the read lock, plus
+	// orderMu) puts those in place.
+	order     []*conversation
+	orderMu   sync.Mutex
+	unordered []*conversation // created or moved since order was last brought up to date
+	// moves logs (seq, conversation) for each change of a list key, in
+	// seq order; a conversation's entry with seq == its movedSeq is its
+	// latest. A cursor's page uses it to find the conversations whose key
+	// has changed since its first page. Compacted to the latest entries.
+	moves []move
+}
+
+type move struct {
+	seq  uint64
+	conv *conversation
 }
 
 type identKey struct{ account, ident string }
@@ -81,6 +101,14 @@ type conversation struct {
 
 	msgs []*message // sorted ascending by (at, id)
 
+	// orderKey is the list key the conversation has in company.order
+	// (valid when inOrder); movedSeq the insert sequence of its latest key
+	// change (creation included).
+	orderKey time.Time
+	inOrder  bool
+	pending  bool // in company.unordered
+	movedSeq uint64
+
 	// Derived from msgs, maintained on insert (see recompute).
 	lastInbound    *message
 	lastMessageAt  time.Time // zero when no message
@@ -115,10 +143,6 @@ type message struct {
 	readAt        *time.Time
 	failureReason *string
 	seq           uint64
-
-	// enc caches the message's JSON; readers fill it under RLock, writers
-	// clear it under Lock when the message changes.
-	enc atomic.Pointer[[]byte]
 }
 
 type reaction struct {
@@ -203,6 +227,7 @@ func (c *conversation) insertMessage(m *message, seq uint64) {
 	if m.at.After(c.lastMessageAt) {
 		c.lastMessageAt = m.at
 		c.lmaHistory = append(c.lmaHistory, lmaPoint{seq: seq, at: m.at})
+		c.company.noteMove(c, seq)
 	}
 	if m.at.Before(c.createdAt) {
 		c.createdAt = m.at // a conversation cannot start after its first message

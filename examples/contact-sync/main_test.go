@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -65,15 +67,13 @@ func TestSyncMixedFile(t *testing.T) {
 	co := w.s.Company()
 	vip, trial, newsletter := co.TagID("vip"), co.TagID("trial"), co.TagID("newsletter")
 
-	// Line 2: Carla exists, but the lookup answers CONTACT_NOT_FOUND once, as
-	// if she were created between our lookup and our create: the create
-	// then gets CONTACT_EXISTS, which must count as found.
-	w.s.AddFault(fake.Fault{Method: "GET", Path: "/chatapp/contacts/lookup", Status: 404, Code: "CONTACT_NOT_FOUND", Times: 1})
+	// Line 2: Carla exists: Contacts.Ensure's creation gets CONTACT_EXISTS
+	// and finds her (the race of two creators is Ensure's own test).
 	// Line 3: the first custom-field merge fails at the service.
 	w.s.AddFault(fake.Fault{Method: "PATCH", Path: "/chatapp/contacts/custom-fields", Status: 400, Code: "INVALID_PARAM", Times: 1})
 
 	csvText := "phone,name,cf:city,cf:plan,remove_tags\n" +
-		"+55 11 91111-2222,Carla Mendes,,," + trial + "\n" + // 2: race, tags only
+		"+55 11 91111-2222,Carla Mendes,,," + trial + "\n" + // 2: exists, tags only
 		"+55 11 95555-6666,Dora Dias,Natal,,\n" + // 3: created, then the merge fails
 		"+55 (11) 98765-4321,Ana Souza,Campinas,,  " + newsletter + " ; " + trial + "|" + newsletter + "\n" + // 4: updated
 		"12345,Too Short,Nowhere,,\n" + // 5: bad phone
@@ -82,10 +82,11 @@ func TestSyncMixedFile(t *testing.T) {
 		"\"+55 11 9\"x,Bad Quote,,,\n" + // 8: broken quoting
 		"5521998765432,Bruno Lima,Rio,basic,\n" + // 9: created
 		"+55 11 93333-4444,Eva Martins,,,\n" // 10: unchanged
-	code, out, errOut := syncCSV(t, "--file", writeCSV(t, csvText), "--phone-number-id", line)
+	// One row at a time: each fault above must meet the row it is meant for.
+	code, out, errOut := syncCSV(t, "--file", writeCSV(t, csvText), "--phone-number-id", line, "--concurrency", "1")
 
 	assert.Equal(t, 1, code, "a failed row makes the exit code 1\nstdout:\n%s\nstderr:\n%s", out, errOut)
-	assert.Contains(t, out, "line 2: 5511911112222 Carla Mendes: updated (found (created concurrently); tags removed if present "+trial+")")
+	assert.Contains(t, out, "line 2: 5511911112222 Carla Mendes: updated (tags removed if present "+trial+")")
 	assert.Contains(t, out, "line 4: 5511987654321 Ana Souza: updated (custom fields city; tags removed if present "+newsletter+","+trial+")")
 	assert.Contains(t, out, "line 9: 5521998765432 Bruno Lima: created (custom fields city,plan)")
 	assert.Contains(t, out, "line 10: 5511933334444 Eva Martins: unchanged")
@@ -178,4 +179,107 @@ func TestEmbeddedDemoWithSample(t *testing.T) {
 	assert.Contains(t, errOut, "embedded fake")
 	assert.Contains(t, errOut, "line 5: skipped: bad phone")
 	assert.Contains(t, out, "3 skipped, 0 failed")
+}
+
+// bigCSV is a file of n rows of every kind: known contacts (some with tags
+// to remove), new ones, and a bad row every 50.
+func bigCSV(w *world, n int) string {
+	co := w.s.Company()
+	var b strings.Builder
+	b.WriteString("phone,name,cf:city,remove_tags\n")
+	for i := range n {
+		switch {
+		case i%50 == 49:
+			fmt.Fprintf(&b, "123%d,Bad %d,,\n", i, i)
+		case i%3 == 0:
+			fmt.Fprintf(&b, "+55 11 9%08d,Row %d,City %d,%s\n", i, i, i%7, co.TagID("trial"))
+		case i%3 == 1:
+			fmt.Fprintf(&b, "5511%09d,Row %d,,\n", i, i)
+		default:
+			fmt.Fprintf(&b, "5521%09d,Row %d,City %d,\n", i, i, i%5)
+		}
+	}
+	return b.String()
+}
+
+// withoutServerLine drops the first line of stderr, which names the
+// server's address (a new port per fake).
+func withoutServerLine(s string) string {
+	_, rest, _ := strings.Cut(s, "\n")
+	return rest
+}
+
+// The same file on two fakes seeded alike, one row at a time and sixteen at
+// once: byte-identical output, and the same contacts in the end.
+func TestConcurrentSyncMatchesSequential(t *testing.T) {
+	run := func(concurrency string) (string, string, []fake.ContactState) {
+		w := newWorld(t)
+		for i := 0; i < 300; i += 3 { // a third of the rows' contacts exist already
+			w.s.Company().AddContact(fake.Contact{Account: w.account, Phone: fmt.Sprintf("55119%08d", i), Name: "Old", Tags: []string{"trial"}})
+		}
+		code, out, errOut := syncCSV(t, "--file", writeCSV(t, bigCSV(w, 300)), "--phone-number-id", line, "--concurrency", concurrency)
+		require.Equal(t, 0, code, errOut)
+		cts := w.s.Company().Contacts()
+		for i := range cts {
+			cts[i].ID, cts[i].CreatedAt = "", time.Time{}
+		}
+		slices.SortFunc(cts, func(a, b fake.ContactState) int { return strings.Compare(a.Phone, b.Phone) })
+		// Tag ids are random per fake: name them.
+		trial := w.s.Company().TagID("trial")
+		return strings.ReplaceAll(out, trial, "TRIAL"), strings.ReplaceAll(withoutServerLine(errOut), trial, "TRIAL"), cts
+	}
+	seqOut, seqErr, seqState := run("1")
+	parOut, parErr, parState := run("16")
+	assert.Equal(t, seqOut, parOut)
+	assert.Equal(t, seqErr, parErr)
+	assert.Contains(t, seqOut, "Summary: 196 created, 98 updated, 0 unchanged, 6 skipped, 0 failed")
+	assert.Equal(t, len(seqState), len(parState))
+	for i := range seqState {
+		assert.Equal(t, seqState[i].Phone, parState[i].Phone)
+		assert.Equal(t, seqState[i].CustomFields, parState[i].CustomFields)
+		assert.Equal(t, seqState[i].TagIDs == nil, parState[i].TagIDs == nil)
+	}
+}
+
+// A row with only tags to remove, for a contact that has no tag at all,
+// changes nothing: it is reported unchanged and no removal is sent.
+func TestSyncTagsOnUntaggedContactIsUnchanged(t *testing.T) {
+	w := newWorld(t)
+	code, out, errOut := syncCSV(t, "--file", writeCSV(t, "phone,name,remove_tags\n5511933334444,Eva Martins,"+w.s.Company().TagID("vip")+"\n"),
+		"--phone-number-id", line)
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "line 2: 5511933334444 Eva Martins: unchanged (no tags to remove)")
+	for _, r := range w.s.Requests() {
+		assert.NotEqual(t, "DELETE", r.Method, "no removal sent")
+	}
+}
+
+func TestHelpSaysWhatIsRequired(t *testing.T) {
+	code, _, errOut := syncCSV(t, "--help")
+	assert.Equal(t, 0, code)
+	assert.Regexp(t, `-file string\s+CSV file to sync, - for standard input \(required\)`, errOut)
+	assert.Regexp(t, `-concurrency int\s+rows synced at once`, errOut)
+}
+
+// cancelOnWrite cancels the run as soon as the first row is reported.
+type cancelOnWrite struct {
+	bytes.Buffer
+	cancel context.CancelFunc
+}
+
+func (c *cancelOnWrite) Write(p []byte) (int, error) {
+	c.cancel()
+	return c.Buffer.Write(p)
+}
+
+func TestInterruptedSyncSaysSoAndExits1(t *testing.T) {
+	w := newWorld(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out := &cancelOnWrite{cancel: cancel}
+	var errOut bytes.Buffer
+	code := run(ctx, []string{"--file", writeCSV(t, bigCSV(w, 200)), "--phone-number-id", line}, out, &errOut)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut.String(), "interrupted")
+	assert.Less(t, strings.Count(out.String(), "\nline "), 199, "the run stopped early")
 }

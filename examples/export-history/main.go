@@ -8,27 +8,42 @@
 // channel, and media_file (the downloaded file's path) when the media was
 // downloaded. Conversations come most recently active first, and the
 // messages of each newest first. Media files are named by media id plus an
-// extension taken from the filename or the MIME type, in --media-dir.
+// extension taken from the filename or the MIME type.
+//
+// Everything goes into one folder, --dir (default convo-export):
+// history.jsonl, its state file history.jsonl.state and media/. --out,
+// --state and --media-dir put one of them elsewhere (--media-dir "" skips
+// the media).
+//
+// Conversations are read --concurrency at a time (default 8; 1 reads one
+// after the other), a few pages ahead of the one being written, so that a
+// network's round trips overlap; the file is the same, byte for byte,
+// whatever the concurrency. When the service answers 429 every read in
+// flight waits for its Retry-After and fewer run at once for a while.
+// Within a conversation, --read-ahead (on by default) fetches the next page
+// while the current one is written.
 //
 // The message read covers only the last 30 days unless asked for more: the
 // export passes --since to every read to go beyond that window.
 //
-// Resuming: a state file (--state, default <out>.state) records, after each
+// Resuming: the state file records the service's base URL, and, after each
 // page of messages, the ids of the conversations already exported, the one
 // in progress and the cursor of its next page, and how long --out was then.
 // Run the same command again after an interruption (Ctrl-C, a crash, a lost
 // connection): it cuts --out back to that length and goes on from the
 // cursor. Once the export is complete, running it again does nothing; delete
-// the state file to export again.
+// the state file to export again. A state file written by an export from
+// another service address is refused rather than resumed (the embedded demo
+// fake gets a new address, and new data, at every run).
 //
 // Without an account it runs on an embedded fake loaded with demo data:
 //
-//	go run ./examples/export-history --since 60d --out history.jsonl --media-dir media
+//	go run ./examples/export-history --since 60d --dir demo-export
 //
 // With your account:
 //
 //	CONVO_BASE_URL=https://api.example.com/v1 CONVO_API_KEY=... \
-//	    go run ./examples/export-history --since 2026-01-01 --out history.jsonl --media-dir media
+//	    go run ./examples/export-history --since 2026-01-01 --dir export-2026
 //
 // --since takes an RFC 3339 time, a date (2026-01-01, UTC) or an age (90d,
 // 36h). Exit code 0 when the export is complete, 1 otherwise (including an
@@ -71,10 +86,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("export-history", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	sinceFlag := fs.String("since", "90d", "export messages sent at or after this: RFC 3339 time, date (UTC) or age such as 90d or 36h")
-	outPath := fs.String("out", "history.jsonl", "JSON Lines file to write")
-	mediaDir := fs.String("media-dir", "media", `folder for the downloaded media ("" to skip media)`)
-	statePath := fs.String("state", "", "state file for resuming (default <out>.state)")
+	dir := fs.String("dir", "convo-export", "`folder` for the export: history.jsonl, its state file and media/")
+	outPath := fs.String("out", "", "JSON Lines `file` to write (default <dir>/history.jsonl)")
+	mediaDir := fs.String("media-dir", "", "`folder` for the downloaded media (default <dir>/media; \"\" given explicitly skips media)")
+	statePath := fs.String("state", "", "state `file` for resuming (default <out>.state)")
 	pageSize := fs.Int("page-size", 100, "messages per request, 1-100")
+	concurrency := fs.Int("concurrency", 8, "conversations read at once, 1 to 64")
+	readAhead := fs.Bool("read-ahead", true, "read a conversation's next page while the current one is written")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -91,8 +109,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *pageSize < 1 || *pageSize > 100 {
 		return fail(errors.New("--page-size must be 1 to 100"))
 	}
+	if *concurrency < 1 || *concurrency > 64 {
+		return fail(errors.New("--concurrency must be 1 to 64"))
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if *dir == "" {
+		return fail(errors.New("--dir must name a folder"))
+	}
 	if *outPath == "" {
-		return fail(errors.New("--out is required"))
+		*outPath = filepath.Join(*dir, "history.jsonl")
+	}
+	if !set["media-dir"] {
+		*mediaDir = filepath.Join(*dir, "media")
 	}
 	if *statePath == "" {
 		*statePath = *outPath + ".state"
@@ -103,26 +132,39 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 
 	st, err := loadState(*statePath)
-	switch {
-	case err != nil:
+	if err != nil {
 		return fail(err)
-	case st == nil:
-		st = &state{SinceFlag: *sinceFlag, Since: since}
-	case st.SinceFlag != *sinceFlag:
+	}
+	if st != nil && st.SinceFlag != *sinceFlag {
 		return fail(fmt.Errorf("%s was written by an export with --since %s; use the same --since to resume, or delete it to start over", *statePath, st.SinceFlag))
-	case st.Complete:
-		fmt.Fprintf(stdout, "Export already complete: %d messages in %s. Delete %s to export again.\n", st.Lines, *outPath, *statePath)
-		return 0
 	}
 
-	client, done, err := demo.Client(stderr)
+	// A bulk job gives a call more retries than the default: under a rate
+	// limit a read should wait its turn, not end the run.
+	client, done, err := demo.Client(stderr, convo.WithMaxRetries(8))
 	if err != nil {
 		return fail(err)
 	}
 	defer done()
+	switch {
+	case st == nil:
+		st = &state{BaseURL: client.BaseURL(), SinceFlag: *sinceFlag, Since: since}
+	case st.BaseURL != client.BaseURL():
+		return fail(fmt.Errorf("%s was written by an export from %s, not %s: it cannot be resumed here; use another --dir, or delete it to start over",
+			*statePath, orUnknown(st.BaseURL), client.BaseURL()))
+	case st.Complete:
+		fmt.Fprintf(stdout, "Export already complete: %d messages in %s. Delete %s to export again.\n", st.Lines, *outPath, *statePath)
+		return 0
+	}
+	if err := os.MkdirAll(filepath.Dir(*outPath), 0o755); err != nil {
+		return fail(err)
+	}
 
 	e := &exporter{c: client, st: st, statePath: *statePath, mediaDir: *mediaDir, pageSize: *pageSize,
-		progress: stderr, tty: isTerminal(stderr)}
+		concurrency: *concurrency, progress: stderr, tty: isTerminal(stderr)}
+	if *readAhead {
+		e.pageOpts = []convo.RequestOption{convo.WithReadAhead()}
+	}
 	if err := e.open(*outPath); err != nil {
 		return fail(err)
 	}
@@ -148,6 +190,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+func orUnknown(s string) string {
+	if s == "" {
+		return "an unknown address"
+	}
+	return s
+}
+
 var ageRE = regexp.MustCompile(`^(\d+)d$`)
 
 func parseSince(s string, now time.Time) (time.Time, error) {
@@ -170,6 +219,9 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 // state is what a later run needs to resume. It is rewritten (atomically)
 // after every page of messages.
 type state struct {
+	// BaseURL is the service the export reads: a state is never resumed
+	// against another one.
+	BaseURL   string    `json:"base_url"`
 	SinceFlag string    `json:"since_flag"`
 	Since     time.Time `json:"since"`
 	// Done are the conversations fully exported. Kept as a set rather than
@@ -263,12 +315,14 @@ func null(s string) *string {
 }
 
 type exporter struct {
-	c         *convo.Client
-	st        *state
-	statePath string
-	mediaDir  string
-	pageSize  int
-	progress  io.Writer
+	c           *convo.Client
+	st          *state
+	statePath   string
+	mediaDir    string
+	pageSize    int
+	concurrency int
+	pageOpts    []convo.RequestOption // WithReadAhead, or none
+	progress    io.Writer
 
 	f            *os.File
 	w            *bufio.Writer
@@ -325,7 +379,7 @@ func (e *exporter) export(ctx context.Context) error {
 	}
 	// Finish the conversation an earlier run was in the middle of.
 	if cur := e.st.Current; cur != nil {
-		if err := e.conversation(ctx, cur); err != nil {
+		if err := e.conversation(ctx, cur, nil); err != nil {
 			return err
 		}
 	}
@@ -333,64 +387,157 @@ func (e *exporter) export(ctx context.Context) error {
 	for _, id := range e.st.Done {
 		done[id] = true
 	}
+	var listErr error // set by todo before it ends; read after the loop
 	params := &convo.ListConversationsParams{Status: convo.ConversationAll, Since: e.st.Since, Limit: 100}
-	for conv, err := range e.c.Conversations.All(ctx, params) {
+	todo := func(yield func(*current) bool) {
+		for conv, err := range e.c.Conversations.All(ctx, params) {
+			if err != nil {
+				listErr = fmt.Errorf("listing conversations: %w", err)
+				return
+			}
+			if done[conv.ID] {
+				continue // exported by an earlier run
+			}
+			done[conv.ID] = true
+			if !yield(&current{ConversationID: conv.ID, ContactID: conv.ContactID, Channel: conv.Channel}) {
+				return
+			}
+		}
+	}
+	// Conversations are read ahead, e.concurrency at a time, and written
+	// here one after the other in list order, exactly as a sequential run
+	// would: checkpoints, and so resuming, are unchanged.
+	for ahead, err := range convo.ParallelSeq(ctx, todo, e.readAhead, convo.ParallelLimit(e.concurrency), convo.ParallelCollectAll()) {
 		if err != nil {
-			return fmt.Errorf("listing conversations: %w", err)
-		}
-		if done[conv.ID] {
-			continue // exported by an earlier run
-		}
-		done[conv.ID] = true
-		cur := &current{ConversationID: conv.ID, ContactID: conv.ContactID, Channel: conv.Channel}
-		if err := e.conversation(ctx, cur); err != nil {
 			return err
 		}
+		if err := e.conversation(ctx, ahead.cur, ahead.pages); err != nil {
+			return err
+		}
+	}
+	if listErr != nil {
+		return listErr
+	}
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	e.st.Complete = true
 	return e.checkpoint()
 }
 
-// conversation exports one conversation from cur.Cursor on, checkpointing
-// after each page.
-func (e *exporter) conversation(ctx context.Context, cur *current) error {
-	e.st.Current = cur
-	for {
-		page, err := e.c.Messages.List(ctx, cur.ConversationID, &convo.ListMessagesParams{
-			Since: e.st.Since, Limit: e.pageSize, Cursor: cur.Cursor,
-		})
+// maxPagesAhead bounds how many pages of one conversation are read before
+// it is written; the rest of a longer one is read as it is written. Memory
+// stays within concurrency × maxPagesAhead pages.
+const maxPagesAhead = 8
+
+// fetched is a page read ahead, with its media already downloaded.
+type fetched struct {
+	page      *convo.MessagePage
+	ahead     bool              // read ahead: media already downloaded
+	files     map[string]string // message id → media file
+	err       error             // the failure that ends the read here
+	failedMsg string            // the message whose download failed, if any
+}
+
+type aheadConv struct {
+	cur   *current
+	pages []fetched
+}
+
+// readAhead reads the first pages of a conversation, and downloads their
+// media, while earlier conversations are being written. A failure is kept
+// with the page it hit and reported when the writer gets there, so that
+// everything before it is written first, as in a sequential run.
+func (e *exporter) readAhead(ctx context.Context, cur *current) (aheadConv, error) {
+	out := aheadConv{cur: cur}
+	params := &convo.ListMessagesParams{Since: e.st.Since, Limit: e.pageSize, Cursor: cur.Cursor}
+	for page, err := range e.c.Messages.Pages(ctx, cur.ConversationID, params, e.pageOpts...) {
 		if err != nil {
-			return fmt.Errorf("conversation %s: reading messages: %w", cur.ConversationID, err)
+			out.pages = append(out.pages, fetched{err: fmt.Errorf("conversation %s: reading messages: %w", cur.ConversationID, err)})
+			break
 		}
+		f := fetched{page: page, ahead: true, files: map[string]string{}}
 		for _, m := range page.Items {
-			if err := e.message(ctx, cur, m); err != nil {
-				return fmt.Errorf("conversation %s, message %s: %w", cur.ConversationID, m.MessageID, err)
+			if e.mediaDir == "" || m.Media == nil || !m.Media.Available() {
+				continue
 			}
-		}
-		if !page.HasMore() {
-			e.st.Done = append(e.st.Done, cur.ConversationID)
-			e.st.Current = nil
-			if err := e.checkpoint(); err != nil {
-				return err
+			p, err := e.download(ctx, m)
+			if err != nil {
+				f.err, f.failedMsg = fmt.Errorf("conversation %s, message %s: %w", cur.ConversationID, m.MessageID, err), m.MessageID
+				break
 			}
-			e.showProgress(false)
-			return nil
+			f.files[m.MessageID] = p
 		}
-		cur.Cursor = page.NextCursor
-		if err := e.checkpoint(); err != nil {
+		out.pages = append(out.pages, f)
+		if f.err != nil || len(out.pages) == maxPagesAhead {
+			break // the writer reads the rest, if any, as it writes
+		}
+	}
+	return out, nil
+}
+
+// conversation writes one conversation from cur.Cursor on, checkpointing
+// after each page: first the pages read ahead (if any), then the rest as it
+// is read (Messages.Pages, resumed from the cursor).
+func (e *exporter) conversation(ctx context.Context, cur *current, ahead []fetched) error {
+	e.st.Current = cur
+	for _, f := range ahead {
+		if done, err := e.writePage(ctx, cur, f); done || err != nil {
 			return err
 		}
 	}
+	params := &convo.ListMessagesParams{Since: e.st.Since, Limit: e.pageSize, Cursor: cur.Cursor}
+	for page, err := range e.c.Messages.Pages(ctx, cur.ConversationID, params, e.pageOpts...) {
+		if err != nil {
+			return fmt.Errorf("conversation %s: reading messages: %w", cur.ConversationID, err)
+		}
+		if done, err := e.writePage(ctx, cur, fetched{page: page}); done || err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-func (e *exporter) message(ctx context.Context, cur *current, m convo.Message) error {
+// writePage writes a page's lines and checkpoints; done reports the
+// conversation's last page.
+func (e *exporter) writePage(ctx context.Context, cur *current, f fetched) (done bool, err error) {
+	if f.page == nil {
+		return false, f.err
+	}
+	for _, m := range f.page.Items {
+		if f.failedMsg != "" && m.MessageID == f.failedMsg {
+			return false, f.err // the download that failed, reached in order
+		}
+		if err := e.message(ctx, cur, m, f.files[m.MessageID], f.ahead); err != nil {
+			return false, fmt.Errorf("conversation %s, message %s: %w", cur.ConversationID, m.MessageID, err)
+		}
+	}
+	if !f.page.HasMore() {
+		e.st.Done = append(e.st.Done, cur.ConversationID)
+		e.st.Current = nil
+		if err := e.checkpoint(); err != nil {
+			return false, err
+		}
+		e.showProgress(false)
+		return true, nil
+	}
+	cur.Cursor = f.page.NextCursor
+	return false, e.checkpoint()
+}
+
+// message writes one line. file is the media file read ahead (when
+// downloaded is true); otherwise the media, if any, is downloaded now.
+func (e *exporter) message(ctx context.Context, cur *current, m convo.Message, file string, downloaded bool) error {
 	l := newLine(cur, m)
-	if e.mediaDir != "" && m.Media != nil && m.Media.Available() {
+	if !downloaded && e.mediaDir != "" && m.Media != nil && m.Media.Available() {
 		p, err := e.download(ctx, m)
 		if err != nil {
 			return err
 		}
-		l.MediaFile = p
+		file = p
+	}
+	if file != "" {
+		l.MediaFile = file
 		e.pendingFiles++
 	}
 	b, err := json.Marshal(l)

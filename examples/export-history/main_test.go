@@ -375,3 +375,90 @@ func TestEmbeddedDemo(t *testing.T) {
 	}
 	assert.NotZero(t, old, "the demo data has history beyond the 30-day read window")
 }
+
+// bigWorld is a fake with n conversations of perConv messages each (one in
+// five with an image), seeded alike on every call but for the ids the fake
+// draws itself, which are fixed here.
+func bigWorld(t *testing.T, n, perConv int) *fake.Server {
+	t.Helper()
+	s := fake.New(t, fake.WithClock(fake.NewManualClock(t0)))
+	co := s.Company()
+	acc := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511900000001"})
+	for c := range n {
+		ct := co.AddContact(fake.Contact{ID: fmt.Sprintf("00000000-0000-4000-8000-1%011d", c), Account: acc, Phone: fmt.Sprintf("55119%08d", c), Name: fmt.Sprint("C", c)})
+		cv := co.AddConversation(fake.Conversation{ID: fmt.Sprintf("00000000-0000-4000-8000-2%011d", c), Contact: ct})
+		for i := range perConv {
+			m := fake.Message{ID: fmt.Sprintf("m-%d-%d", c, i), Sender: fake.SenderContact, Text: fmt.Sprint("hello ", i),
+				At: t0.Add(-time.Duration(c*perConv+i) * time.Minute)}
+			if i%5 == 4 {
+				m.Text = ""
+				m.Media = &fake.Media{MimeType: "image/png", Filename: fmt.Sprintf("p%d-%d.png", c, i), Data: []byte(fmt.Sprint("png ", c, i))}
+			}
+			co.AddMessage(cv, m)
+		}
+	}
+	demo.PointAt(t, s)
+	return s
+}
+
+// The same data exported one conversation at a time and sixteen at once:
+// the same file, byte for byte, and the same media.
+func TestConcurrentExportMatchesSequential(t *testing.T) {
+	files := map[string][]byte{}
+	for _, c := range []string{"1", "16"} {
+		s := bigWorld(t, 40, 7)
+		dir := t.TempDir()
+		code, _, errOut := export(t, dir, "--concurrency", c, "--page-size", "3")
+		require.Equal(t, 0, code, errOut)
+		b, err := os.ReadFile(filepath.Join(dir, "history.jsonl"))
+		require.NoError(t, err)
+		for conv := range 40 { // media ids are drawn by each fake: name them
+			id := fmt.Sprintf("m-%d-4", conv)
+			b = bytes.ReplaceAll(b, []byte(s.MediaID(id)), []byte("media-of-"+id))
+		}
+		files[c] = b
+		media, err := os.ReadDir(filepath.Join(dir, "media"))
+		require.NoError(t, err)
+		assert.Len(t, media, 40, "one image in each conversation, no leftover")
+	}
+	assert.Equal(t, 280, bytes.Count(files["1"], []byte("\n")))
+	assert.Equal(t, string(files["1"]), string(files["16"]))
+}
+
+// Without --out, --state and --media-dir, everything goes into --dir, and
+// nothing into the working directory.
+func TestExportGoesIntoOneFolder(t *testing.T) {
+	newWorld(t)
+	wd := t.TempDir()
+	t.Chdir(wd)
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"--since", since, "--dir", "out"}, &stdout, &stderr)
+	require.Equal(t, 0, code, stderr.String())
+	top, err := os.ReadDir(wd)
+	require.NoError(t, err)
+	require.Len(t, top, 1)
+	assert.Equal(t, "out", top[0].Name())
+	names := []string{}
+	in, err := os.ReadDir(filepath.Join(wd, "out"))
+	require.NoError(t, err)
+	for _, e := range in {
+		names = append(names, e.Name())
+	}
+	assert.ElementsMatch(t, []string{"history.jsonl", "history.jsonl.state", "media"}, names)
+	assert.Contains(t, stdout.String(), filepath.Join("out", "history.jsonl"))
+}
+
+// A state written against one service is never resumed against another.
+func TestStateOfAnotherServiceIsRefused(t *testing.T) {
+	newWorld(t)
+	dir := t.TempDir()
+	code, _ := exportInterrupted(t, dir, 3)
+	require.Equal(t, 1, code)
+	st, err := loadState(filepath.Join(dir, "history.jsonl.state"))
+	require.NoError(t, err)
+	other := newWorld(t) // a second fake, another address
+	assert.NotEqual(t, other.s.URL(), st.BaseURL)
+	code, _, errOut := export(t, dir)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, errOut, "history.jsonl.state was written by an export from "+st.BaseURL+", not "+other.s.URL())
+}
