@@ -23,8 +23,8 @@ type exportAnswers struct {
 
 // TestExportOnAnyDate runs a full export and an interrupted-then-resumed one
 // with the service's clock at 2001-01-01, at 2099-12-31 and at today's date
-// (the world and --since 82 days before it): the answers are those at the
-// reference date.
+// (the world, and --since 82d counted on the service's clock): the answers
+// are those at the reference date.
 func TestExportOnAnyDate(t *testing.T) {
 	reference := exportAt(t, t0)
 	require.Len(t, reference.MessageIDs, 12)
@@ -45,7 +45,9 @@ func exportAt(t *testing.T, at time.Time) exportAnswers {
 	t.Helper()
 	savedT0, savedSince := t0, since
 	t.Cleanup(func() { t0, since = savedT0, savedSince })
-	t0, since = at, at.AddDate(0, 0, -82).Format("2006-01-02")
+	// An age, counted back from the service's clock (the fake's), not the
+	// machine's: at 2001 or 2099 it selects what it selects today.
+	t0, since = at, "82d"
 
 	w := newWorld(t)
 	var got exportAnswers

@@ -126,8 +126,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *statePath == "" {
 		*statePath = *outPath + ".state"
 	}
-	since, err := parseSince(*sinceFlag, time.Now())
-	if err != nil {
+	// An age (90d, 36h) counts back from the service's time, asked for
+	// below; here the flag is only checked.
+	if _, err := parseSince(*sinceFlag, time.Time{}); err != nil {
 		return fail(err)
 	}
 
@@ -148,6 +149,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	defer done()
 	switch {
 	case st == nil:
+		now, err := serviceTime(ctx, client)
+		if err != nil {
+			return fail(err)
+		}
+		since, _ := parseSince(*sinceFlag, now)
 		st = &state{BaseURL: client.BaseURL(), SinceFlag: *sinceFlag, Since: since}
 	case st.BaseURL != client.BaseURL():
 		return fail(fmt.Errorf("%s was written by an export from %s, not %s: it cannot be resumed here; use another --dir, or delete it to start over",
@@ -188,6 +194,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout, ".")
 	return 0
+}
+
+// serviceTime is the service's clock, as stated by the timestamp of a cheap
+// answer (the channel list): an age such as 90d counts back from it, never
+// from this machine's clock, which may be off (or a test fake's frozen clock
+// may be years away).
+func serviceTime(ctx context.Context, c *convo.Client) (time.Time, error) {
+	var meta convo.Response
+	if _, err := c.Channels.List(ctx, convo.CaptureResponse(&meta)); err != nil {
+		return time.Time{}, fmt.Errorf("asking the service's time: %w", err)
+	}
+	if meta.Timestamp.IsZero() {
+		return time.Time{}, errors.New("the service's answer stated no timestamp: give --since as a date")
+	}
+	return meta.Timestamp, nil
 }
 
 func orUnknown(s string) string {
