@@ -106,7 +106,11 @@ type AnomaliesService struct{ c *Client }
 // ErrInvalidBucket; Error.InvalidBucket lists the valid names. The service
 // limits this endpoint to about one pass per day: do not poll it.
 func (s *AnomaliesService) Get(ctx context.Context, params *AnomaliesParams, opts ...RequestOption) (*AnomalyReport, error) {
-	q, err := encodeQuery(params)
+	qb := newQueryBuilder()
+	if params != nil {
+		params.query(&qb)
+	}
+	q, err := qb.encode("GET", "/conversations/anomalies")
 	if err != nil {
 		return nil, err
 	}

@@ -91,7 +91,7 @@ func (s *AttachmentsService) Get(ctx context.Context, mediaID string, opts ...Re
 		return nil, err
 	}
 	a := new(Attachment)
-	if err := s.c.call(ctx, "GET", "/attachments/"+pathSegment(mediaID), nil, nil, a, opts...); err != nil {
+	if err := s.c.call(ctx, "GET", "/attachments/"+pathSegment(mediaID), "", nil, a, opts...); err != nil {
 		return nil, err
 	}
 	return a, nil

@@ -140,7 +140,7 @@ func (s *ChannelsService) List(ctx context.Context, opts ...RequestOption) ([]Ch
 	var out struct {
 		Items []ChannelAccount `json:"items"`
 	}
-	if err := s.c.call(ctx, "GET", "/channels", nil, nil, &out, opts...); err != nil {
+	if err := s.c.call(ctx, "GET", "/channels", "", nil, &out, opts...); err != nil {
 		return nil, err
 	}
 	return out.Items, nil

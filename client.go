@@ -97,6 +97,7 @@ type Client struct {
 	apiKey     string
 	authScheme AuthScheme
 	userAgent  string
+	headers    http.Header // the headers every call sends, built once (see setHeaders)
 	maxBody    int64
 	maxWait    time.Duration
 	maxRetries int
@@ -307,6 +308,7 @@ func NewClient(opts ...Option) (*Client, error) {
 	if ua := strings.TrimSpace(s.userAgent); ua != "" {
 		c.userAgent += " " + ua
 	}
+	c.headers = c.fixedHeaders(c.apiKey)
 	c.buildTransport(s)
 	c.Channels = &ChannelsService{c}
 	c.Conversations = &ConversationsService{c}

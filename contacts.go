@@ -118,7 +118,7 @@ func (s *ContactsService) Create(ctx context.Context, params *CreateContactParam
 		return nil, fmt.Errorf("convo: Contacts.Create: %w", errNilParams)
 	}
 	out := new(Confirmation)
-	if err := s.c.call(ctx, "POST", "/chatapp/contacts", nil, params, out, opts...); err != nil {
+	if err := s.c.call(ctx, "POST", "/chatapp/contacts", "", params, out, opts...); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -130,7 +130,9 @@ func (s *ContactsService) Lookup(ctx context.Context, params *LookupContactParam
 	if params == nil {
 		return nil, fmt.Errorf("convo: Contacts.Lookup: %w", errNilParams)
 	}
-	q, err := encodeQuery(params)
+	qb := newQueryBuilder()
+	params.query(&qb)
+	q, err := qb.encode("GET", "/chatapp/contacts/lookup")
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +149,7 @@ func (s *ContactsService) UpdateCustomFields(ctx context.Context, params *Update
 		return nil, fmt.Errorf("convo: Contacts.UpdateCustomFields: %w", errNilParams)
 	}
 	out := new(Confirmation)
-	if err := s.c.call(ctx, "PATCH", "/chatapp/contacts/custom-fields", nil, params, out, opts...); err != nil {
+	if err := s.c.call(ctx, "PATCH", "/chatapp/contacts/custom-fields", "", params, out, opts...); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -172,7 +174,7 @@ func (s *ContactsService) RemoveTags(ctx context.Context, params *RemoveTagsPara
 		TagIDs:        strings.Join(params.TagIDs, ","),
 	}
 	out := new(Confirmation)
-	if err := s.c.call(ctx, "DELETE", "/chatapp/contacts/tags", nil, body, out, opts...); err != nil {
+	if err := s.c.call(ctx, "DELETE", "/chatapp/contacts/tags", "", body, out, opts...); err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -140,7 +140,9 @@ func (s *ConversationsService) List(ctx context.Context, params *ListConversatio
 		p = *params
 	}
 	p.Since, p.Until = utc(p.Since), utc(p.Until)
-	q, err := encodeQuery(&p)
+	qb := newQueryBuilder()
+	p.query(&qb)
+	q, err := qb.encode("GET", "/conversations")
 	if err != nil {
 		return nil, err
 	}

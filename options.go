@@ -163,6 +163,9 @@ type Response struct {
 // applyOptions gathers the options of one call; an option that cannot apply
 // is reported before any request.
 func applyOptions(opts []RequestOption) (callOptions, error) {
+	if len(opts) == 0 {
+		return callOptions{}, nil // no allocation on the common path
+	}
 	var o callOptions
 	for _, opt := range opts {
 		if opt != nil {

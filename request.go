@@ -78,7 +78,11 @@ func (c *Client) Do(ctx context.Context, method, path string, query any, body an
 	if err != nil {
 		return fmt.Errorf("convo: Do: %w", err)
 	}
-	return c.send(ctx, strings.ToUpper(method), path, q, body, out, true, opts)
+	method = strings.ToUpper(method)
+	if err := checkQueryText(q); err != nil {
+		return fmt.Errorf("convo: %s %s: %w", method, path, err)
+	}
+	return c.send(ctx, method, path, q.Encode(), body, out, true, opts)
 }
 
 // encodeQuery turns nil, url.Values or a go-querystring struct into values.
@@ -117,6 +121,11 @@ func pathSegment(s string) string {
 // callInfo travels in the request context, so that the retry policy and the
 // attempt logger (which see only a context and a response) know the call.
 type callInfo struct {
+	// context.Context is the call's context: a *callInfo is itself the
+	// context the request carries (Value finds the callInfo), which spares
+	// a context.WithValue per call.
+	context.Context
+
 	method     string
 	path       string // without query: query values are personal data
 	attempt    int    // round trips so far (for the log)
@@ -131,6 +140,15 @@ type callInfo struct {
 }
 
 type callInfoKey struct{}
+
+// Value returns the callInfo itself for callInfoKey, else asks the call's
+// context.
+func (ci *callInfo) Value(key any) any {
+	if key == (callInfoKey{}) {
+		return ci
+	}
+	return ci.Context.Value(key)
+}
 
 func callInfoFrom(ctx context.Context) *callInfo {
 	ci, _ := ctx.Value(callInfoKey{}).(*callInfo)
@@ -169,14 +187,14 @@ var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // call is the one request pipeline every typed endpoint goes through: they
 // all answer with the envelope, so a body-less 2xx is an error there.
-func (c *Client) call(ctx context.Context, method, path string, q url.Values, body any, out any, opts ...RequestOption) error {
+func (c *Client) call(ctx context.Context, method, path string, q string, body any, out any, opts ...RequestOption) error {
 	return c.send(ctx, method, path, q, body, out, false, opts)
 }
 
 // send is the pipeline. noContentOK (Client.Do) accepts a 204, or any answer
 // to HEAD, as a success without a body. It applies the call's options, runs
 // the exchange, then records the metadata and scrubs the key from the error.
-func (c *Client) send(ctx context.Context, method, path string, q url.Values, body any, out any, noContentOK bool, opts []RequestOption) error {
+func (c *Client) send(ctx context.Context, method, path string, q string, body any, out any, noContentOK bool, opts []RequestOption) error {
 	if ctx == nil {
 		return errors.New("convo: nil context")
 	}
@@ -211,16 +229,13 @@ func (c *Client) send(ctx context.Context, method, path string, q url.Values, bo
 
 // exchange sends the request (retrying as the policy says) and reads the
 // answer into out or a typed error.
-func (c *Client) exchange(ctx context.Context, info *callInfo, q url.Values, body any, out any, noContentOK bool, extra http.Header) error {
+func (c *Client) exchange(ctx context.Context, info *callInfo, q string, body any, out any, noContentOK bool, extra http.Header) error {
 	method, path := info.method, info.path
 	if err := ctx.Err(); err != nil {
 		return c.transportError(ctx, method, path, err)
 	}
 	if err := checkPathText(path); err != nil {
 		return fmt.Errorf("convo: %s: %w", method, err)
-	}
-	if err := checkQueryText(q); err != nil {
-		return fmt.Errorf("convo: %s %s: %w", method, path, err)
 	}
 	var payload []byte
 	if body != nil {
@@ -232,11 +247,14 @@ func (c *Client) exchange(ctx context.Context, info *callInfo, q url.Values, bod
 			return fmt.Errorf("convo: %s %s: %w", method, path, err)
 		}
 	}
-	u := c.base + path
-	if len(q) > 0 {
-		u += "?" + q.Encode()
+	var u string // one concatenation either way: one allocation
+	if q != "" {
+		u = c.base + path + "?" + q
+	} else {
+		u = c.base + path
 	}
-	ctx = context.WithValue(ctx, callInfoKey{}, info)
+	info.Context = ctx
+	ctx = info
 	var raw any // retryablehttp treats a nil []byte as a body; keep it untyped nil
 	if payload != nil {
 		raw = payload
@@ -306,23 +324,39 @@ func (c *Client) exchange(ctx context.Context, info *callInfo, q url.Values, bod
 	return c.decodeSuccess(resp, info, data, out)
 }
 
-func (c *Client) setHeaders(h http.Header, hasBody bool, callKey string) {
-	h.Set("Accept", "application/json")
-	h.Set("User-Agent", c.userAgent)
-	if hasBody {
-		h.Set("Content-Type", "application/json")
-	}
-	key := c.apiKey
-	if callKey != "" {
-		key = callKey
-	}
+// fixedHeaders are the headers every call sends with key: Accept, User-Agent
+// and the key in the client's authentication scheme.
+func (c *Client) fixedHeaders(key string) http.Header {
+	h := http.Header{"Accept": {"application/json"}, "User-Agent": {c.userAgent}}
 	switch c.authScheme {
 	case AuthAPIKey:
-		h.Set("Authorization", "ApiKey "+key)
+		h["Authorization"] = []string{"ApiKey " + key}
 	case AuthXAPIKey:
-		h.Set("x-api-key", key)
+		h["X-Api-Key"] = []string{key}
 	default:
-		h.Set("Authorization", "Bearer "+key)
+		h["Authorization"] = []string{"Bearer " + key}
+	}
+	return h
+}
+
+// jsonContentType is the Content-Type value of a request with a body.
+var jsonContentType = []string{"application/json"}
+
+// setHeaders puts the client's fixed headers on a request (the key of
+// WithRequestAPIKey instead of the client's when callKey is set). The value
+// slices are shared by every request, which saves an allocation per header
+// per call: transports only read them (a RoundTripper must not modify its
+// request), and the caller's extra headers replace entries, never edit them.
+func (c *Client) setHeaders(h http.Header, hasBody bool, callKey string) {
+	fixed := c.headers
+	if callKey != "" {
+		fixed = c.fixedHeaders(callKey)
+	}
+	for k, v := range fixed {
+		h[k] = v
+	}
+	if hasBody {
+		h["Content-Type"] = jsonContentType
 	}
 }
 

@@ -35,7 +35,7 @@ func (s *SequencesService) Cancel(ctx context.Context, params *CancelSequencePar
 		return nil, fmt.Errorf("convo: Sequences.Cancel: %w", errNilParams)
 	}
 	out := new(CancelResult)
-	if err := s.c.call(ctx, "POST", "/chatapp/sequences/cancel", nil, params, out, opts...); err != nil {
+	if err := s.c.call(ctx, "POST", "/chatapp/sequences/cancel", "", params, out, opts...); err != nil {
 		return nil, err
 	}
 	return out, nil
