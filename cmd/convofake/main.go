@@ -299,7 +299,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 
 	adm := newAdmin(srv, adminToken, seed, startNow)
 	httpSrv := &http.Server{
-		Handler:           logRequests(logger, route(srv.Handler(), adm)),
+		Handler:           logRequests(logger, withOpenAPI(route(srv.Handler(), adm))),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
