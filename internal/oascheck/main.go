@@ -29,6 +29,8 @@ func run(m *testing.M) int {
 	}
 	testhook.SetHandlerWrapper(c.Middleware)
 	defer testhook.SetHandlerWrapper(nil)
+	active.Store(c)
+	defer active.Store(nil)
 	code := m.Run()
 	st := c.Stats()
 	if testing.Verbose() || len(st.Mismatches) > 0 {

@@ -51,7 +51,8 @@ type Checker struct {
 	routes []route
 
 	mu         sync.Mutex
-	requests   int            // requests validated
+	requests   int            // requests validated and valid
+	refused    int            // requests validated, refused by the document and by the fake (4xx)
 	answers    int            // answers validated
 	skipped    map[string]int // reason -> count (requests or answers not validated)
 	mismatches []string
@@ -84,7 +85,8 @@ func New() (*Checker, error) {
 
 // Stats is the tally of a Checker.
 type Stats struct {
-	Requests, Answers int            // validated
+	Requests, Answers int            // validated, and valid
+	Refused           int            // requests the document refuses (bad input, unknown route) that the fake refused too (4xx): malformed on purpose
 	Skipped           map[string]int // by reason
 	Mismatches        []string
 }
@@ -93,7 +95,7 @@ type Stats struct {
 func (c *Checker) Stats() Stats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	s := Stats{Requests: c.requests, Answers: c.answers, Skipped: map[string]int{}, Mismatches: append([]string(nil), c.mismatches...)}
+	s := Stats{Requests: c.requests, Refused: c.refused, Answers: c.answers, Skipped: map[string]int{}, Mismatches: append([]string(nil), c.mismatches...)}
 	for k, v := range c.skipped {
 		s.Skipped[k] = v
 	}
@@ -123,12 +125,15 @@ func (c *Checker) mismatch(format string, args ...any) {
 // Skip reasons, as reported.
 const (
 	SkipOutsideAPI     = "outside the API (temporary attachment files, admin API)"
-	SkipMalformed      = "request malformed on purpose, refused by the fake with a 4xx"
-	SkipRequestNoAnswr = "request refused before validation could matter (fault rule answered)"
+	SkipRequestNoAnswr = "request the document refuses, answered by a fault rule (5xx, 429) rather than a 4xx"
 	SkipUnreadable     = "request body unreadable or oversized on purpose"
 	SkipDropped        = "connection dropped by a fault rule: no answer"
-	SkipUnknownRoute   = "request to a route the document does not have (fake's 404/405); answer checked as the error envelope"
+	SkipUnknownRoute   = "request to a route the document does not have, answered by a fault rule, its answer checked as the error envelope"
 )
+
+// refusedByBoth marks a request malformed on purpose: the document refuses
+// it and the fake answered a 4xx, so both agree. It is tallied apart.
+const refusedByBoth = "refused by both"
 
 // Middleware wraps the fake's handler.
 func (c *Checker) Middleware(next http.Handler) http.Handler {
@@ -184,7 +189,7 @@ func (c *Checker) check(r *http.Request, rel string, body []byte, complete bool,
 			case rec.status >= 200 && rec.status < 300:
 				c.mismatch("%s: the fake answered %d to a request the document refuses: %s", opName, rec.status, strings.Join(describe(err, ""), "; "))
 			case rec.status >= 400 && rec.status < 500:
-				reqSkip = SkipMalformed
+				reqSkip = refusedByBoth
 			default:
 				reqSkip = SkipRequestNoAnswr
 			}
@@ -205,18 +210,28 @@ func (c *Checker) check(r *http.Request, rel string, body []byte, complete bool,
 			c.mismatch("%s: answer %d: %s", opName, rec.status, d)
 		}
 	}
-	if reqSkip != "" {
+	if reqSkip == refusedByBoth {
+		c.mu.Lock()
+		c.refused++
+		c.mu.Unlock()
+		c.count(false, ansOK)
+	} else if reqSkip != "" {
 		c.count(false, ansOK, reqSkip)
 	} else {
 		c.count(reqOK, ansOK)
 	}
 }
 
-// checkBareError validates the answer to a request on a route the document
-// does not have (the fake's 404 NOT_FOUND and 405 METHOD_NOT_ALLOWED) as the
-// document's error envelope.
+// checkBareError handles a request on a route the document does not have.
+// The fake must refuse it (404 NOT_FOUND, or 405 on a documented path with
+// another method), which agrees with the document; any success is a route
+// the document lacks. The answer is validated as the error envelope.
 func (c *Checker) checkBareError(r *http.Request, rec *recorder) {
 	name := r.Method + " " + r.URL.Path + " (no operation)"
+	if rec.status < 400 || rec.status == http.StatusUnauthorized {
+		c.mismatch("%s: the fake answered %d on a route the document does not have", name, rec.status)
+		return
+	}
 	var v any
 	if err := json.Unmarshal(rec.body.Bytes(), &v); err != nil {
 		c.mismatch("%s: answer %d is not JSON: %v", name, rec.status, err)
@@ -227,6 +242,13 @@ func (c *Checker) checkBareError(r *http.Request, rec *recorder) {
 		for _, d := range describe(err, "") {
 			c.mismatch("%s: answer %d: %s", name, rec.status, d)
 		}
+		return
+	}
+	if rec.status == http.StatusNotFound || rec.status == http.StatusMethodNotAllowed {
+		c.mu.Lock()
+		c.refused++
+		c.mu.Unlock()
+		c.count(false, true)
 		return
 	}
 	c.count(false, true, SkipUnknownRoute)
@@ -434,6 +456,6 @@ func (s Stats) Summary() string {
 		reasons = append(reasons, fmt.Sprintf("%d %s", v, k))
 	}
 	sort.Strings(reasons)
-	return fmt.Sprintf("oascheck: %d requests and %d answers validated against api/openapi.yaml, %d skipped [%s], %d mismatches",
-		s.Requests, s.Answers, total, strings.Join(reasons, "; "), len(s.Mismatches))
+	return fmt.Sprintf("oascheck: %d valid requests, %d malformed on purpose and refused by both the document and the answer (4xx), %d answers validated against api/openapi.yaml; %d skipped [%s]; %d mismatches",
+		s.Requests, s.Refused, s.Answers, total, strings.Join(reasons, "; "), len(s.Mismatches))
 }
