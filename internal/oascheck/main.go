@@ -31,20 +31,53 @@ func run(m *testing.M) int {
 	defer testhook.SetHandlerWrapper(nil)
 	active.Store(c)
 	defer active.Store(nil)
-	code := m.Run()
-	st := c.Stats()
-	if testing.Verbose() || len(st.Mismatches) > 0 {
-		fmt.Fprintln(os.Stderr, st.Summary())
-	}
-	for i, mm := range st.Mismatches {
-		if i == maxReported {
-			fmt.Fprintf(os.Stderr, "oascheck: ... and %d more\n", len(st.Mismatches)-maxReported)
-			break
+	finished := false
+	defer func() {
+		if !finished { // a test panicked out of m.Run: still say what was seen
+			report(c.Stats())
 		}
-		fmt.Fprintln(os.Stderr, "oascheck: mismatch:", mm)
-	}
-	if len(st.Mismatches) > 0 && code == 0 {
+	}()
+	code := m.Run()
+	finished = true
+	if report(c.Stats()) && code == 0 {
 		code = 1
 	}
 	return code
+}
+
+// report prints the tally under -v or when anything mismatched, then each
+// mismatch; it reports whether any did.
+func report(st Stats) bool {
+	if testing.Verbose() || len(st.Mismatches) > 0 {
+		fmt.Fprintln(os.Stderr, st.Summary())
+	}
+	for i, line := range dedupe(st.Mismatches) {
+		if i == maxReported {
+			fmt.Fprintln(os.Stderr, "oascheck: ... and more")
+			break
+		}
+		fmt.Fprintln(os.Stderr, "oascheck: mismatch:", line)
+	}
+	return len(st.Mismatches) > 0
+}
+
+// dedupe keeps the first occurrence of each mismatch, in order, with a
+// count when it repeats.
+func dedupe(lines []string) []string {
+	count := map[string]int{}
+	var order []string
+	for _, l := range lines {
+		if count[l] == 0 {
+			order = append(order, l)
+		}
+		count[l]++
+	}
+	out := make([]string, len(order))
+	for i, l := range order {
+		out[i] = l
+		if n := count[l]; n > 1 {
+			out[i] = fmt.Sprintf("%s (%d times)", l, n)
+		}
+	}
+	return out
 }

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"sort"
 	"strings"
 	"sync"
@@ -187,7 +188,7 @@ func (c *Checker) check(r *http.Request, rel string, body []byte, complete bool,
 			reqOK = false
 			switch {
 			case rec.status >= 200 && rec.status < 300:
-				c.mismatch("%s: the fake answered %d to a request the document refuses: %s", opName, rec.status, strings.Join(describe(err, ""), "; "))
+				c.mismatch("%s: the fake answered %d to a request the document refuses: %s", opName, rec.status, strings.Join(describe(err), "; "))
 			case rec.status >= 400 && rec.status < 500:
 				reqSkip = refusedByBoth
 			default:
@@ -206,7 +207,7 @@ func (c *Checker) check(r *http.Request, rel string, body []byte, complete bool,
 	ansOK := true
 	if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
 		ansOK = false
-		for _, d := range describe(err, "") {
+		for _, d := range describe(err) {
 			c.mismatch("%s: answer %d: %s", opName, rec.status, d)
 		}
 	}
@@ -239,7 +240,7 @@ func (c *Checker) checkBareError(r *http.Request, rec *recorder) {
 	}
 	schema := c.doc.Components.Schemas["ErrorEnvelope"].Value
 	if err := schema.VisitJSON(v, openapi3.MultiErrors()); err != nil {
-		for _, d := range describe(err, "") {
+		for _, d := range describe(err) {
 			c.mismatch("%s: answer %d: %s", name, rec.status, d)
 		}
 		return
@@ -375,17 +376,17 @@ func (w *recorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // describe flattens a validation error into lines naming the field (a JSON
 // pointer), the value and the reason.
-func describe(err error, prefix string) []string {
+func describe(err error) []string {
 	switch e := err.(type) {
 	case openapi3.MultiError:
 		var out []string
 		for _, sub := range e {
-			out = append(out, describe(sub, prefix)...)
+			out = append(out, describe(sub)...)
 		}
 		return out
 	case *openapi3filter.ResponseError:
 		if e.Err != nil {
-			return prefixed(e.Reason, describe(e.Err, prefix))
+			return prefixed(e.Reason, describe(e.Err))
 		}
 		return []string{e.Reason}
 	case *openapi3filter.RequestError:
@@ -396,19 +397,46 @@ func describe(err error, prefix string) []string {
 			where = "request body"
 		}
 		if e.Err != nil {
-			return prefixed(where, describe(e.Err, prefix))
+			return prefixed(where, describe(e.Err))
 		}
 		return []string{where + ": " + e.Reason}
 	case *openapi3.SchemaError:
-		ptr := prefix + pointer(e.JSONPointer())
-		var nested openapi3.MultiError
-		var nestedSchema *openapi3.SchemaError
-		if errors.As(e.Origin, &nested) || errors.As(e.Origin, &nestedSchema) {
-			return describe(e.Origin, ptr)
+		ptr := pointer(e.JSONPointer())
+		if kids := children(e.Origin); len(kids) > 0 {
+			var out []string
+			for _, k := range kids {
+				out = append(out, describe(k)...) // kin-openapi gives nested errors their full path
+			}
+			return out
 		}
 		return []string{fmt.Sprintf("field %s = %s: %s", orRoot(ptr), short(e.Value), e.Reason)}
 	}
 	return []string{err.Error()}
+}
+
+// children finds the schema errors an error wraps: a list (allOf, oneOf,
+// anyOf failures are lists of unexported types behind a fmt wrapper, hence
+// reflection) or one schema error.
+func children(err error) []error {
+	for err != nil {
+		if m, ok := err.(interface{ Unwrap() []error }); ok {
+			return m.Unwrap()
+		}
+		if _, ok := err.(*openapi3.SchemaError); ok {
+			return []error{err}
+		}
+		if v := reflect.ValueOf(err); v.Kind() == reflect.Slice {
+			var out []error
+			for i := range v.Len() {
+				if e, ok := v.Index(i).Interface().(error); ok {
+					out = append(out, e)
+				}
+			}
+			return out
+		}
+		err = errors.Unwrap(err)
+	}
+	return nil
 }
 
 func prefixed(p string, lines []string) []string {

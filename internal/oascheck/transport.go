@@ -79,7 +79,7 @@ func (c *Checker) checkSDKRequest(r *http.Request) func(status int) {
 			c.mu.Unlock()
 		case status >= 200 && status < 300:
 			c.mismatch("%s %s (%s): the SDK sent a request the document refuses, and the mock accepted it: %s",
-				r.Method, route.Path, route.Operation.OperationID, strings.Join(describe(err, ""), "; "))
+				r.Method, route.Path, route.Operation.OperationID, strings.Join(describe(err), "; "))
 		default:
 			c.count(false, false, SkipRequestNoAnswr)
 		}
