@@ -74,6 +74,26 @@ func TestOpenAPIDriftParameters(t *testing.T) {
 	}
 }
 
+// TestOpenAPIDriftFakeParameters compares the query parameter names the
+// fake's handlers read with the document's, as one set.
+func TestOpenAPIDriftFakeParameters(t *testing.T) {
+	doc, err := oascheck.Load()
+	require.NoError(t, err)
+	var documented []string
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			require.NotEmpty(t, op.OperationID, "%s %s", method, path)
+			for _, name := range oascheck.QueryParams(doc, op.OperationID) {
+				documented = appendNew(documented, name)
+			}
+		}
+	}
+	sort.Strings(documented)
+	fakeNames, err := oascheck.SourceQueryNames("fake", "q")
+	require.NoError(t, err)
+	assert.Equal(t, documented, fakeNames, "query parameters the fake reads vs the document's")
+}
+
 func TestOpenAPIDriftFields(t *testing.T) {
 	doc, err := oascheck.Load()
 	require.NoError(t, err)

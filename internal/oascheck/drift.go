@@ -358,3 +358,47 @@ func SourcePaths(dir string, tops []string) ([]string, error) {
 	sort.Strings(out)
 	return out, nil
 }
+
+// SourceQueryNames reads the non-test Go files of dir for the query
+// parameter names a handler reads from its url.Values variable named
+// varName: varName.Get("x"), varName.Has("x"), varName["x"], and helper
+// calls that take varName then the name, f(varName, "x", ...).
+func SourceQueryNames(dir, varName string) ([]string, error) {
+	files, err := goFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	isVar := func(e ast.Expr) bool {
+		id, ok := e.(*ast.Ident)
+		return ok && id.Name == varName
+	}
+	seen := map[string]bool{}
+	for _, f := range files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.IndexExpr:
+				if s, ok := stringLit(n.Index); ok && isVar(n.X) {
+					seen[s] = true
+				}
+			case *ast.CallExpr:
+				if sel, ok := n.Fun.(*ast.SelectorExpr); ok && isVar(sel.X) && len(n.Args) > 0 {
+					if s, ok := stringLit(n.Args[0]); ok {
+						seen[s] = true
+					}
+				}
+				if len(n.Args) > 1 && isVar(n.Args[0]) {
+					if s, ok := stringLit(n.Args[1]); ok {
+						seen[s] = true
+					}
+				}
+			}
+			return true
+		})
+	}
+	var out []string
+	for v := range seen {
+		out = append(out, v)
+	}
+	sort.Strings(out)
+	return out, nil
+}

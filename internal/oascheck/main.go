@@ -15,8 +15,8 @@ const maxReported = 40
 // Main is a TestMain body: it validates every exchange with every fake the
 // tests start, runs them, and fails the run on any mismatch, printing each
 // with its operation, field and value. With -v it prints the tally in one
-// line; otherwise it prints nothing when all is well. Under -bench it stays
-// off, so that benchmarks measure the code and not the validator.
+// line; otherwise it prints nothing when all is well. Under -bench and -fuzz
+// it stays off, so that they measure and fuzz the code, not the validator.
 //
 //	func TestMain(m *testing.M) { oascheck.Main(m) }
 func Main(m *testing.M) {
@@ -25,9 +25,12 @@ func Main(m *testing.M) {
 
 func run(m *testing.M) int {
 	flag.Parse()
-	if f := flag.Lookup("test.bench"); f != nil && f.Value.String() != "" {
-		// Benchmarks measure the fake and the SDK, not the validator.
-		return m.Run()
+	for _, name := range []string{"test.bench", "test.fuzz"} {
+		if f := flag.Lookup(name); f != nil && f.Value.String() != "" {
+			// Benchmarks measure the fake and the SDK, not the validator;
+			// fuzzing looks for panics, at full speed.
+			return m.Run()
+		}
 	}
 	c, err := New()
 	if err != nil {
