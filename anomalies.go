@@ -110,7 +110,7 @@ func (s *AnomaliesService) Get(ctx context.Context, params *AnomaliesParams, opt
 	if params != nil {
 		params.query(&qb)
 	}
-	q, err := qb.encode("GET", "/conversations/anomalies")
+	q, err := qb.encode("Anomalies.Get")
 	if err != nil {
 		return nil, err
 	}

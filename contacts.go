@@ -132,7 +132,7 @@ func (s *ContactsService) Lookup(ctx context.Context, params *LookupContactParam
 	}
 	qb := newQueryBuilder()
 	params.query(&qb)
-	q, err := qb.encode("GET", "/chatapp/contacts/lookup")
+	q, err := qb.encode("Contacts.Lookup")
 	if err != nil {
 		return nil, err
 	}

@@ -142,7 +142,7 @@ func (s *ConversationsService) List(ctx context.Context, params *ListConversatio
 	p.Since, p.Until = utc(p.Since), utc(p.Until)
 	qb := newQueryBuilder()
 	p.query(&qb)
-	q, err := qb.encode("GET", "/conversations")
+	q, err := qb.encode("Conversations.List")
 	if err != nil {
 		return nil, err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	convo "github.com/convoapi/convo-go"
+	"github.com/convoapi/convo-go/internal/oascheck"
 )
 
 // Shared fixtures of the endpoint tests (external package convo_test).
@@ -76,7 +77,7 @@ func newMock(t *testing.T, reply func(r *http.Request) (*http.Response, error), 
 	base := []convo.Option{
 		convo.WithAPIKey(testKey),
 		convo.WithBaseURL(testBase),
-		convo.WithHTTPClient(&http.Client{Transport: m}),
+		convo.WithHTTPClient(&http.Client{Transport: oascheck.Transport(m)}),
 		convo.WithRetryWait(0, 0),
 	}
 	c, err := convo.NewClient(append(base, opts...)...)

@@ -11,6 +11,8 @@ import (
 	"github.com/jarcoal/httpmock"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/convoapi/convo-go/internal/oascheck"
 )
 
 // testKey is distinctive so that any leak into an error or a log is caught.
@@ -53,7 +55,7 @@ func newMock(t *testing.T, opts ...Option) *mockEnv {
 	base := []Option{
 		WithAPIKey(testKey),
 		WithBaseURL(mockBase),
-		WithHTTPClient(&http.Client{Transport: mock}),
+		WithHTTPClient(&http.Client{Transport: oascheck.Transport(mock)}),
 		WithLogger(logger),
 	}
 	c, err := NewClient(append(base, opts...)...)

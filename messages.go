@@ -191,15 +191,14 @@ func (s *MessagesService) List(ctx context.Context, conversationID string, param
 		p = *params
 	}
 	p.Since = utc(p.Since)
-	path := "/conversations/" + pathSegment(conversationID) + "/messages"
 	qb := newQueryBuilder()
 	p.query(&qb)
-	q, err := qb.encode("GET", path)
+	q, err := qb.encode("Messages.List")
 	if err != nil {
 		return nil, err
 	}
 	page := new(MessagePage)
-	if err := s.c.call(ctx, "GET", path, q, nil, page, opts...); err != nil {
+	if err := s.c.call(ctx, "GET", "/conversations/"+pathSegment(conversationID)+"/messages", q, nil, page, opts...); err != nil {
 		return nil, err
 	}
 	return page, nil

@@ -84,10 +84,10 @@ func (q *queryBuilder) list(k string, vs []string) {
 }
 
 // encode returns the query string, or the error of a value that cannot be
-// sent, worded for the call (method and path).
-func (q *queryBuilder) encode(method, path string) (string, error) {
+// sent, worded for the call (op, such as "Messages.List").
+func (q *queryBuilder) encode(op string) (string, error) {
 	if q.err != nil {
-		return "", fmt.Errorf("convo: %s %s: %w", method, path, q.err)
+		return "", fmt.Errorf("convo: %s: %w", op, q.err)
 	}
 	return string(q.b), nil
 }

@@ -41,7 +41,7 @@ func TestHandBuiltQueriesMatchTheURLTags(t *testing.T) {
 			require.NoError(t, err)
 			var qb queryBuilder
 			tt.p.query(&qb)
-			got, err := qb.encode("GET", "/x")
+			got, err := qb.encode("Test")
 			require.NoError(t, err)
 			assert.Equal(t, want.Encode(), got)
 		})
@@ -52,10 +52,10 @@ func TestHandBuiltQueryRefusesInvalidText(t *testing.T) {
 	for _, v := range []string{"a\x00b", "\xff\xfe"} {
 		var qb queryBuilder
 		(&ListMessagesParams{Cursor: v}).query(&qb)
-		_, err := qb.encode("GET", "/conversations/c/messages")
+		_, err := qb.encode("Messages.List")
 		require.Error(t, err)
 		assert.True(t, errors.Is(err, ErrInvalidText))
-		assert.Contains(t, err.Error(), "GET /conversations/c/messages: query parameter cursor")
+		assert.Contains(t, err.Error(), "convo: Messages.List: query parameter cursor")
 		assert.NotContains(t, err.Error(), v, "the value itself is never quoted")
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/convoapi/convo-go/internal/testhook"
 )
 
 // DefaultAPIKey is the API key of the default company unless [WithAPIKey]
@@ -216,7 +218,7 @@ func newServer(listen bool, opts ...Option) (*Server, error) {
 	s.startNow = clock.Now()
 	switch {
 	case listen && cfg.inMemory:
-		s.mem = startPipeNet(s)
+		s.mem = startPipeNet(testhook.Handler(s))
 	case listen:
 		s.ts = newLoopbackServer(s)
 	}
@@ -224,7 +226,7 @@ func newServer(listen bool, opts ...Option) (*Server, error) {
 }
 
 func newLoopbackServer(h http.Handler) *httptest.Server {
-	ts := httptest.NewUnstartedServer(h)
+	ts := httptest.NewUnstartedServer(testhook.Handler(h))
 	// Loopback only (the brief's rule); httptest already binds 127.0.0.1.
 	if l, err := net.Listen("tcp", "127.0.0.1:0"); err == nil {
 		ts.Listener.Close()
@@ -272,7 +274,7 @@ func (s *Server) Clock() *Clock { return s.clock }
 // Handler returns the server as an http.Handler, to mount in a server of
 // your own. It serves /v1/..., /api/v1/... and the temporary
 // attachment URLs under /_files/.
-func (s *Server) Handler() http.Handler { return s }
+func (s *Server) Handler() http.Handler { return testhook.Handler(s) }
 
 // HTTPClient returns an *http.Client suitable for the server (the listener's
 // own client); plain http.DefaultClient works too, except with

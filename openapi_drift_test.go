@@ -1,0 +1,190 @@
+package convo
+
+import (
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/convoapi/convo-go/internal/oascheck"
+)
+
+// The drift tests keep api/openapi.yaml, the SDK and the fake in step: an
+// endpoint, parameter, field or error code that one of them has and the
+// document lacks (or the other way round) fails here, naming it.
+
+func TestOpenAPIDriftEndpoints(t *testing.T) {
+	doc, err := oascheck.Load()
+	require.NoError(t, err)
+	documented := oascheck.Operations(doc)
+
+	sdk, err := oascheck.SourceCalls(".", "call")
+	require.NoError(t, err)
+	assert.Equal(t, documented, sdk, "endpoints the SDK calls vs the document's operations (METHOD /path)")
+
+	var docPaths, tops []string
+	seenTop := map[string]bool{}
+	for _, op := range documented {
+		_, p, _ := strings.Cut(op, " ")
+		docPaths = appendNew(docPaths, p)
+		top := strings.Split(p, "/")[1]
+		if !seenTop[top] {
+			seenTop[top] = true
+			tops = append(tops, top)
+		}
+	}
+	sort.Strings(docPaths)
+	fakePaths, err := oascheck.SourcePaths("fake", tops)
+	require.NoError(t, err)
+	assert.Equal(t, docPaths, fakePaths, "routes the fake declares vs the document's paths")
+}
+
+func appendNew(list []string, s string) []string {
+	for _, v := range list {
+		if v == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+func TestOpenAPIDriftParameters(t *testing.T) {
+	doc, err := oascheck.Load()
+	require.NoError(t, err)
+	cases := []struct {
+		operation string
+		params    any
+	}{
+		{"listConversations", ListConversationsParams{}},
+		{"listMessages", ListMessagesParams{}},
+		{"getAnomalies", AnomaliesParams{}},
+		{"lookupContact", LookupContactParams{}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.operation, func(t *testing.T) {
+			require.NotNil(t, oascheck.Operation(doc, tc.operation))
+			assert.Equal(t, oascheck.QueryParams(doc, tc.operation), oascheck.URLNames(reflect.TypeOf(tc.params)),
+				"query parameters of %s in the document vs the url tags of %T", tc.operation, tc.params)
+		})
+	}
+}
+
+// TestOpenAPIDriftFakeParameters compares the query parameter names the
+// fake's handlers read with the document's, as one set.
+func TestOpenAPIDriftFakeParameters(t *testing.T) {
+	doc, err := oascheck.Load()
+	require.NoError(t, err)
+	var documented []string
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			require.NotEmpty(t, op.OperationID, "%s %s", method, path)
+			for _, name := range oascheck.QueryParams(doc, op.OperationID) {
+				documented = appendNew(documented, name)
+			}
+		}
+	}
+	sort.Strings(documented)
+	fakeNames, err := oascheck.SourceQueryNames("fake", "q")
+	require.NoError(t, err)
+	assert.Equal(t, documented, fakeNames, "query parameters the fake reads vs the document's")
+}
+
+func TestOpenAPIDriftFields(t *testing.T) {
+	doc, err := oascheck.Load()
+	require.NoError(t, err)
+	cases := []struct {
+		schema string
+		value  any
+	}{
+		{"ChannelAccount", ChannelAccount{}},
+		{"Capabilities", Capabilities{}},
+		{"ConversationPage", Page[Conversation]{}},
+		{"Conversation", Conversation{}},
+		{"MessagePage", MessagePage{}},
+		{"Message", Message{}},
+		{"Media", Media{}},
+		{"Reaction", Reaction{}},
+		{"Window", Window{}},
+		{"AnomalyReport", AnomalyReport{}},
+		{"AnomalyReport.window", AnomalyWindow{}},
+		{"AnomalyReport.buckets", AnomalyBuckets{}},
+		{"AnomalyBucket", AnomalyBucket{}},
+		{"BucketCount", BucketCount{}},
+		{"AnomalyItem", AnomalyItem{}},
+		{"Attachment", Attachment{}},
+		{"Contact", Contact{}},
+		{"Confirmation", Confirmation{}},
+		{"CancelResult", CancelResult{}},
+		{"InvalidBucketDetails", InvalidBucketDetails{}},
+		{"ErrorEnvelope", errorBody{}},
+		{"ErrorMessage", errorBody{}.Message},
+		{"CreateContactRequest", CreateContactParams{}},
+		{"UpdateCustomFieldsRequest", UpdateCustomFieldsParams{}},
+		{"RemoveTagsRequest", removeTagsBody{}},
+		{"CancelSequenceRequest", CancelSequenceParams{}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.schema, func(t *testing.T) {
+			s, err := oascheck.Schema(doc, tc.schema)
+			require.NoError(t, err)
+			assert.Equal(t, oascheck.PropertyNames(s), oascheck.JSONNames(reflect.TypeOf(tc.value)),
+				"fields of %s in the document vs the json tags of %T", tc.schema, tc.value)
+		})
+	}
+}
+
+func TestOpenAPIDriftEnums(t *testing.T) {
+	doc, err := oascheck.Load()
+	require.NoError(t, err)
+	cases := []struct{ schema, goType string }{
+		{"BucketName", "Bucket"},
+		{"Direction", "Direction"},
+		{"MessageType", "MessageType"},
+		{"Message.status", "MessageStatus"},
+		{"Media.media_status", "MediaStatus"},
+		{"ConversationChannel", "Channel"}, // the SDK's Channel adds sms, a key of ceiling_hours_by_channel only
+		{"listConversations.status", "ConversationStatus"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.schema, func(t *testing.T) {
+			var s *openapi3.Schema
+			if op, name, ok := strings.Cut(tc.schema, "."); ok && oascheck.Operation(doc, op) != nil {
+				s = oascheck.Operation(doc, op).Parameters.GetByInAndName("query", name).Schema.Value
+			} else {
+				s, err = oascheck.Schema(doc, tc.schema)
+				require.NoError(t, err)
+			}
+			values, err := oascheck.SourceConstsOfType(".", tc.goType)
+			require.NoError(t, err)
+			if tc.goType == "Channel" {
+				values = slices.DeleteFunc(values, func(v string) bool { return v == string(ChannelSMS) })
+			}
+			assert.Equal(t, oascheck.Enum(s), values, "values of %s in the document vs the %s constants", tc.schema, tc.goType)
+		})
+	}
+}
+
+func TestOpenAPIDriftErrorCodes(t *testing.T) {
+	doc, err := oascheck.Load()
+	require.NoError(t, err)
+	enum, err := oascheck.Schema(doc, "ErrorCode")
+	require.NoError(t, err)
+	documented := oascheck.Enum(enum)
+
+	sdk, err := oascheck.SourceConstsOfType(".", "ErrorCode")
+	require.NoError(t, err)
+	fakeCodes, err := oascheck.SourceConsts("fake", "Code")
+	require.NoError(t, err)
+	var union []string
+	for _, c := range append(sdk, fakeCodes...) {
+		union = appendNew(union, c)
+	}
+	sort.Strings(union)
+	assert.Equal(t, documented, union, "the document's ErrorCode values vs the SDK's and the fake's Code constants")
+	assert.Subset(t, documented, oascheck.ResponseCodes(doc), "every code a response names is an ErrorCode")
+}
