@@ -13,6 +13,12 @@
 //
 //	CONVO_BASE_URL=https://api.example.com/v1 CONVO_API_KEY=... go run ./examples/quickstart
 //
+// Only one of the two set (the other missing or empty) is a mistake: the
+// program says which is missing and exits 1, never showing demo data. Exit
+// codes: 0 the tour ran; 1 it failed (a bad flag, half the configuration, an
+// error from the service); the built binary returns them as they are, and
+// `go run` exits 1 for any non-zero code.
+//
 // Flags: --messages N (how many messages of the conversation to show);
 // --anomalies=false skips the anomaly report, which the service limits to
 // about one call a day (keep yours for the daily sweep, see anomaly-sweep).
