@@ -25,6 +25,36 @@ type Attachment struct {
 	FileSize int64 `json:"file_size"`
 	// Filename is the file's original name; empty when unknown.
 	Filename string `json:"filename"`
+
+	// lifetime is ExpiresAt minus the service's time when it answered (the
+	// envelope's timestamp), and received the local reading (with its
+	// monotonic clock) when the answer arrived: the address expires at
+	// received+lifetime, measured on the service's clock, whatever the local
+	// wall clock says. timed is false when either time was missing.
+	lifetime time.Duration
+	received time.Time
+	timed    bool
+}
+
+// observeServiceTime records when the service said it answered; the pipeline
+// calls it on every payload that implements it.
+func (a *Attachment) observeServiceTime(serviceTime, received time.Time) {
+	if a.ExpiresAt.IsZero() || serviceTime.IsZero() {
+		return
+	}
+	a.lifetime, a.received, a.timed = a.ExpiresAt.Sub(serviceTime), received, true
+}
+
+// Expired reports whether the address has expired, judged on the service's
+// clock: the time left is what separated expires_at from the service's own
+// time when it answered (the response timestamp), counted from the moment
+// the answer arrived on this machine's monotonic clock. A client whose wall
+// clock is off by minutes (or a test fake on a frozen clock) therefore judges
+// it as the service does. It is false when that cannot be told (an
+// Attachment not returned by Get or ForMessage, or an answer without
+// expires_at or timestamp): the file host's answer then decides.
+func (a *Attachment) Expired() bool {
+	return a != nil && a.timed && time.Since(a.received) >= a.lifetime
 }
 
 // ErrNoMedia reports a message whose file cannot be fetched (media_id null,
@@ -85,8 +115,8 @@ func (s *AttachmentsService) ForMessage(ctx context.Context, msg Message) (*Atta
 // ForMessage, then DownloadAttachment. The file is never held in memory. The
 // request to the temporary address carries no API key and no Authorization
 // header, and follows no redirect. When the address has expired (by its
-// expires_at, or the file host answers 403, 404 or 410) a fresh one is asked
-// for once. The file host's cookies are not sent either, and the
+// expires_at on the service's clock, or the file host answers 403, 404 or
+// 410) a fresh one is asked for once. The file host's cookies are not sent either, and the
 // http.Client's Timeout does not apply (it would cut a large file): bound the
 // download with ctx. A plain http:// address is refused unless it is loopback
 // or WithInsecureHTTP was given.
@@ -104,7 +134,8 @@ func (s *AttachmentsService) Download(ctx context.Context, msg Message, w io.Wri
 // DownloadAttachment streams the file of an attachment you already hold (from
 // Get or ForMessage) into w, without asking for its address again, under the
 // same rules as Download: no key sent, no redirect followed, and one fresh
-// address asked for when this one has expired.
+// address asked for when this one has expired (see [Attachment.Expired], or
+// the file host answers 403, 404 or 410).
 func (s *AttachmentsService) DownloadAttachment(ctx context.Context, att *Attachment, w io.Writer) (int64, error) {
 	if w == nil {
 		return 0, errors.New("convo: Attachments.DownloadAttachment: nil writer")
@@ -113,7 +144,7 @@ func (s *AttachmentsService) DownloadAttachment(ctx context.Context, att *Attach
 		return 0, errors.New("convo: Attachments.DownloadAttachment: nil attachment")
 	}
 	for fresh := false; ; fresh = true {
-		if !fresh && !att.ExpiresAt.IsZero() && !time.Now().Before(att.ExpiresAt) {
+		if !fresh && att.Expired() {
 			if err := requireID("Attachments.DownloadAttachment", "media id", att.MediaID); err != nil {
 				return 0, err
 			}

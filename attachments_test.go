@@ -42,7 +42,8 @@ func TestAttachmentsGetWire(t *testing.T) {
 		a := got.(*convo.Attachment)
 		assert.True(t, a.ExpiresAt.Equal(wantAtt.ExpiresAt))
 		a.ExpiresAt = wantAtt.ExpiresAt
-		assert.Equal(t, wantAtt, a)
+		assert.Equal(t, exportedAttachment(wantAtt), exportedAttachment(a))
+		assert.False(t, a.Expired(), "10 minutes left on the service's clock")
 	}
 	runWireCases(t, []wireCase{{
 		name:   "Get",
@@ -198,6 +199,13 @@ func newFileRig(t *testing.T, fileHandler http.HandlerFunc, attachment func(n in
 }
 
 // attachmentAt answers the exchange with a file address on the file host.
+// exportedAttachment drops what the SDK keeps unexported (the receipt time
+// on the local monotonic clock), so that two attachments compare by content.
+func exportedAttachment(a *convo.Attachment) convo.Attachment {
+	return convo.Attachment{MediaID: a.MediaID, URL: a.URL, ExpiresAt: a.ExpiresAt,
+		MimeType: a.MimeType, FileSize: a.FileSize, Filename: a.Filename}
+}
+
 func attachmentAt(path string, expiresAt time.Time, size int64) func(int, string) string {
 	return func(_ int, filesURL string) string {
 		return fmt.Sprintf(`{"media_id":"med-6","url":%q,"expires_at":%q,"mime_type":"image/jpeg","file_size":%d,"filename":"receipt.jpg"}`,
@@ -242,7 +250,7 @@ func TestAttachmentsDownloadStreamsLargeFile(t *testing.T) {
 		w.Header().Set("Content-Length", strconv.Itoa(size))
 		w.Header().Set("Content-Type", "video/mp4")
 		_, _ = io.Copy(w, io.LimitReader(&patternReader{}, size))
-	}, attachmentAt("/o/med-6?sig=s3cr3t", time.Now().Add(10*time.Minute), size))
+	}, attachmentAt("/o/med-6?sig=s3cr3t", testTime.Add(10*time.Minute), size))
 
 	h := crc32.NewIEEE()
 	_, _ = io.Copy(h, io.LimitReader(&patternReader{}, size))
@@ -277,7 +285,7 @@ func TestAttachmentsDownloadSendsNoKeyToFileHost(t *testing.T) {
 		t.Run(scheme.String(), func(t *testing.T) {
 			rig := newFileRig(t, func(w http.ResponseWriter, r *http.Request) {
 				_, _ = io.WriteString(w, "file-bytes")
-			}, attachmentAt("/o/med-6?sig=abc", time.Now().Add(time.Hour), 10), convo.WithAuthScheme(scheme))
+			}, attachmentAt("/o/med-6?sig=abc", testTime.Add(time.Hour), 10), convo.WithAuthScheme(scheme))
 
 			var buf bytes.Buffer
 			n, err := rig.client.Attachments.Download(context.Background(), imageMsg, &buf)
@@ -304,7 +312,9 @@ func TestAttachmentsDownloadSendsNoKeyToFileHost(t *testing.T) {
 }
 
 func TestAttachmentsDownloadExpiredAddress(t *testing.T) {
-	future := time.Now().Add(time.Hour)
+	// Expiry is judged on the service's clock: the envelope's timestamp.
+	serviceNow := testTime
+	future := serviceNow.Add(time.Hour)
 	// The first exchange gives /old, the next ones /new.
 	oldThenNew := func(expires time.Time) func(int, string) string {
 		return func(n int, filesURL string) string {
@@ -342,7 +352,7 @@ func TestAttachmentsDownloadExpiredAddress(t *testing.T) {
 	}
 
 	t.Run("expires_at already past: fresh address before any download", func(t *testing.T) {
-		past := time.Now().Add(-time.Minute)
+		past := serviceNow.Add(-time.Minute)
 		rig := newFileRig(t, serve(http.StatusGone), func(n int, filesURL string) string {
 			if n == 1 {
 				return attachmentAt("/old", past, 4)(n, filesURL)
@@ -377,7 +387,7 @@ func TestAttachmentsDownloadExpiredAddress(t *testing.T) {
 	t.Run("expires_at past and the fresh one refused: no third exchange", func(t *testing.T) {
 		rig := newFileRig(t, func(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "expired", http.StatusForbidden)
-		}, attachmentAt("/old", time.Now().Add(-time.Minute), 4))
+		}, attachmentAt("/old", serviceNow.Add(-time.Minute), 4))
 		_, err := rig.client.Attachments.Download(context.Background(), imageMsg, io.Discard)
 		var fe *convo.FileError
 		require.True(t, errors.As(err, &fe))
@@ -420,7 +430,7 @@ func TestAttachmentsDownloadDoesNotFollowRedirects(t *testing.T) {
 					to = rig.files.URL + "/moved"
 				}
 				http.Redirect(w, r, to, http.StatusFound)
-			}, attachmentAt("/f", time.Now().Add(time.Hour), 4))
+			}, attachmentAt("/f", testTime.Add(time.Hour), 4))
 
 			var buf bytes.Buffer
 			n, err := rig.client.Attachments.Download(context.Background(), imageMsg, &buf)
@@ -446,7 +456,7 @@ func TestAttachmentsDownloadContextCancelled(t *testing.T) {
 		case <-release:
 		case <-r.Context().Done():
 		}
-	}, attachmentAt("/f", time.Now().Add(time.Hour), 1000))
+	}, attachmentAt("/f", testTime.Add(time.Hour), 1000))
 	defer close(release)
 
 	ctx, cancel := context.WithCancel(context.Background())

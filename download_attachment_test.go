@@ -22,8 +22,27 @@ func countAttachmentCalls(s *fake.Server) int {
 	return n
 }
 
+// anyDates are the service dates that date-sensitive tests run at: far in
+// the past, far in the future, and the machine's today. The client must give
+// the same answers at each, whatever the machine's clock says, since the
+// service's clock is the one that counts.
+var anyDates = []struct {
+	name string
+	at   time.Time
+}{
+	{"2001-01-01", time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)},
+	{"2099-12-31", time.Date(2099, 12, 31, 23, 0, 0, 0, time.UTC)},
+	{"today", time.Now().UTC().Truncate(time.Millisecond)},
+}
+
 func TestDownloadAttachmentReusesTheAddress(t *testing.T) {
-	clock := fake.NewManualClock(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))
+	for _, d := range anyDates {
+		t.Run(d.name, func(t *testing.T) { testDownloadAttachmentAt(t, d.at) })
+	}
+}
+
+func testDownloadAttachmentAt(t *testing.T, at time.Time) {
+	clock := fake.NewManualClock(at)
 	s := fake.New(t, fake.WithClock(clock), fake.WithAttachmentTTL(15*time.Minute))
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: "chatapp", ProviderIdentifier: "5511900000000"})
@@ -47,6 +66,13 @@ func TestDownloadAttachmentReusesTheAddress(t *testing.T) {
 	assert.Equal(t, int64(len(file)), n)
 	assert.Equal(t, file, buf.Bytes())
 	assert.Equal(t, 1, countAttachmentCalls(s), "the address held is used as is")
+	assert.False(t, att.Expired(), "15 minutes left on the service's clock")
+
+	// Download goes through ForMessage: one more address, used as is.
+	buf.Reset()
+	_, err = c.Attachments.Download(ctx, page.Items[0], &buf)
+	require.NoError(t, err)
+	assert.Equal(t, 2, countAttachmentCalls(s), "Download asks for its address once")
 
 	// Past its expiry the file host refuses the old address: one fresh one.
 	clock.Advance(20 * time.Minute)
@@ -54,7 +80,7 @@ func TestDownloadAttachmentReusesTheAddress(t *testing.T) {
 	n, err = c.Attachments.DownloadAttachment(ctx, att, &buf)
 	require.NoError(t, err)
 	assert.Equal(t, int64(len(file)), n)
-	assert.Equal(t, 2, countAttachmentCalls(s))
+	assert.Equal(t, 3, countAttachmentCalls(s), "exactly one renewal")
 
 	_, err = c.Attachments.DownloadAttachment(ctx, nil, &buf)
 	assert.Error(t, err)

@@ -93,6 +93,11 @@ func jsonResp(status int, body string) func(*http.Request) (*http.Response, erro
 }
 
 // ok wraps data in the success envelope of spec §2.1.
+// testTime is testTS as a time: the service's clock in canned answers, so
+// that times the service issues (expires_at) are set against it, not against
+// the machine's date.
+var testTime, _ = time.Parse(time.RFC3339Nano, testTS)
+
 func ok(data string) string {
 	return `{"success":true,"data":` + data + `,"timestamp":"` + testTS + `"}`
 }

@@ -209,7 +209,7 @@ type errorBody struct {
 func (c *Client) parseError(resp *http.Response, method, path string, data []byte, tooLarge bool) *Error {
 	e := &Error{StatusCode: resp.StatusCode, Method: method, Path: path}
 	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
-		e.RetryAfter, _ = retryAfter(resp.Header, time.Now())
+		e.RetryAfter, _ = retryAfter(resp.Header, serviceNow(resp.Header))
 	}
 	var body errorBody
 	if tooLarge || json.Unmarshal(data, &body) != nil || body.Message.Error == "" {

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/convoapi/convo-go"
@@ -115,6 +116,24 @@ func TestReadmeFake(t *testing.T) {
 
 	// The journal records every request, for assertions on what was sent.
 	require.Len(t, s.Requests(), 3)
+}
+
+// The README's synctest block, run as it is shown.
+func TestSweepWaitsOutTheRateLimit(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := fake.New(t, fake.WithInMemoryNetwork())
+		s.AddFault(fake.Fault{Path: "/channels", Status: 429, RetryAfter: 30 * time.Second, Times: 1})
+		c := s.Client()
+
+		start := time.Now()
+		_, err := c.Channels.List(t.Context()) // waits out the 30 s Retry-After in bubble time
+		require.NoError(t, err)
+		require.Equal(t, 30*time.Second, time.Since(start))
+
+		time.Sleep(6 * time.Minute) // past the 5-minute anomaly cache, in no real time
+		_, err = c.Anomalies.Get(t.Context(), nil)
+		require.NoError(t, err)
+	})
 }
 
 // TestReadmeBlocksAreCompiled keeps README.md honest: each ```go block must

@@ -133,8 +133,17 @@ func callInfoFrom(ctx context.Context) *callInfo {
 // envelope is the success body of spec §2.1. Data holds the caller's pointer so
 // that the payload is decoded in one pass, straight into its final type.
 type envelope struct {
-	Success *bool `json:"success"`
-	Data    any   `json:"data"`
+	Success   *bool  `json:"success"`
+	Data      any    `json:"data"`
+	Timestamp string `json:"timestamp"` // the service's clock when it answered
+}
+
+// serviceTimed is implemented by payloads that carry times the service issued
+// and must judge them on the service's clock (an attachment's expires_at):
+// the pipeline hands them the envelope's timestamp and the local reading at
+// receipt.
+type serviceTimed interface {
+	observeServiceTime(serviceTime, received time.Time)
 }
 
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
@@ -258,6 +267,11 @@ func (c *Client) decodeSuccess(resp *http.Response, method, path string, data []
 	if !*env.Success {
 		// A 2xx carrying an error body: treat it as the error it describes.
 		return c.parseError(resp, method, path, data, false)
+	}
+	if st, ok := out.(serviceTimed); ok {
+		received := time.Now() // with its monotonic reading: see Attachment.Expired
+		ts, _ := time.Parse(time.RFC3339Nano, env.Timestamp)
+		st.observeServiceTime(ts, received)
 	}
 	return nil
 }

@@ -105,7 +105,7 @@ func (c *Client) retryBodyRead(ctx context.Context, info *callInfo, err error) b
 // response, hence no context) draws its own jitter.
 func (c *Client) planWait(resp *http.Response, n int) (wait, shortest time.Duration) {
 	if resp != nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) {
-		if w, ok := retryAfter(resp.Header, time.Now()); ok {
+		if w, ok := retryAfter(resp.Header, serviceNow(resp.Header)); ok {
 			return w, w
 		}
 	}
@@ -144,7 +144,7 @@ type readCloser struct {
 // WithMaxRetryWait; a longer one returns the typed error at once. The context's
 // deadline is checked by checkRetry against the planned wait.
 func (c *Client) withinCap(resp *http.Response) bool {
-	wait, ok := retryAfter(resp.Header, time.Now())
+	wait, ok := retryAfter(resp.Header, serviceNow(resp.Header))
 	return !ok || wait <= c.maxWait
 }
 
@@ -183,7 +183,22 @@ func jitteredBackoff(min, max time.Duration, attempt int) time.Duration {
 	return half + rand.N(d-half+1)
 }
 
-// retryAfter reads a Retry-After header: whole seconds (D11) or an HTTP date.
+// serviceNow is the service's clock as an answer states it: its Date header.
+// A Retry-After given as a date is measured against it, not against the local
+// clock, so that a client whose clock is off (or a test fake on a frozen
+// clock) waits what the service asked. Without a usable Date header the local
+// clock is the only one left.
+func serviceNow(h http.Header) time.Time {
+	if d := h.Get("Date"); d != "" {
+		if t, err := http.ParseTime(d); err == nil {
+			return t
+		}
+	}
+	return time.Now()
+}
+
+// retryAfter reads a Retry-After header: whole seconds or an HTTP date, the
+// date measured from now (the service's clock: see serviceNow).
 func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 	v := strings.TrimSpace(h.Get("Retry-After"))
 	if v == "" {

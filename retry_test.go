@@ -73,22 +73,32 @@ func TestRetryPolicy(t *testing.T) {
 }
 
 func TestRetryAfterIsHonouredExactly(t *testing.T) {
+	in5s := func(now time.Time) string { return now.Add(5 * time.Second).UTC().Format(http.TimeFormat) }
 	tests := []struct {
-		name   string
-		header func(now time.Time) string
-		want   time.Duration
+		name    string
+		header  func(now time.Time) string
+		service time.Time // the service's clock (its Date header); zero: none sent
+		want    time.Duration
 	}{
-		{"seconds", func(time.Time) string { return "7" }, 7 * time.Second},
-		{"zero", func(time.Time) string { return "0" }, 0},
-		{"http date", func(now time.Time) string { return now.Add(5 * time.Second).UTC().Format(http.TimeFormat) }, 5 * time.Second},
+		{"seconds", func(time.Time) string { return "7" }, time.Time{}, 7 * time.Second},
+		{"zero", func(time.Time) string { return "0" }, time.Time{}, 0},
+		{"http date", in5s, time.Time{}, 5 * time.Second},
+		// A date is measured against the service's clock (its Date header),
+		// whatever the local clock reads: 2001 and 2099 wait the same 5 s.
+		{"http date, service in 2001", in5s, time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC), 5 * time.Second},
+		{"http date, service in 2099", in5s, time.Date(2099, 12, 31, 23, 0, 0, 0, time.UTC), 5 * time.Second},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				env := newMock(t)
 				start := time.Now()
+				headers := []string{"Retry-After", tt.header(start)}
+				if !tt.service.IsZero() {
+					headers = []string{"Date", tt.service.Format(http.TimeFormat), "Retry-After", tt.header(tt.service)}
+				}
 				env.mock.RegisterResponder("GET", mockBase+"/channels", sequence(
-					responder(429, errJSON(429, "RATE_LIMITED", "Too many requests"), "Retry-After", tt.header(start)),
+					responder(429, errJSON(429, "RATE_LIMITED", "Too many requests"), headers...),
 					responder(200, okJSON(`{"items":[]}`)),
 				))
 				_, err := env.c.Channels.List(context.Background())

@@ -16,7 +16,7 @@ const (
 	BucketAutomationOnly = "automation_only"
 )
 
-// Bounds and defaults of the anomalies query (D4, spec §8).
+// Bounds and defaults of the anomalies query (spec §8).
 const (
 	DefaultThresholdHours = 4
 	DefaultAnomalyLimit   = 20
@@ -89,9 +89,10 @@ func ceilingHours(channel string) int {
 func (s *Server) handleAnomalies(w http.ResponseWriter, r *http.Request, co *company, _ []string) {
 	q := r.URL.Query()
 	want := []string{BucketUnanswered, BucketNeverEngaged}
-	// include may be repeated (include=a&include=b) or a comma list; spaces
-	// around names and empty names are ignored, the two always-returned
-	// buckets may be named (they are valid names, spec §4.4 rule 5).
+	// include is a comma list in one parameter (a repeated include is
+	// refused before this point); spaces around names and empty names are
+	// ignored, the two always-returned buckets may be named (they are valid
+	// names, spec §4.4 rule 5).
 	for _, v := range q["include"] {
 		for _, name := range strings.Split(v, ",") {
 			name = strings.TrimSpace(name)

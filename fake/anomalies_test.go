@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
 )
 
@@ -214,6 +215,6 @@ func TestAnomaliesFollowStatusAndAssignmentChanges(t *testing.T) {
 	b.co.SetStatus(c, fake.StatusResolved)
 	assert.Contains(t, get(t, s, q).Data(t, 200), `"unanswered":{"count":0`)
 	st, _ := s.Conversation(c)
-	assert.Equal(t, fake.StatusResolved, st.Status)
+	assert.Equal(t, convo.ConversationResolved, st.Status)
 	assert.Equal(t, "Marta", st.AssignedTo)
 }

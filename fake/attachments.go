@@ -2,18 +2,19 @@ package fake
 
 import (
 	"mime"
+	"net"
 	"net/http"
 	"strconv"
 	"time"
 )
 
-// fileGrant is one temporary attachment URL (spec §4.2, D9).
+// fileGrant is one temporary attachment URL (spec §4.2).
 type fileGrant struct {
 	media   *media
 	expires time.Time
 }
 
-// wireAttachment is the data of GET /attachments/{media_id} (D9).
+// wireAttachment is the data of GET /attachments/{media_id}.
 type wireAttachment struct {
 	MediaID   string `json:"media_id"`
 	URL       string `json:"url"`
@@ -23,10 +24,10 @@ type wireAttachment struct {
 	Filename  string `json:"filename"`
 }
 
-// handleAttachment serves GET /attachments/{media_id} (spec §4.2, D9): a
+// handleAttachment serves GET /attachments/{media_id} (spec §4.2): a
 // temporary absolute URL on the fake itself, under /_files/, valid for the
 // attachment TTL on the server's clock and needing no key. Unknown media, or
-// another company's (D20), is 404 MEDIA_NOT_FOUND.
+// another company's, is 404 MEDIA_NOT_FOUND.
 func (s *Server) handleAttachment(w http.ResponseWriter, r *http.Request, co *company, args []string) {
 	now := s.clock.Now()
 	s.mu.Lock()
@@ -54,20 +55,31 @@ func (s *Server) handleAttachment(w http.ResponseWriter, r *http.Request, co *co
 	s.writeJSON(w, r, http.StatusOK, data)
 }
 
-// baseFor is scheme://host of attachment URLs: WithPublicURL, else the
-// request's own Host (right for Handler mounted at the root).
+// baseFor is scheme://host[/prefix] of attachment URLs: WithPublicURL,
+// else the server's own listener, else the local address the request came
+// in on. Never the request's Host header: a client could name any host
+// there, and the URL would send the next download to it.
 func (s *Server) baseFor(r *http.Request) string {
 	if s.publicBase != "" {
 		return s.publicBase
+	}
+	if s.ts != nil {
+		return s.ts.URL
+	}
+	if s.mem != nil {
+		return "http://" + inMemoryAddr // reached through the in-memory dialer
 	}
 	scheme := "http"
 	if r.TLS != nil {
 		scheme = "https"
 	}
-	return scheme + "://" + r.Host
+	if addr, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && addr.Network() == "tcp" {
+		return scheme + "://" + addr.String()
+	}
+	return scheme + "://localhost"
 }
 
-// handleFile serves a temporary attachment URL: no key needed (D9). An
+// handleFile serves a temporary attachment URL: no key needed. An
 // unknown token is 404 NOT_FOUND; a token past its expires_at is 403
 // URL_EXPIRED, as signed storage URLs answer.
 func (s *Server) handleFile(w http.ResponseWriter, r *http.Request, token string) {

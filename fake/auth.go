@@ -59,7 +59,7 @@ func requestKey(r *http.Request) (string, bool) {
 }
 
 // limiter holds the token buckets of the request limit (per key) and of the
-// anomalies limit (per key), both on the server's clock (spec §8, D11).
+// anomalies limit (per key), both on the server's clock (spec §8).
 type limiter struct {
 	mu      sync.Mutex
 	clock   *Clock

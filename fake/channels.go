@@ -40,7 +40,7 @@ func capabilitiesFor(channel string) capabilities {
 }
 
 // handleChannels serves GET /channels (spec §4.5): the company's channel
-// accounts in creation order; webchat widgets (D31) and SMS (§1) never.
+// accounts in creation order; webchat widgets and SMS (§1) never.
 func (s *Server) handleChannels(w http.ResponseWriter, r *http.Request, co *company, _ []string) {
 	s.mu.RLock()
 	items := make([]wireChannel, 0, len(co.accounts))

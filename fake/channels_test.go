@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
 )
 
@@ -31,8 +32,8 @@ func TestChannelsListExact(t *testing.T) {
 func TestNoSMSOrWebchatAccounts(t *testing.T) {
 	s := newServer(t)
 	co := s.Company()
-	for _, ch := range []string{"sms", "webchat", "telegram", ""} {
-		assert.Panics(t, func() { co.AddChannel(fake.ChannelAccount{Channel: ch}) }, ch)
+	for _, ch := range []convo.Channel{convo.ChannelSMS, convo.ChannelWebchat, "telegram", ""} {
+		assert.Panics(t, func() { co.AddChannel(fake.ChannelAccount{Channel: ch}) }, string(ch))
 	}
 	require.Len(t, get(t, s, "/channels").Data(t, 200), len(`{"items":[]}`))
 }

@@ -8,9 +8,15 @@ import (
 // company's key; opts are applied after those two, so they may override
 // them (e.g. convo.WithAPIKey(other.APIKey()) for another company). It
 // panics if the SDK refuses the options, which is a bug in the caller's
-// options.
+// options. With [WithInMemoryNetwork] the client goes through the server's
+// in-memory connections (a convo.WithHTTPClient among opts replaces them, and
+// the server becomes unreachable).
 func (s *Server) Client(opts ...convo.Option) *convo.Client {
-	c, err := convo.NewClient(append([]convo.Option{convo.WithAPIKey(s.APIKey()), convo.WithBaseURL(s.URL())}, opts...)...)
+	base := []convo.Option{convo.WithAPIKey(s.APIKey()), convo.WithBaseURL(s.URL())}
+	if s.mem != nil {
+		base = append(base, convo.WithHTTPClient(s.HTTPClient()))
+	}
+	c, err := convo.NewClient(append(base, opts...)...)
 	if err != nil {
 		panic("fake: convo.NewClient: " + err.Error())
 	}

@@ -34,7 +34,7 @@ func normalizeParam(name, v string) (string, *apiError) {
 }
 
 // chatappAccount finds the company's chatapp account whose provider
-// identifier is phoneNumberID (D23).
+// identifier is phoneNumberID.
 func (co *company) chatappAccount(phoneNumberID string) *account {
 	for _, a := range co.accounts {
 		if a.channel == Chatapp && a.provider == phoneNumberID {
@@ -44,7 +44,7 @@ func (co *company) chatappAccount(phoneNumberID string) *account {
 	return nil
 }
 
-// findContact resolves (phone_number_id, phone_number) to a contact (D25):
+// findContact resolves (phone_number_id, phone_number) to a contact:
 // with phone_number_id, the contact of that chatapp account; without it,
 // the company's contact with that phone and the most recent interaction on
 // any of its chatapp accounts. The chat-channel layer (/chatapp/...) is
@@ -84,8 +84,9 @@ func contactTarget(body jsonBody) (phoneNumberID, norm string, e *apiError) {
 	return phoneNumberID, norm, e
 }
 
-// handleCreateContact serves POST /chatapp/contacts (spec §4.6, D12, D16,
-// D23, D24, D26): atomic (the contact and its identity on the account are
+// handleCreateContact serves POST /chatapp/contacts (spec §4.6; the
+// phone_number_id is a chatapp account's provider identifier): atomic (the
+// contact and its identity on the account are
 // created under one lock, or nothing is), 201.
 //
 // Checks in order: phone_number_id, phone_number, name present
@@ -139,8 +140,10 @@ func (s *Server) handleCreateContact(w http.ResponseWriter, r *http.Request, co 
 	s.writeJSON(w, r, http.StatusCreated, messageData{MsgContactCreated})
 }
 
-// handleLookupContact serves GET /chatapp/contacts/lookup (spec §4.7, §2.7,
-// D25). tag_names joins the names with "," (no space), in the order the tags
+// handleLookupContact serves GET /chatapp/contacts/lookup (spec §4.7, §2.7;
+// without phone_number_id, the contact with the most recent interaction on
+// any chatapp account). tag_names joins the names with "," (no space), in
+// the order the tags
 // were added.
 func (s *Server) handleLookupContact(w http.ResponseWriter, r *http.Request, co *company, _ []string) {
 	q := r.URL.Query()
@@ -171,7 +174,7 @@ func (s *Server) handleLookupContact(w http.ResponseWriter, r *http.Request, co 
 }
 
 // contactRequest reads the JSON body of a contact call and the contact it
-// names (phone_number_id optional, D25; phone_number required). It answers
+// names (phone_number_id optional; phone_number required). It answers
 // the error itself and reports false when the request ends there.
 func (s *Server) contactRequest(w http.ResponseWriter, r *http.Request) (body jsonBody, pnid, norm string, ok bool) {
 	body, e := decodeBody(r)
@@ -238,7 +241,7 @@ func (s *Server) handleFields(w http.ResponseWriter, r *http.Request, co *compan
 	s.writeJSON(w, r, http.StatusOK, messageData{MsgCustomFieldsUpdated})
 }
 
-// handleRemoveTags serves DELETE /chatapp/contacts/tags (spec §4.9, D10):
+// handleRemoveTags serves DELETE /chatapp/contacts/tags (spec §4.9):
 // tag_ids is one string of ids separated by commas (spaces around ids
 // ignored); ids the contact does not carry are ignored.
 func (s *Server) handleRemoveTags(w http.ResponseWriter, r *http.Request, co *company, _ []string) {

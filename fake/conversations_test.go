@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
 )
 
@@ -57,7 +58,7 @@ func TestConversationFilters(t *testing.T) {
 	chat2 := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511900000002"})
 	ana2 := co.AddContact(fake.Contact{Account: chat2, Phone: "5511987654321", Name: "Ana"})
 	mk := func(id, contact, status, agent string, lastAgo time.Duration) string {
-		c := co.AddConversation(fake.Conversation{ID: id, Contact: contact, Status: status, AssignedTo: agent, CreatedAt: t0.Add(-48 * time.Hour)})
+		c := co.AddConversation(fake.Conversation{ID: id, Contact: contact, Status: convo.ConversationStatus(status), AssignedTo: agent, CreatedAt: t0.Add(-48 * time.Hour)})
 		co.Inbound(c, "msg", t0.Add(-lastAgo))
 		return c
 	}

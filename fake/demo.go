@@ -7,7 +7,7 @@ const demoPDF = "%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n2 0
 
 // DemoSeed returns pleasant demo data for examples and cmd/convofake: one
 // company (the default key) with two chatapp numbers, a botapp bot and a
-// webchat widget; nine contacts (one phone on two numbers, D24); eleven
+// webchat widget; nine contacts (one phone on two numbers); eleven
 // conversations with open, resolved and archived statuses, assigned and not;
 // about forty messages with text, available image, document and audio media,
 // media in unknown and no_reference status, reactions, a system and an

@@ -13,7 +13,7 @@ import (
 )
 
 // Error codes of the §7 table, plus the send-side codes the fake emits only
-// through fault rules (DESIGN D19), plus the codes the fake adds for
+// through fault rules, plus the codes the fake adds for
 // situations the specification does not show.
 const (
 	CodeInvalidParam          = "INVALID_PARAM"            // 400, spec §7
@@ -26,10 +26,10 @@ const (
 	CodeContactExists         = "CONTACT_EXISTS"           // 409, spec §7
 	CodeRateLimited           = "RATE_LIMITED"             // 429, spec §7
 	CodeCancelFailed          = "CANCEL_FAILED"            // 500, spec §7 (fault rules only)
-	CodeChannelMismatch       = "CHANNEL_MISMATCH"         // spec §7, D19 (fault rules only)
-	CodeNoOpenConversation    = "NO_OPEN_CONVERSATION"     // spec §7, D19 (fault rules only)
-	CodeRecipientNotOnChannel = "RECIPIENT_NOT_ON_CHANNEL" // spec §7, D19 (fault rules only)
-	CodeUnsupportedCapability = "UNSUPPORTED_CAPABILITY"   // spec §7, D19 (fault rules only)
+	CodeChannelMismatch       = "CHANNEL_MISMATCH"         // spec §7 (fault rules only)
+	CodeNoOpenConversation    = "NO_OPEN_CONVERSATION"     // spec §7 (fault rules only)
+	CodeRecipientNotOnChannel = "RECIPIENT_NOT_ON_CHANNEL" // spec §7 (fault rules only)
+	CodeUnsupportedCapability = "UNSUPPORTED_CAPABILITY"   // spec §7 (fault rules only)
 	CodeNotFound              = "NOT_FOUND"                // 404, fake's own: unknown route or file URL
 	CodeMethodNotAllowed      = "METHOD_NOT_ALLOWED"       // 405, fake's own: known path, other method
 	CodeMediaNotFound         = "MEDIA_NOT_FOUND"          // 404, fake's own: unknown or other company's media (§4.2)
@@ -39,12 +39,12 @@ const (
 
 const (
 	msgUnauthorized            = "Invalid or missing API key." // spec §5 rule 4, exactly
-	timestampLayout            = "2006-01-02T15:04:05.000Z"    // DESIGN D18
+	timestampLayout            = "2006-01-02T15:04:05.000Z"    // RFC 3339, UTC, milliseconds, Z
 	defaultMessagePageLimit    = 50                            // spec §4.1
 	defaultConversationPageLim = 25                            // spec §8
 )
 
-// formatTime renders t per DESIGN D18: RFC 3339, UTC, exactly three
+// formatTime renders t as every time the API shows: RFC 3339, UTC, exactly three
 // fractional digits, Z suffix.
 func formatTime(t time.Time) string { return t.UTC().Format(timestampLayout) }
 
@@ -56,7 +56,7 @@ type apiError struct {
 	code    string
 	message string
 	details any // nil: no details key at all (spec §7: present only for codes that emit it)
-	// retryAfter, when positive, is sent as Retry-After in whole seconds (D11).
+	// retryAfter, when positive, is sent as Retry-After in whole seconds.
 	retryAfter time.Duration
 }
 
@@ -69,9 +69,10 @@ func missingParam(name string) *apiError {
 	return errf(http.StatusBadRequest, CodeMissingParam, name+" is required")
 }
 
-// errorIDs makes errorId values of the DESIGN D17 form. Each value is the
-// image of a counter under a bijection of [0, 36^12), so two errors of one
-// process never share an id, while the ids still look random.
+// errorIDs makes errorId values of the form ERR-XXXXXXXX-XXXX (upper-case
+// base 36), unique per error. Each value is the image of a counter under a
+// bijection of [0, 36^12), so two errors of one process never share an id,
+// while the ids still look random.
 type errorIDs struct {
 	n      atomic.Uint64
 	offset uint64
@@ -120,12 +121,12 @@ type errorMessage struct {
 }
 
 // writeError writes e as the §7 envelope. internalPath is the request path
-// rewritten to its /api/v1 form (spec §9 rule 4, D21), without query string.
+// rewritten to its /api/v1 form (spec §9 rule 4), without query string.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, e *apiError) {
 	body := errorBody{
 		StatusCode: e.status,
 		Timestamp:  formatTime(s.clock.Now()),
-		Path:       internalPath(r.URL.Path),
+		Path:       internalPath(r.URL.EscapedPath()),
 		Method:     r.Method,
 		Message:    errorMessage{Error: e.code, Message: e.message, Details: e.details},
 		ErrorID:    s.errIDs.next(),
@@ -145,7 +146,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, e *apiError)
 	_, _ = w.Write(b)
 }
 
-// ceilSeconds rounds d up to whole seconds, at least 1 (D11).
+// ceilSeconds rounds d up to whole seconds, at least 1.
 func ceilSeconds(d time.Duration) int64 {
 	s := int64((d + time.Second - 1) / time.Second)
 	if s < 1 {
@@ -186,7 +187,7 @@ func (s *Server) writeEnvelope(w http.ResponseWriter, status int, bp *[]byte) {
 }
 
 // writeData writes the §2.1 success envelope around data, an already encoded
-// JSON value, with the given status (D12: 200, 201 for contact creation).
+// JSON value, with the given status (200, 201 for contact creation).
 func (s *Server) writeData(w http.ResponseWriter, status int, data []byte) {
 	bp := startEnvelope()
 	*bp = append(*bp, data...)

@@ -278,15 +278,15 @@ func ExampleServer_ClearRequests() {
 	// 1
 }
 
-func ExampleServer_Reset() {
+func ExampleServer_Clear() {
 	s := fake.NewServer()
 	defer s.Close()
 	s.Company().AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511940000001"})
 	s.AddCompany("other-key")
 	key := s.APIKey()
 
-	// Reset empties the server; the default company keeps its id and key.
-	s.Reset()
+	// Clear empties the server; the default company keeps its id and key.
+	s.Clear()
 	accounts, err := s.Client().Channels.List(context.Background())
 	fmt.Println(len(accounts), err, len(s.Companies()), s.APIKey() == key)
 	// Output:

@@ -10,15 +10,17 @@ import (
 )
 
 // Fault is a rule that makes matching requests misbehave: an error answer of
-// any status and code (including the send-side codes of spec §7 and D19, and
-// CANCEL_FAILED of §4.10), a Retry-After header, added latency, or a dropped
+// any status and code (including the send-side codes of spec §7, which only
+// fault rules emit, and CANCEL_FAILED of §4.10), a Retry-After header, added
+// latency, or a dropped
 // connection. Faults apply before routing and authentication: they model the
 // service or the network failing, whatever the request.
 type Fault struct {
 	// Method matches the request method; "" matches every method.
 	Method string
 	// Path is a path.Match pattern over the path relative to the base URL,
-	// e.g. "/conversations/*/messages" or "/chatapp/*"; a leading /v1 or
+	// escaped as sent (the form of [Request.Path]), e.g.
+	// "/conversations/*/messages" or "/chatapp/*"; a leading /v1 or
 	// /api/v1 in the pattern is ignored, and requests on /v1 and /api/v1
 	// match alike. Paths outside the API (the attachment files) match with
 	// their full path, e.g. "/_files/*". "" matches every path.
@@ -36,7 +38,8 @@ type Fault struct {
 	// RetryAfter, when positive, is sent as Retry-After in whole seconds.
 	RetryAfter time.Duration
 	// Latency is real time added before answering, to exercise client
-	// timeouts; it ends early when the request's context ends.
+	// timeouts. When the request's context ends first (the client gave up),
+	// the connection is closed without an answer.
 	Latency time.Duration
 	// Drop closes the connection without any answer.
 	Drop bool
@@ -116,7 +119,7 @@ func (s *Server) ClearFaults() {
 }
 
 func normalizeFaultPath(p string) string {
-	if rel, ok := apiPath(p); ok && rel != "" {
+	if _, rel := splitPrefix(p); rel != "" {
 		return rel
 	}
 	return p
@@ -149,16 +152,15 @@ func (fs *faultSet) take(method, p string) (Fault, bool) {
 // applyFaults applies the first matching rule; it reports whether the
 // request has been answered (or dropped).
 func (s *Server) applyFaults(w http.ResponseWriter, r *http.Request) bool {
-	p := r.URL.Path
-	if rel, ok := apiPath(p); ok {
-		p = rel
-	}
+	_, p := splitPrefix(r.URL.EscapedPath())
 	f, ok := s.faults.take(r.Method, p)
 	if !ok {
 		return false
 	}
 	if f.Latency > 0 && !sleepCtx(r.Context(), f.Latency) {
-		return true // the client gave up; nobody reads an answer
+		// The client gave up or closed its side: close the connection
+		// rather than let net/http finish an empty 200.
+		panic(http.ErrAbortHandler)
 	}
 	if f.Drop {
 		dropConnection(w)

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"time"
 
+	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/internal/phone"
 )
 
@@ -31,10 +32,34 @@ func (s *Server) resetLocked() {
 	s.index = objectIndex{}
 }
 
-// Reset empties the server: every company but the default one goes, the
-// default company loses its channels, contacts and conversations (its id and
-// key stay). The journal, fault rules and rate-limit buckets are cleared too.
+// Reset puts the server back as it started, as POST /_fake/reset does in
+// cmd/convofake: the data of [WithSeed] (none without it), the start API key
+// of the default company, a manual clock set back to its reading at start
+// (a real clock is left alone), no fault rules, an empty journal and fresh
+// rate limits. Data added or loaded since, and other companies, are gone.
+// [Company] handles of the default company stay valid.
 func (s *Server) Reset() {
+	s.Clear()
+	s.mu.Lock()
+	s.defaultCo.apiKey = s.cfg.apiKey
+	s.defaultCo.keyHash = newCompany(s.cfg.apiKey).keyHash
+	s.mu.Unlock()
+	if s.clock.Manual() {
+		s.clock.Set(s.startNow)
+	}
+	if s.cfg.seed != nil {
+		// It loaded at start, so it loads again; if it did not, the server
+		// started empty and stays so.
+		_ = s.Load(s.cfg.seed)
+	}
+}
+
+// Clear empties the server: every company but the default one goes, the
+// default company loses its channels, contacts and conversations (its id and
+// current key stay). The journal, fault rules and rate-limit buckets are
+// cleared too; the clock is left alone. Use [Server.Reset] to go back to the
+// start data instead.
+func (s *Server) Clear() {
 	s.mu.Lock()
 	s.resetLocked()
 	s.mu.Unlock()
@@ -47,8 +72,8 @@ func (s *Server) Reset() {
 type ContactState struct {
 	ID                string            // contact id
 	CompanyID         string            // the company (tenant) it belongs to
-	AccountID         string            // the account or widget of its identity (D24)
-	Channel           string            // that account's channel
+	AccountID         string            // the account or widget of its identity
+	Channel           convo.Channel     // that account's channel
 	Phone             string            // normalized phone ("" for some botapp/webchat contacts)
 	ChannelIdentifier string            // native address on the channel
 	Name              string            // name
@@ -64,7 +89,7 @@ type ContactState struct {
 
 func (ct *contact) state() ContactState {
 	st := ContactState{
-		ID: ct.id, CompanyID: ct.account.company.id, AccountID: ct.account.id, Channel: ct.account.channel,
+		ID: ct.id, CompanyID: ct.account.company.id, AccountID: ct.account.id, Channel: convo.Channel(ct.account.channel),
 		Phone: ct.phone, ChannelIdentifier: ct.ident, Name: ct.name,
 		CustomFields: maps.Clone(ct.customFields), Sequence: ct.sequence, SequenceName: ct.sequenceName,
 		CreatedAt: ct.createdAt, LastInteractionAt: ct.lastInteraction(),
@@ -94,8 +119,8 @@ func (s *Server) Contact(id string) (ContactState, bool) {
 }
 
 // ContactByPhone returns the company's contact with that phone (normalized
-// by D16) on the account accountID; with accountID "", the one with the most
-// recent interaction on any account (D25).
+// by the server's rule: digits only) on the account accountID; with
+// accountID "", the one with the most recent interaction on any account.
 func (c *Company) ContactByPhone(accountID, phoneNumber string) (ContactState, bool) {
 	norm, err := phone.Normalize(phoneNumber)
 	if err != nil {
@@ -142,19 +167,19 @@ func (c *Company) Contacts() []ContactState {
 
 // ConversationState is a snapshot of a conversation, for assertions.
 type ConversationState struct {
-	ID                string    // conversation id
-	CompanyID         string    // the company (tenant)
-	ContactID         string    // the contact
-	AccountID         string    // channel_account_id: account or widget
-	Channel           string    // chatapp, botapp or webchat
-	ChannelIdentifier string    // the contact's native address
-	Status            string    // open, resolved or archived
-	AssignedTo        string    // the agent; "" when unassigned
-	UnreadCount       int       // unread_count as the list shows it
-	CreatedAt         time.Time // created_at
-	LastInboundAt     time.Time // zero when the contact never wrote
-	LastMessageAt     time.Time // zero when there is no message
-	MessageCount      int       // messages stored (never shown on the wire, spec §2.3 rule 7)
+	ID                string                   // conversation id
+	CompanyID         string                   // the company (tenant)
+	ContactID         string                   // the contact
+	AccountID         string                   // channel_account_id: account or widget
+	Channel           convo.Channel            // chatapp, botapp or webchat
+	ChannelIdentifier string                   // the contact's native address
+	Status            convo.ConversationStatus // open, resolved or archived
+	AssignedTo        string                   // the agent; "" when unassigned
+	UnreadCount       int                      // unread_count as the list shows it
+	CreatedAt         time.Time                // created_at
+	LastInboundAt     time.Time                // zero when the contact never wrote
+	LastMessageAt     time.Time                // zero when there is no message
+	MessageCount      int                      // messages stored (never shown on the wire, spec §2.3 rule 7)
 }
 
 // Conversation returns the conversation with the given id, in any company.
@@ -167,7 +192,7 @@ func (s *Server) Conversation(id string) (ConversationState, bool) {
 	}
 	st := ConversationState{
 		ID: cv.id, CompanyID: cv.company.id, ContactID: cv.contact.id, AccountID: cv.account.id,
-		Channel: cv.account.channel, ChannelIdentifier: cv.contact.ident, Status: cv.status,
+		Channel: convo.Channel(cv.account.channel), ChannelIdentifier: cv.contact.ident, Status: convo.ConversationStatus(cv.status),
 		AssignedTo: cv.assignedTo, UnreadCount: cv.unreadCount(), CreatedAt: cv.createdAt,
 		LastMessageAt: cv.lastMessageAt, MessageCount: len(cv.msgs),
 	}
@@ -180,15 +205,15 @@ func (s *Server) Conversation(id string) (ConversationState, bool) {
 // MessageState is a snapshot of a message, for assertions and for finding
 // the media_id of a seeded media message.
 type MessageState struct {
-	ID             string    // message_id
-	ConversationID string    // its conversation
-	Direction      string    // inbound or outbound
-	Sender         Sender    // who wrote it (D30)
-	Type           string    // message type
-	At             time.Time // when it was sent
-	MediaStatus    string    // "" for messages without a media block
-	MediaID        string    // "" unless the media is available
-	Reactions      int       // number of reactions
+	ID             string            // message_id
+	ConversationID string            // its conversation
+	Direction      convo.Direction   // inbound or outbound
+	Sender         Sender            // who wrote it
+	Type           convo.MessageType // message type
+	At             time.Time         // when it was sent
+	MediaStatus    convo.MediaStatus // "" for messages without a media block
+	MediaID        string            // "" unless the media is available
+	Reactions      int               // number of reactions
 }
 
 // Message returns the message with the given id, in any company.
@@ -199,9 +224,9 @@ func (s *Server) Message(id string) (MessageState, bool) {
 	if !ok {
 		return MessageState{}, false
 	}
-	st := MessageState{ID: m.id, ConversationID: m.conv.id, Direction: m.direction, Sender: m.sender, Type: m.typ, At: m.at, Reactions: len(m.reactions)}
+	st := MessageState{ID: m.id, ConversationID: m.conv.id, Direction: convo.Direction(m.direction), Sender: m.sender, Type: convo.MessageType(m.typ), At: m.at, Reactions: len(m.reactions)}
 	if m.media != nil {
-		st.MediaStatus, st.MediaID = m.media.status, m.media.id
+		st.MediaStatus, st.MediaID = convo.MediaStatus(m.media.status), m.media.id
 	}
 	return st, true
 }

@@ -1,10 +1,17 @@
 package fake
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
+	"path"
+	"reflect"
+	"strconv"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 )
 
@@ -12,15 +19,33 @@ import (
 type Request struct {
 	// Method is the HTTP method.
 	Method string
-	// Path is the path as the client sent it (/v1/... or /api/v1/...).
+	// Prefix is the version prefix the client sent, "/v1" or "/api/v1";
+	// "" for a path outside the API (the attachment files under /_files/).
+	Prefix string
+	// Path is the path relative to the base URL, escaped as sent, e.g.
+	// "/channels" or "/conversations/abc%2Fdef/messages": the form of
+	// [Fault.Path] and of the journal filters ([Server.RequestsMatching]).
+	// Outside the API it is the whole path ("/_files/...").
 	Path string
-	// Query is the parsed query string.
+	// CompanyID is the id of the company whose key the request carried; ""
+	// without a valid key.
+	CompanyID string
+	// Query is the parsed query string, with the request's API key
+	// redacted wherever it appears.
 	Query url.Values
 	// Header holds the request headers with the API key values redacted
 	// (Authorization keeps its scheme: "Bearer [REDACTED]").
 	Header http.Header
-	// Body is the request body (at most 1 MiB).
+	// Body is the request body, with the request's API key redacted
+	// wherever it appears. It is nil when the request had no valid key: the
+	// server reads no body before the key is checked. A body longer than
+	// the journal keeps (64 KiB, less under a small [WithJournalBytes]) is
+	// cut and ends with a marker line "[fake: body truncated, N bytes in
+	// all]"; BodySize then says how long it was.
 	Body []byte
+	// BodySize is the length of the body as received (at most 1 MiB, the
+	// largest body the server reads).
+	BodySize int
 	// Status is the HTTP status answered; 0 when the connection was dropped
 	// or the client went away first.
 	Status int
@@ -31,62 +56,251 @@ type Request struct {
 // Redacted is what replaces API key values in the journal.
 const Redacted = "[REDACTED]"
 
-// journal is a ring of the last limit requests.
+// journalBodyMax is the most of one body the journal keeps.
+const journalBodyMax = 64 << 10
+
+// entryOverhead stands for the fixed cost of an entry (struct, maps) in the
+// journal's byte budget.
+const entryOverhead = 256
+
+// journal keeps the last requests within two bounds: a number of entries
+// and a byte budget; the oldest entries go first when either is exceeded.
 type journal struct {
-	mu      sync.Mutex
-	limit   int
-	entries []Request
-	next    int // index of the oldest entry once the ring is full
+	mu       sync.Mutex
+	limit    int
+	maxBytes int64
+	bytes    int64
+	entries  []Request // entries[head:] are kept, oldest first
+	head     int
 }
 
-func (s *Server) record(r *http.Request, body []byte, status int) {
-	if s.journal.limit <= 0 {
+// bodyCap is the most of one body an entry keeps: 64 KiB, or an eighth of
+// a small byte budget, so that one request never evicts the whole journal.
+func (j *journal) bodyCap() int {
+	if c := j.maxBytes / 8; c < journalBodyMax {
+		return int(c)
+	}
+	return journalBodyMax
+}
+
+func entrySize(e *Request) int64 {
+	n := entryOverhead + len(e.Method) + len(e.Prefix) + len(e.Path) + len(e.CompanyID) + len(e.Body)
+	for k, vs := range e.Query {
+		n += len(k)
+		for _, v := range vs {
+			n += len(v)
+		}
+	}
+	for k, vs := range e.Header {
+		n += len(k)
+		for _, v := range vs {
+			n += len(v)
+		}
+	}
+	return int64(n)
+}
+
+func (j *journal) add(e Request) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.entries = append(j.entries, e)
+	j.bytes += entrySize(&e)
+	for n := len(j.entries) - j.head; n > 0 && (n > j.limit || j.bytes > j.maxBytes); n-- {
+		j.bytes -= entrySize(&j.entries[j.head])
+		j.entries[j.head] = Request{}
+		j.head++
+	}
+	if j.head > 64 && j.head > len(j.entries)/2 {
+		n := copy(j.entries, j.entries[j.head:])
+		clear(j.entries[n:])
+		j.entries, j.head = j.entries[:n], 0
+	}
+}
+
+func (s *Server) record(r *http.Request, co *company, body []byte, status int) {
+	j := &s.journal
+	if j.limit <= 0 || j.maxBytes <= 0 {
 		return
 	}
-	h := r.Header.Clone()
+	key, companyID := "", ""
+	if co != nil {
+		key, companyID = co.apiKey, co.id
+	}
+	prefix, rel := splitPrefix(r.URL.EscapedPath())
+	entry := Request{
+		Method: r.Method, Prefix: prefix, Path: rel, CompanyID: companyID,
+		Query: redactQuery(r.URL.Query(), key), Header: redactHeader(r.Header),
+		BodySize: len(body), Status: status, Time: s.clock.Now(),
+	}
+	if body != nil {
+		entry.Body = truncateBody(redactBytes(body, key), j.bodyCap())
+	}
+	j.add(entry)
+}
+
+// truncateBody keeps at most max bytes of b, followed by a marker line.
+func truncateBody(b []byte, max int) []byte {
+	if len(b) <= max {
+		return bytes.Clone(b)
+	}
+	out := make([]byte, 0, max+48)
+	out = append(out, b[:max]...)
+	return append(out, "\n[fake: body truncated, "+strconv.Itoa(len(b))+" bytes in all]"...)
+}
+
+// redactHeader copies h with the API key headers' values replaced.
+func redactHeader(src http.Header) http.Header {
+	h := src.Clone()
 	if h == nil {
-		h = http.Header{}
+		return http.Header{}
 	}
 	for i, v := range h.Values("Authorization") {
-		scheme, _, found := strings.Cut(v, " ")
-		if found {
+		if scheme, _, found := strings.Cut(v, " "); found {
 			h["Authorization"][i] = scheme + " " + Redacted
 		} else {
 			h["Authorization"][i] = Redacted
 		}
 	}
-	if vs := h.Values("X-Api-Key"); len(vs) > 0 {
-		for i := range vs {
-			h["X-Api-Key"][i] = Redacted
+	for i := range h.Values("X-Api-Key") {
+		h["X-Api-Key"][i] = Redacted
+	}
+	return h
+}
+
+// redactQuery replaces key wherever it appears in the values of q.
+func redactQuery(q url.Values, key string) url.Values {
+	if key == "" {
+		return q
+	}
+	for k, vs := range q {
+		for i, v := range vs {
+			q[k][i] = strings.ReplaceAll(v, key, Redacted)
 		}
 	}
-	q := r.URL.Query()
-	entry := Request{Method: r.Method, Path: r.URL.Path, Query: q, Header: h, Body: body, Status: status, Time: s.clock.Now()}
-	s.journal.mu.Lock()
-	defer s.journal.mu.Unlock()
-	j := &s.journal
-	if len(j.entries) < j.limit {
-		j.entries = append(j.entries, entry)
-		return
+	return q
+}
+
+// redactBytes replaces key wherever it appears in b.
+func redactBytes(b []byte, key string) []byte {
+	if key == "" || !bytes.Contains(b, []byte(key)) {
+		return b
 	}
-	j.entries[j.next] = entry
-	j.next = (j.next + 1) % j.limit
+	return bytes.ReplaceAll(b, []byte(key), []byte(Redacted))
 }
 
 // Requests returns a copy of the journal, oldest first: every request the
-// server received (within the journal limit), whatever its answer.
+// server received (within the journal's bounds), whatever its answer.
 func (s *Server) Requests() []Request {
 	s.journal.mu.Lock()
 	defer s.journal.mu.Unlock()
-	j := &s.journal
-	out := make([]Request, 0, len(j.entries))
-	out = append(out, j.entries[j.next:]...)
-	return append(out, j.entries[:j.next]...)
+	return append([]Request(nil), s.journal.entries[s.journal.head:]...)
 }
 
 // ClearRequests empties the journal.
 func (s *Server) ClearRequests() {
 	s.journal.mu.Lock()
 	defer s.journal.mu.Unlock()
-	s.journal.entries, s.journal.next = nil, 0
+	s.journal.entries, s.journal.head, s.journal.bytes = nil, 0, 0
+}
+
+// RequestsMatching returns the requests of the journal, oldest first, whose
+// method is method ("" for any; case does not matter) and whose [Request.Path]
+// matches pattern, a [path.Match] pattern in the form of [Fault.Path], e.g.
+// "/conversations/*/messages" ("" for any; a leading /v1 or /api/v1 is
+// ignored). A malformed pattern matches nothing.
+func (s *Server) RequestsMatching(method, pattern string) []Request {
+	pattern = normalizeFaultPath(pattern)
+	var out []Request
+	for _, r := range s.Requests() {
+		if requestMatches(r, method, pattern) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func requestMatches(r Request, method, pattern string) bool {
+	if method != "" && !strings.EqualFold(method, r.Method) {
+		return false
+	}
+	if pattern == "" {
+		return true
+	}
+	ok, err := path.Match(pattern, r.Path)
+	return err == nil && ok
+}
+
+// CountRequests is the number of requests [Server.RequestsMatching] returns.
+func (s *Server) CountRequests(method, pattern string) int {
+	return len(s.RequestsMatching(method, pattern))
+}
+
+// LastRequest returns the most recent request matching method and pattern
+// (as in [Server.RequestsMatching]); ok is false when there is none.
+func (s *Server) LastRequest(method, pattern string) (r Request, ok bool) {
+	m := s.RequestsMatching(method, pattern)
+	if len(m) == 0 {
+		return Request{}, false
+	}
+	return m[len(m)-1], true
+}
+
+// CheckRequests reports an error on t, listing the journal, unless exactly
+// want requests match method and pattern (as in [Server.RequestsMatching]).
+// It returns whether the check passed.
+func (s *Server) CheckRequests(t testing.TB, method, pattern string, want int) bool {
+	t.Helper()
+	if _, err := path.Match(normalizeFaultPath(pattern), ""); err != nil {
+		t.Errorf("fake: pattern %q: %v", pattern, err)
+		return false
+	}
+	if got := s.CountRequests(method, pattern); got != want {
+		t.Errorf("fake: %d requests match %s, want %d; the journal holds:\n%s", got, describeFilter(method, pattern), want, s.journalListing())
+		return false
+	}
+	return true
+}
+
+// CheckLastBody reports an error on t unless the last request matching
+// method and pattern (as in [Server.LastRequest]) has a body equal, as JSON,
+// to wantJSON. It returns whether the check passed.
+func (s *Server) CheckLastBody(t testing.TB, method, pattern, wantJSON string) bool {
+	t.Helper()
+	r, ok := s.LastRequest(method, pattern)
+	if !ok {
+		t.Errorf("fake: no request matches %s; the journal holds:\n%s", describeFilter(method, pattern), s.journalListing())
+		return false
+	}
+	var got, want any
+	if err := json.Unmarshal([]byte(wantJSON), &want); err != nil {
+		t.Errorf("fake: the expected body is not JSON: %v", err)
+		return false
+	}
+	if err := json.Unmarshal(r.Body, &got); err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("fake: the last request matching %s has body\n\t%s\nwant\n\t%s", describeFilter(method, pattern), r.Body, wantJSON)
+		return false
+	}
+	return true
+}
+
+func describeFilter(method, pattern string) string {
+	if method == "" {
+		method = "any method"
+	}
+	if pattern == "" {
+		pattern = "any path"
+	}
+	return method + " " + pattern
+}
+
+// journalListing is one line per journaled request, for failure messages.
+func (s *Server) journalListing() string {
+	var b strings.Builder
+	for _, r := range s.Requests() {
+		fmt.Fprintf(&b, "\t%s %s%s -> %d\n", r.Method, r.Prefix, r.Path, r.Status)
+	}
+	if b.Len() == 0 {
+		return "\t(nothing)\n"
+	}
+	return b.String()
 }

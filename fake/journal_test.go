@@ -1,8 +1,14 @@
 package fake_test
 
 import (
+	"bytes"
+	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -18,7 +24,10 @@ func TestJournalRecordsAndRedacts(t *testing.T) {
 	reqs := s.Requests()
 	require.Len(t, reqs, 3)
 	assert.Equal(t, "GET", reqs[0].Method)
-	assert.Equal(t, "/v1/channels", reqs[0].Path)
+	assert.Equal(t, "/channels", reqs[0].Path)
+	assert.Equal(t, "/v1", reqs[0].Prefix)
+	assert.Equal(t, "/api/v1", reqs[2].Prefix)
+	assert.Equal(t, s.Company().ID(), reqs[0].CompanyID)
 	assert.Equal(t, "1", reqs[0].Query.Get("x"))
 	assert.Equal(t, "Bearer [REDACTED]", reqs[0].Header.Get("Authorization"))
 	assert.Equal(t, http.StatusOK, reqs[0].Status)
@@ -47,5 +56,180 @@ func TestJournalLimit(t *testing.T) {
 	for _, r := range s.Requests() {
 		paths = append(paths, r.Path)
 	}
-	assert.Equal(t, []string{"/v1/c", "/v1/d", "/v1/e"}, paths)
+	assert.Equal(t, []string{"/c", "/d", "/e"}, paths)
+}
+
+// readSpy is a request body that records whether the server read it.
+type readSpy struct {
+	read bool
+	r    io.Reader
+}
+
+func (b *readSpy) Read(p []byte) (int, error) { b.read = true; return b.r.Read(p) }
+
+// The key is checked before the body is read: a request without a valid key
+// has its body neither read nor journaled, whatever its route.
+func TestBodyUnreadWithoutAValidKey(t *testing.T) {
+	s, err := fake.NewHandler(fake.WithClock(fake.NewManualClock(t0)))
+	require.NoError(t, err)
+	tests := []struct {
+		name, target, key string
+		status            int
+		read              bool
+	}{
+		{"no key", "/v1/chatapp/contacts", "", 401, false},
+		{"wrong key", "/v1/chatapp/contacts", "nope", 401, false},
+		{"unknown route without key", "/v1/nope", "", 404, false},
+		{"valid key", "/v1/chatapp/contacts", fake.DefaultAPIKey, 400, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s.ClearRequests()
+			body := &readSpy{r: strings.NewReader(`{"phone_number":"` + strings.Repeat("1", 4096) + `"}`)}
+			req := httptest.NewRequest(http.MethodPost, tc.target, body)
+			req.Header.Set("Content-Type", "application/json")
+			if tc.key != "" {
+				req.Header.Set("X-Api-Key", tc.key)
+			}
+			rec := httptest.NewRecorder()
+			s.Handler().ServeHTTP(rec, req)
+			assert.Equal(t, tc.status, rec.Code, rec.Body.String())
+			assert.Equal(t, tc.read, body.read)
+			reqs := s.Requests()
+			require.Len(t, reqs, 1)
+			assert.Equal(t, tc.read, reqs[0].Body != nil)
+		})
+	}
+}
+
+// The journal keeps within its byte budget: oldest entries go first, and a
+// long body is cut with a marker; the entry limit still applies.
+func TestJournalByteBudget(t *testing.T) {
+	s := newServer(t, fake.WithJournalBytes(16<<10))
+	body := `{"phone_number":"` + strings.Repeat("7", 5000) + `"}`
+	for range 40 {
+		call(t, s, http.MethodPost, "/v1/chatapp/sequences/cancel", body)
+	}
+	reqs := s.Requests()
+	require.NotEmpty(t, reqs)
+	assert.Less(t, len(reqs), 40, "the oldest entries are forgotten")
+	total := 0
+	for _, r := range reqs {
+		total += len(r.Body)
+		assert.Equal(t, len(body), r.BodySize)
+		assert.Less(t, len(r.Body), len(body))
+		assert.True(t, bytes.HasSuffix(r.Body, []byte("[fake: body truncated, 5019 bytes in all]")), "%q", r.Body[len(r.Body)-60:])
+	}
+	assert.LessOrEqual(t, total, 16<<10)
+
+	s2 := newServer(t, fake.WithJournalBytes(1<<20), fake.WithJournalLimit(2))
+	for range 5 {
+		get(t, s2, "/channels")
+	}
+	assert.Len(t, s2.Requests(), 2)
+}
+
+// The request's own key is redacted from the body and the query too.
+func TestJournalRedactsTheKeyEverywhere(t *testing.T) {
+	s := newServer(t)
+	call(t, s, http.MethodPost, "/v1/chatapp/sequences/cancel?k="+s.APIKey(), `{"phone_number":"1","note":"`+s.APIKey()+`"}`)
+	reqs := s.Requests()
+	require.Len(t, reqs, 1)
+	assert.NotContains(t, string(reqs[0].Body), s.APIKey())
+	assert.Equal(t, fake.Redacted, reqs[0].Query.Get("k"))
+}
+
+// One path form everywhere: the string that names a path in a fault rule is
+// the journal's Path and the filters' pattern, whichever prefix was sent.
+func TestOnePathFormForFaultsJournalAndFilters(t *testing.T) {
+	s := newServer(t)
+	b := seedBasic(t, s)
+	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
+	const pattern = "/conversations/*/messages"
+	s.AddFault(fake.Fault{Path: pattern, Status: 503, Times: 1})
+	assert.Equal(t, pattern, s.Faults()[0].Fault.Path)
+
+	assert.Equal(t, 503, get(t, s, "/conversations/"+conv+"/messages").Status)
+	assert.Equal(t, 200, call(t, s, "GET", "/api/v1/conversations/"+conv+"/messages", nil).Status)
+	get(t, s, "/channels")
+
+	reqs := s.RequestsMatching("GET", pattern)
+	require.Len(t, reqs, 2)
+	assert.Equal(t, "/conversations/"+conv+"/messages", reqs[0].Path)
+	assert.Equal(t, []string{"/v1", "/api/v1"}, []string{reqs[0].Prefix, reqs[1].Prefix})
+	assert.Equal(t, []int{503, 200}, []int{reqs[0].Status, reqs[1].Status})
+	assert.Equal(t, 2, s.CountRequests("get", "/v1"+pattern), "a prefix in the pattern is ignored, the method's case too")
+	assert.Equal(t, 3, s.CountRequests("", ""))
+	assert.Zero(t, s.CountRequests("POST", pattern))
+	assert.Zero(t, s.CountRequests("", "[bad"))
+	last, ok := s.LastRequest("", "")
+	require.True(t, ok)
+	assert.Equal(t, "/channels", last.Path)
+	_, ok = s.LastRequest("DELETE", "")
+	assert.False(t, ok)
+}
+
+// errorsTB records what the check helpers report.
+type errorsTB struct {
+	testing.TB
+	errs []string
+}
+
+func (e *errorsTB) Helper() {}
+func (e *errorsTB) Errorf(format string, args ...any) {
+	e.errs = append(e.errs, fmt.Sprintf(format, args...))
+}
+
+func TestCheckHelpers(t *testing.T) {
+	s := newServer(t)
+	b := seedBasic(t, s)
+	call(t, s, "POST", "/v1/chatapp/sequences/cancel", map[string]string{"phone_number": "5511987654321"})
+	_ = b
+
+	assert.True(t, s.CheckRequests(t, "POST", "/chatapp/sequences/cancel", 1))
+	assert.True(t, s.CheckLastBody(t, "POST", "/chatapp/*/cancel", `{ "phone_number": "5511987654321" }`))
+
+	rec := &errorsTB{}
+	assert.False(t, s.CheckRequests(rec, "GET", "/channels", 1))
+	assert.False(t, s.CheckLastBody(rec, "POST", "/chatapp/sequences/cancel", `{"phone_number":"1"}`))
+	assert.False(t, s.CheckLastBody(rec, "GET", "", `{}`))
+	assert.False(t, s.CheckRequests(rec, "", "[bad", 0))
+	require.Len(t, rec.errs, 4)
+	assert.Contains(t, rec.errs[0], "0 requests match GET /channels, want 1")
+	assert.Contains(t, rec.errs[0], "POST /v1/chatapp/sequences/cancel -> 200")
+	assert.Contains(t, rec.errs[1], `want`)
+	assert.Contains(t, rec.errs[2], "no request matches GET any path")
+	assert.Contains(t, rec.errs[3], `pattern "[bad"`)
+}
+
+// Reset puts the server back as it started (the WithSeed data, the start
+// key, the start clock reading), as convofake's POST /_fake/reset does;
+// Clear empties it.
+func TestResetRestoresTheStartClearEmpties(t *testing.T) {
+	clock := fake.NewManualClock(t0)
+	s := fake.New(t, fake.WithClock(clock), fake.WithSeed(fake.DemoSeed()), fake.WithAPIKey("start-key"))
+	co := s.Company()
+	start := len(co.Contacts())
+	require.NotZero(t, start)
+	startNow := clock.Now()
+
+	acc := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp})
+	co.AddContact(fake.Contact{Account: acc, Phone: "5511900001111"})
+	require.NoError(t, s.Load(&fake.Seed{Companies: []fake.CompanySeed{{APIKey: "loaded-key"}}}))
+	s.AddCompany("second")
+	clock.Advance(48 * time.Hour)
+	s.AddFault(fake.Fault{Status: 500})
+	get(t, s, "/channels")
+
+	s.Reset()
+	assert.Len(t, co.Contacts(), start)
+	assert.Equal(t, "start-key", s.APIKey())
+	assert.Len(t, s.Companies(), 1)
+	assert.Equal(t, startNow, clock.Now())
+	assert.Empty(t, s.Faults())
+	assert.Empty(t, s.Requests())
+
+	s.Clear()
+	assert.Empty(t, co.Contacts())
+	assert.Equal(t, "start-key", s.APIKey())
 }

@@ -12,10 +12,12 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // parseLimit reads an integer query parameter bounded by [1, max] with a
-// default (spec §4.1 rule 3, §4.3, D4). Only plain decimal digits are an
+// default (spec §4.1 rule 3, §4.3). Only plain decimal digits are an
 // integer: "abc", "5.5", "1e2", "+5", "-1", " 5" and "" are INVALID_PARAM;
 // leading zeros are allowed ("05" is 5).
 func parseLimit(q url.Values, name string, def, max int) (int, *apiError) {
@@ -40,9 +42,9 @@ func parseLimit(q url.Values, name string, def, max int) (int, *apiError) {
 	return n, nil
 }
 
-// parseTime reads an RFC 3339 date-time query parameter (D18, D32). The
+// parseTime reads an RFC 3339 date-time query parameter. The
 // instant is truncated to the millisecond, the precision of every time the
-// API shows (D18), so that a bound echoed back (window.since) is exactly the
+// API shows, so that a bound echoed back (window.since) is exactly the
 // bound applied.
 func parseTime(q url.Values, name string) (time.Time, bool, *apiError) {
 	vs, ok := q[name]
@@ -78,11 +80,78 @@ func decodeBody(r *http.Request) (jsonBody, *apiError) {
 	if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
 		return nil, invalidParam("Content-Type must be application/json")
 	}
+	if e := checkJSONText(raw); e != nil {
+		return nil, e
+	}
 	var body jsonBody
 	if err := json.Unmarshal(raw, &body); err != nil || body == nil {
 		return nil, invalidParam("The request body must be a JSON object")
 	}
 	return body, nil
+}
+
+// checkJSONText refuses what encoding/json would silently change: bytes
+// that are not UTF-8 and \u escapes of lone surrogates (both become
+// U+FFFD, so two different names could collapse into one), and NUL
+// characters (\u0000), which no field of the service accepts. A raw NUL or
+// control byte is not JSON at all and is left to the decoder.
+func checkJSONText(raw []byte) *apiError {
+	if !utf8.Valid(raw) {
+		return invalidParam("body is not valid UTF-8")
+	}
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '\\' || i+1 >= len(raw) {
+			continue
+		}
+		i++ // the escaped character; only \u needs a look
+		if raw[i] != 'u' {
+			continue
+		}
+		r, ok := hex4(raw, i+1)
+		if !ok {
+			continue // not JSON: the decoder reports it
+		}
+		i += 4
+		switch {
+		case r == 0:
+			return invalidParam("body holds a NUL character (\\u0000) in a string; no field accepts one")
+		case utf16.IsSurrogate(r) && r < 0xDC00: // a high surrogate needs a low one next
+			lo, ok := rune(0), i+6 < len(raw) && raw[i+1] == '\\' && raw[i+2] == 'u'
+			if ok {
+				lo, ok = hex4(raw, i+3)
+			}
+			if !ok || lo < 0xDC00 || lo > 0xDFFF {
+				return invalidParam("body holds a lone UTF-16 surrogate escape in a string")
+			}
+			i += 6
+		case utf16.IsSurrogate(r):
+			return invalidParam("body holds a lone UTF-16 surrogate escape in a string")
+		}
+	}
+	return nil
+}
+
+// hex4 reads the four hex digits at raw[i:i+4].
+func hex4(raw []byte, i int) (rune, bool) {
+	if i+4 > len(raw) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range raw[i : i+4] {
+		var d byte
+		switch {
+		case c >= '0' && c <= '9':
+			d = c - '0'
+		case c >= 'a' && c <= 'f':
+			d = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			d = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(d)
+	}
+	return r, true
 }
 
 // str returns the string field name; present is false when absent, null or
@@ -98,7 +167,7 @@ func (b jsonBody) str(name string) (v string, present bool, e *apiError) {
 	return v, v != "", nil
 }
 
-// required returns the string field name or MISSING_PARAM naming it (D26).
+// required returns the string field name or MISSING_PARAM naming it.
 func (b jsonBody) required(name string) (string, *apiError) {
 	v, ok, e := b.str(name)
 	if e != nil {
@@ -110,7 +179,7 @@ func (b jsonBody) required(name string) (string, *apiError) {
 	return v, nil
 }
 
-// cursor is the decoded content of a pagination cursor (D29). Cursors are
+// cursor is the decoded content of a pagination cursor. Cursors are
 // opaque to clients: base64url(JSON) "." base64url(HMAC-SHA256 truncated),
 // keyed by a per-server secret, so a cursor the server did not issue is
 // rejected with 400 INVALID_PARAM.

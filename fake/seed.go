@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	convo "github.com/convoapi/convo-go"
 )
 
 // Seed is a seed document: the whole state of a server in JSON, for
@@ -24,12 +26,12 @@ type Seed struct {
 	// real clock, a seed with now does not load ([Server.Load]). Without
 	// now, relative times count back from the clock's reading.
 	Now *time.Time `json:"now,omitempty"`
-	// Companies are the tenants (D20). The first one is the default company:
+	// Companies are the tenants. The first one is the default company:
 	// without an api_key it keeps the server's key.
 	Companies []CompanySeed `json:"companies"`
 }
 
-// CompanySeed is one company of a [Seed] (D20).
+// CompanySeed is one company of a [Seed].
 type CompanySeed struct {
 	APIKey        string             `json:"api_key,omitempty"`       // required except on the first company
 	Channels      []ChannelSeed      `json:"channels,omitempty"`      // accounts and webchat widgets
@@ -38,21 +40,21 @@ type CompanySeed struct {
 }
 
 // ChannelSeed is a channel account (chatapp, botapp; spec §2.2) or, with
-// channel "webchat", a webchat widget (D31).
+// channel "webchat", a webchat widget.
 type ChannelSeed struct {
-	Ref                string `json:"ref,omitempty"`                 // local name for contacts[].channel
-	ID                 string `json:"id,omitempty"`                  // default: a new UUID
-	Channel            string `json:"channel"`                       // chatapp, botapp or webchat
-	DisplayName        string `json:"display_name,omitempty"`        // human label
-	ProviderIdentifier string `json:"provider_identifier,omitempty"` // chatapp: the phone_number_id (D23)
+	Ref                string        `json:"ref,omitempty"`                 // local name for contacts[].channel
+	ID                 string        `json:"id,omitempty"`                  // default: a new UUID
+	Channel            convo.Channel `json:"channel"`                       // chatapp, botapp or webchat
+	DisplayName        string        `json:"display_name,omitempty"`        // human label
+	ProviderIdentifier string        `json:"provider_identifier,omitempty"` // chatapp: the phone_number_id
 }
 
-// ContactSeed is a contact on one account (D24).
+// ContactSeed is a contact on one account.
 type ContactSeed struct {
 	Ref               string            `json:"ref,omitempty"`                // local name for conversations[].contact
 	ID                string            `json:"id,omitempty"`                 // default: a new UUID
 	Channel           string            `json:"channel"`                      // ref or id of the account or widget
-	Phone             string            `json:"phone,omitempty"`              // normalized (D16); required on chatapp
+	Phone             string            `json:"phone,omitempty"`              // normalized (digits only); required on chatapp
 	ChannelIdentifier string            `json:"channel_identifier,omitempty"` // native address; default from the phone
 	Name              string            `json:"name,omitempty"`               // default the phone or identifier
 	Email             string            `json:"email,omitempty"`              // absent: null
@@ -66,51 +68,58 @@ type ContactSeed struct {
 
 // ConversationSeed is a conversation of a contact, with its messages.
 type ConversationSeed struct {
-	Ref         string        `json:"ref,omitempty"`          // for readability only
-	ID          string        `json:"id,omitempty"`           // default: a new UUID
-	Contact     string        `json:"contact"`                // ref or id of the contact
-	Status      string        `json:"status,omitempty"`       // open (default), resolved, archived
-	AssignedTo  string        `json:"assigned_to,omitempty"`  // agent; absent: unassigned
-	UnreadCount *int          `json:"unread_count,omitempty"` // overrides the derived count
-	CreatedAt   string        `json:"created_at,omitempty"`   // RFC 3339
-	CreatedAgo  string        `json:"created_ago,omitempty"`  // or a duration before now
-	Messages    []MessageSeed `json:"messages,omitempty"`     // in any order
+	Ref         string                   `json:"ref,omitempty"`          // for readability only
+	ID          string                   `json:"id,omitempty"`           // default: a new UUID
+	Contact     string                   `json:"contact"`                // ref or id of the contact
+	Status      convo.ConversationStatus `json:"status,omitempty"`       // open (default), resolved, archived
+	AssignedTo  string                   `json:"assigned_to,omitempty"`  // agent; absent: unassigned
+	UnreadCount *int                     `json:"unread_count,omitempty"` // overrides the derived count
+	CreatedAt   string                   `json:"created_at,omitempty"`   // RFC 3339
+	CreatedAgo  string                   `json:"created_ago,omitempty"`  // or a duration before now
+	Messages    []MessageSeed            `json:"messages,omitempty"`     // in any order
 }
 
 // MessageSeed is a message. Its time is at (RFC 3339) or ago (a duration
 // before the clock's now: "90m", "3h", "2d4h"); neither: now.
 type MessageSeed struct {
-	ID            string         `json:"id,omitempty"`             // message_id; default a new UUID
-	Direction     string         `json:"direction,omitempty"`      // inbound, outbound; default from sender
-	Sender        string         `json:"sender,omitempty"`         // contact, agent, phone, automation, system (D30)
-	Type          string         `json:"type,omitempty"`           // D13; default text or from the media
-	Text          string         `json:"text,omitempty"`           // text or caption
-	Status        string         `json:"status,omitempty"`         // D14; default null in, delivered out
-	At            string         `json:"at,omitempty"`             // RFC 3339
-	Ago           string         `json:"ago,omitempty"`            // or a duration before now
-	FailureReason string         `json:"failure_reason,omitempty"` // failure_reason
-	Media         *MediaSeed     `json:"media,omitempty"`          // media of a media type
-	Reactions     []ReactionSeed `json:"reactions,omitempty"`      // reactions to this message (D15)
+	ID            string              `json:"id,omitempty"`             // message_id; default a new UUID
+	Direction     convo.Direction     `json:"direction,omitempty"`      // inbound, outbound; default from sender
+	Sender        Sender              `json:"sender,omitempty"`         // contact, agent, phone, automation, system
+	Type          convo.MessageType   `json:"type,omitempty"`           // default text or from the media
+	Text          string              `json:"text,omitempty"`           // text or caption
+	Status        convo.MessageStatus `json:"status,omitempty"`         // default null in, delivered out
+	At            string              `json:"at,omitempty"`             // RFC 3339
+	Ago           string              `json:"ago,omitempty"`            // or a duration before now
+	FailureReason string              `json:"failure_reason,omitempty"` // failure_reason
+	Media         *MediaSeed          `json:"media,omitempty"`          // media of a media type
+	Reactions     []ReactionSeed      `json:"reactions,omitempty"`      // reactions to this message
 }
 
 // MediaSeed is the media of a message. The content of an available file is
 // data_base64, or content (text), or size bytes of filler.
 type MediaSeed struct {
-	Status     string `json:"status,omitempty"`      // available, unknown, no_reference
-	MimeType   string `json:"mime_type,omitempty"`   // MIME type
-	Filename   string `json:"filename,omitempty"`    // file name
-	Size       int64  `json:"size,omitempty"`        // filler size, or file_size of unknown media
-	DataBase64 string `json:"data_base64,omitempty"` // the file's bytes
-	Content    string `json:"content,omitempty"`     // the file's bytes as text
+	Status     convo.MediaStatus `json:"status,omitempty"`      // available, unknown, no_reference
+	MimeType   string            `json:"mime_type,omitempty"`   // MIME type
+	Filename   string            `json:"filename,omitempty"`    // file name
+	Size       int64             `json:"size,omitempty"`        // filler size, or file_size of unknown media
+	DataBase64 string            `json:"data_base64,omitempty"` // the file's bytes
+	Content    string            `json:"content,omitempty"`     // the file's bytes as text
 }
 
-// ReactionSeed is a reaction (D15).
+// ReactionSeed is a reaction.
 type ReactionSeed struct {
-	Emoji     string `json:"emoji"`               // the emoji
-	Direction string `json:"direction,omitempty"` // inbound (default) or outbound
-	At        string `json:"at,omitempty"`        // RFC 3339
-	Ago       string `json:"ago,omitempty"`       // or a duration before now
+	Emoji     string          `json:"emoji"`               // the emoji
+	Direction convo.Direction `json:"direction,omitempty"` // inbound (default) or outbound
+	At        string          `json:"at,omitempty"`        // RFC 3339
+	Ago       string          `json:"ago,omitempty"`       // or a duration before now
 }
+
+// ErrRealClock is the error of [Server.Load] for a seed with a now on a
+// server whose clock is real: a real clock cannot be set. In Go, give the
+// server a manual clock ([WithClock] with [NewManualClock], or [WithSeed]
+// without WithClock). Its text names no Go call, so that a tool may show it
+// to any user.
+var ErrRealClock = errors.New(`seed: now: the server's clock is real and cannot be set; remove "now" from the seed, or start the server on a manual clock`)
 
 // LoadSeed reads a seed document and checks it (by loading it into a
 // scratch server). Errors name the place: a line and column for JSON
@@ -141,7 +150,11 @@ func LoadSeed(r io.Reader) (*Seed, error) {
 			if field == "" {
 				field = typ.Field
 			}
-			return nil, fmt.Errorf("seed: %s (line %d, column %d): want %v, got JSON %s", field, line, col, typ.Type, typ.Value)
+			want := typ.Type.String()
+			if typ.Type.Kind() == reflect.String { // convo.Channel and the like are strings in JSON
+				want = "string"
+			}
+			return nil, fmt.Errorf("seed: %s (line %d, column %d): want %s, got JSON %s", field, line, col, want, typ.Value)
 		case strings.HasPrefix(err.Error(), "json: unknown field "):
 			if p := unknownFieldPath(data); p != "" {
 				name := p[strings.LastIndexAny(p, ".]")+1:]
@@ -369,7 +382,7 @@ func (s *Server) Load(seed *Seed) (err error) {
 	now := s.clock.Now()
 	if seed.Now != nil {
 		if !s.clock.Manual() {
-			return errors.New(`seed: now: the server's clock is real and cannot be set; remove "now" from the seed, or give the server a manual clock (WithClock(NewManualClock(...)), or WithSeed without WithClock)`)
+			return ErrRealClock
 		}
 		// Defaults ("now") read the clock while loading: set it first, and
 		// put it back if the seed does not load.

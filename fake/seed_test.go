@@ -97,7 +97,7 @@ func TestLoadReplacesAndRestoresOnError(t *testing.T) {
 	require.Error(t, s.Load(bad))
 	assert.Len(t, co.Contacts(), 3, "a failed load keeps the previous state")
 
-	s.Reset()
+	s.Clear()
 	assert.Empty(t, co.Contacts())
 	assert.Equal(t, "sample-key", s.APIKey())
 	assert.JSONEq(t, `{"items":[]}`, get(t, s, "/channels").Data(t, 200))

@@ -1,21 +1,16 @@
 package fake
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/convoapi/convo-go/internal/statuswriter"
 )
 
 // DefaultAPIKey is the API key of the default company unless [WithAPIKey]
@@ -29,6 +24,7 @@ const (
 	DefaultAnomalyCacheTTL = 5 * time.Minute // spec §4.4 rule 3: "a few minutes"
 	DefaultAttachmentTTL   = 15 * time.Minute
 	DefaultJournalLimit    = 10000
+	DefaultJournalBytes    = 32 << 20 // bytes of the journal's budget: 32 MiB
 	maxBodyBytes           = 1 << 20
 )
 
@@ -55,7 +51,9 @@ type Server struct {
 	faults   faultSet
 	journal  journal
 	ts       *httptest.Server
+	mem      *pipeNet // WithInMemoryNetwork: the server behind Client and HTTPClient
 	cfg      config
+	startNow time.Time // the clock's reading once the server started, for Reset
 	closeOne sync.Once
 }
 
@@ -73,6 +71,8 @@ type config struct {
 	publicURL      string
 	journalLimit   int
 	journalLimitOK bool
+	journalBytes   int64
+	inMemory       bool
 }
 
 // Option configures a [Server].
@@ -85,7 +85,7 @@ func WithClock(c *Clock) Option { return func(cfg *config) { cfg.clock = c } }
 // WithAPIKey sets the API key of the default company (default [DefaultAPIKey]).
 func WithAPIKey(key string) Option { return func(cfg *config) { cfg.apiKey = key } }
 
-// WithRateLimit sets the request limit per API key (spec §8, D11): a token
+// WithRateLimit sets the request limit per API key (spec §8): a token
 // bucket of burst tokens refilled at perSecond on the server's clock, the
 // three header forms counted together. perSecond <= 0 disables the limit.
 // Default: [DefaultRateLimit] per second, burst [DefaultRateBurst].
@@ -106,7 +106,7 @@ func WithAnomalyRateLimit(calls int, per time.Duration) Option {
 func WithAnomalyCacheTTL(d time.Duration) Option { return func(cfg *config) { cfg.anomalyTTL = d } }
 
 // WithAttachmentTTL sets how long a temporary attachment URL stays valid
-// (spec §4.2, D9). Default [DefaultAttachmentTTL].
+// (spec §4.2). Default [DefaultAttachmentTTL].
 func WithAttachmentTTL(d time.Duration) Option { return func(cfg *config) { cfg.attachmentTTL = d } }
 
 // WithSeed loads seed at start (see [Server.Load]). When the seed has a now
@@ -119,15 +119,25 @@ func WithLogger(l *slog.Logger) Option { return func(cfg *config) { cfg.logger =
 
 // WithPublicURL sets the scheme, host and optional path prefix under which
 // the server is reachable, e.g. "https://fake.example.com/convo", for the
-// temporary attachment URLs. Default: derived from each request's Host, which
-// is right unless the handler is mounted under a prefix or behind a proxy.
+// temporary attachment URLs. Default: the server's own listener, or for a
+// handler mounted elsewhere the local address each request came in on;
+// never the request's Host header. Set it when the handler is mounted under
+// a prefix or behind a proxy.
 func WithPublicURL(base string) Option { return func(cfg *config) { cfg.publicURL = base } }
 
 // WithJournalLimit bounds the request journal to the last n requests
-// (default [DefaultJournalLimit]; 0 disables the journal).
+// (default [DefaultJournalLimit]; 0 disables the journal). The byte budget
+// of [WithJournalBytes] applies as well.
 func WithJournalLimit(n int) Option {
 	return func(cfg *config) { cfg.journalLimit, cfg.journalLimitOK = n, true }
 }
+
+// WithJournalBytes bounds the memory of the request journal to about n
+// bytes (default [DefaultJournalBytes]; 0 disables the journal): the oldest
+// requests are forgotten first, and a body is kept up to 64 KiB (less when n
+// is small), then cut with a marker (see [Request.Body]). The entry limit of
+// [WithJournalLimit] applies as well.
+func WithJournalBytes(n int64) Option { return func(cfg *config) { cfg.journalBytes = n } }
 
 // New starts a server for the test t on a loopback address and closes it with
 // t.Cleanup. A seed given by [WithSeed] that does not load fails the test.
@@ -167,6 +177,7 @@ func newServer(listen bool, opts ...Option) (*Server, error) {
 		anomalyTTL:    DefaultAnomalyCacheTTL,
 		attachmentTTL: DefaultAttachmentTTL,
 		journalLimit:  DefaultJournalLimit,
+		journalBytes:  DefaultJournalBytes,
 	}
 	for _, o := range opts {
 		if o != nil {
@@ -196,13 +207,17 @@ func newServer(listen bool, opts ...Option) (*Server, error) {
 		cfg:        cfg,
 	}
 	s.limiter = newLimiter(clock, cfg.rate, cfg.burst, cfg.anomalyCalls, cfg.anomalyPer)
-	s.journal.limit = cfg.journalLimit
+	s.journal.limit, s.journal.maxBytes = cfg.journalLimit, cfg.journalBytes
 	s.resetLocked()
 	var err error
 	if cfg.seed != nil {
 		err = s.Load(cfg.seed)
 	}
-	if listen {
+	s.startNow = clock.Now()
+	switch {
+	case listen && cfg.inMemory:
+		s.mem = startPipeNet(s)
+	case listen:
 		s.ts = newLoopbackServer(s)
 	}
 	return s, err
@@ -226,13 +241,19 @@ func (s *Server) Close() {
 			s.ts.CloseClientConnections()
 			s.ts.Close()
 		}
+		if s.mem != nil {
+			s.mem.shutdown()
+		}
 	})
 }
 
 // URL returns the base URL of the API, ending in /v1 (spec §1), e.g.
 // http://127.0.0.1:40123/v1. It is "" for a server built by [NewHandler].
 func (s *Server) URL() string {
-	if s.ts == nil {
+	switch {
+	case s.mem != nil:
+		return "http://" + inMemoryAddr + "/v1"
+	case s.ts == nil:
 		return ""
 	}
 	return s.ts.URL + "/v1"
@@ -249,202 +270,21 @@ func (s *Server) APIKey() string {
 func (s *Server) Clock() *Clock { return s.clock }
 
 // Handler returns the server as an http.Handler, to mount in a server of
-// your own. It serves /v1/..., /api/v1/... (D21) and the temporary
+// your own. It serves /v1/..., /api/v1/... and the temporary
 // attachment URLs under /_files/.
 func (s *Server) Handler() http.Handler { return s }
 
 // HTTPClient returns an *http.Client suitable for the server (the listener's
-// own client); plain http.DefaultClient works too.
+// own client); plain http.DefaultClient works too, except with
+// [WithInMemoryNetwork], where only this client reaches the server.
 func (s *Server) HTTPClient() *http.Client {
-	if s.ts == nil {
+	switch {
+	case s.mem != nil:
+		return &http.Client{Transport: s.mem.transport}
+	case s.ts == nil:
 		return http.DefaultClient
 	}
 	return s.ts.Client()
-}
-
-// route is one endpoint of the API, path relative to /v1 with {} wildcards.
-type route struct {
-	method  string
-	pattern []string
-	handle  func(s *Server, w http.ResponseWriter, r *http.Request, co *company, args []string)
-}
-
-var routes = []route{
-	{http.MethodGet, split("/channels"), (*Server).handleChannels},                        // spec §4.5
-	{http.MethodGet, split("/conversations"), (*Server).handleConversations},              // spec §4.3
-	{http.MethodGet, split("/conversations/anomalies"), (*Server).handleAnomalies},        // spec §4.4
-	{http.MethodGet, split("/conversations/{}/messages"), (*Server).handleMessages},       // spec §4.1
-	{http.MethodGet, split("/attachments/{}"), (*Server).handleAttachment},                // spec §4.2
-	{http.MethodPost, split("/chatapp/contacts"), (*Server).handleCreateContact},          // spec §4.6
-	{http.MethodGet, split("/chatapp/contacts/lookup"), (*Server).handleLookupContact},    // spec §4.7
-	{http.MethodPatch, split("/chatapp/contacts/custom-fields"), (*Server).handleFields},  // spec §4.8
-	{http.MethodDelete, split("/chatapp/contacts/tags"), (*Server).handleRemoveTags},      // spec §4.9
-	{http.MethodPost, split("/chatapp/sequences/cancel"), (*Server).handleCancelSequence}, // spec §4.10
-}
-
-// split cuts a path into segments; one trailing slash is ignored, empty
-// segments (a double slash) are kept, so they match no route.
-func split(p string) []string {
-	p = strings.TrimPrefix(p, "/")
-	p = strings.TrimSuffix(p, "/")
-	return strings.Split(p, "/")
-}
-
-// filesPrefix is where temporary attachment URLs live, outside /v1 (D9).
-const filesPrefix = "/_files/"
-
-// apiPath strips the /v1 or /api/v1 prefix (D21); ok is false for paths
-// outside the API.
-func apiPath(p string) (rel string, ok bool) {
-	for _, prefix := range []string{"/api/v1", "/v1"} {
-		if rest, found := strings.CutPrefix(p, prefix); found && (rest == "" || rest[0] == '/') {
-			return rest, true
-		}
-	}
-	return "", false
-}
-
-// internalPath is the form shown in error bodies: /v1 is rewritten to
-// /api/v1 (spec §7 and §9 rule 4).
-func internalPath(p string) string {
-	if rel, ok := apiPath(p); ok {
-		return "/api/v1" + rel
-	}
-	return p
-}
-
-func match(pattern, segs []string) ([]string, bool) {
-	if len(pattern) != len(segs) {
-		return nil, false
-	}
-	var args []string
-	for i, p := range pattern {
-		if p == "{}" {
-			if segs[i] == "" {
-				return nil, false
-			}
-			args = append(args, segs[i])
-		} else if p != segs[i] {
-			return nil, false
-		}
-	}
-	return args, true
-}
-
-// ServeHTTP runs the request pipeline: journal, fault rules, routing (404,
-// 405), authentication (401), rate limits (429), body size (400), then the
-// endpoint.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	rec := &statuswriter.Writer{ResponseWriter: w}
-	body, tooLarge := readBody(r)
-	defer func() { s.record(r, body, rec.Status) }()
-
-	if s.applyFaults(rec, r) {
-		return
-	}
-	if r.Context().Err() != nil {
-		return
-	}
-	if strings.HasPrefix(r.URL.Path, filesPrefix) {
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			rec.Header().Set("Allow", "GET, HEAD")
-			s.writeError(rec, r, errf(http.StatusMethodNotAllowed, CodeMethodNotAllowed, "Method "+r.Method+" is not allowed on this path."))
-			return
-		}
-		s.handleFile(rec, r, strings.TrimPrefix(r.URL.Path, filesPrefix))
-		return
-	}
-	rel, ok := apiPath(r.URL.Path)
-	if !ok {
-		s.writeError(rec, r, errf(http.StatusNotFound, CodeNotFound, "Cannot "+r.Method+" "+r.URL.Path))
-		return
-	}
-	segs := split(rel)
-	var allowed []string
-	for _, rt := range routes {
-		args, ok := match(rt.pattern, segs)
-		if !ok {
-			continue
-		}
-		if rt.method != r.Method {
-			allowed = append(allowed, rt.method)
-			continue
-		}
-		co, apiErr := s.authenticate(r)
-		if apiErr != nil {
-			s.writeError(rec, r, apiErr)
-			return
-		}
-		if apiErr := s.limiter.allow(co.apiKey, rel == "/conversations/anomalies"); apiErr != nil {
-			s.writeError(rec, r, apiErr)
-			return
-		}
-		if tooLarge { // after 401 and 429: an unauthenticated request learns nothing
-			s.writeError(rec, r, invalidParam("The request body is larger than 1 MiB."))
-			return
-		}
-		if apiErr := normalizeQuery(r); apiErr != nil {
-			s.writeError(rec, r, apiErr)
-			return
-		}
-		s.log.Debug("fake: request", "method", r.Method, "path", r.URL.Path)
-		rt.handle(s, rec, r, co, args)
-		return
-	}
-	if len(allowed) > 0 {
-		rec.Header().Set("Allow", strings.Join(allowed, ", "))
-		s.writeError(rec, r, errf(http.StatusMethodNotAllowed, CodeMethodNotAllowed, "Method "+r.Method+" is not allowed on "+internalPath(r.URL.Path)+"."))
-		return
-	}
-	s.writeError(rec, r, errf(http.StatusNotFound, CodeNotFound, "Cannot "+r.Method+" "+internalPath(r.URL.Path)))
-}
-
-// normalizeQuery parses the query string the way the service's stack does:
-// pairs are separated by "&" only (a ";" is part of a value, where Go's
-// url.ParseQuery would drop the whole pair), "+" is a space, and "%" escapes
-// must be valid (else 400 INVALID_PARAM). The result replaces RawQuery, so
-// that handlers read it with r.URL.Query().
-func normalizeQuery(r *http.Request) *apiError {
-	raw := r.URL.RawQuery
-	if raw == "" || !strings.Contains(raw, ";") {
-		if _, err := url.ParseQuery(raw); err != nil {
-			return invalidParam("The query string is malformed.")
-		}
-		return nil
-	}
-	q := url.Values{}
-	for _, pair := range strings.Split(raw, "&") {
-		if pair == "" {
-			continue
-		}
-		k, v, _ := strings.Cut(pair, "=")
-		k, err1 := url.QueryUnescape(k)
-		v, err2 := url.QueryUnescape(v)
-		if err1 != nil || err2 != nil {
-			return invalidParam("The query string is malformed.")
-		}
-		q[k] = append(q[k], v)
-	}
-	r.URL.RawQuery = q.Encode()
-	return nil
-}
-
-// readBody reads up to maxBodyBytes of the body and puts it back for the
-// handlers.
-func readBody(r *http.Request) (body []byte, tooLarge bool) {
-	if r.Body == nil || r.Body == http.NoBody {
-		return nil, false
-	}
-	b, err := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes+1))
-	_ = r.Body.Close()
-	if err != nil {
-		b = nil
-	}
-	if len(b) > maxBodyBytes {
-		return b[:maxBodyBytes], true
-	}
-	r.Body = io.NopCloser(bytes.NewReader(b))
-	return b, false
 }
 
 // sleepCtx waits d of real time or until ctx ends; it reports whether the

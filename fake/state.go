@@ -173,11 +173,9 @@ func newUUID() string {
 	return string(out[:])
 }
 
-func newToken() string {
-	var b [24]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
+// newToken is the secret part of a temporary attachment URL: 130 random
+// bits in base32, safe in a path.
+func newToken() string { return rand.Text() }
 
 // msgLess orders messages by (at, id): the storage order of a conversation.
 func msgLess(at time.Time, id string, m *message) bool {

@@ -100,7 +100,12 @@ func TestAdminSeedNowOnRealClock(t *testing.T) {
 	before := p.admin(http.MethodGet, "/_fake/state/contacts", "").body
 	r := p.admin(http.MethodPost, "/_fake/seed", twoCompanies)
 	assertAdminError(t, r, http.StatusBadRequest, "invalid_seed")
-	assert.Contains(t, r.json(t)["message"], `seed: now: the server's clock is real`)
+	msg := r.json(t)["message"].(string)
+	assert.Contains(t, msg, `seed: now: convofake runs on the real clock`)
+	assert.Contains(t, msg, `--clock=frozen`, "the advice is a flag")
+	for _, goCall := range []string{"WithClock", "NewManualClock", "WithSeed", "(...)"} {
+		assert.NotContains(t, msg, goCall, "no Go call in an HTTP answer")
+	}
 	assert.Equal(t, string(before), string(p.admin(http.MethodGet, "/_fake/state/contacts", "").body), "nothing changed")
 	clock := p.admin(http.MethodGet, "/_fake/clock", "").json(t)
 	assert.Equal(t, false, clock["frozen"])

@@ -32,7 +32,9 @@ func startSeeded(t *testing.T, args ...string) *proc {
 	p := start(t, append([]string{"--clock", "frozen"}, args...)...)
 	r := p.admin(http.MethodPost, "/_fake/seed", readSeed(t))
 	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
-	assert.JSONEq(t, `{"ok":true,"clock":{"now":"2026-11-22T10:00:00.000Z","frozen":true}}`, string(r.body))
+	body := r.json(t)
+	assert.Equal(t, map[string]any{"now": "2026-11-22T10:00:00.000Z", "frozen": true}, body["clock"])
+	assert.Equal(t, true, body["api_key_changed"], "the seed's key replaced the demo key")
 	return p
 }
 
@@ -300,6 +302,7 @@ func TestAdminJournalRedactsKeys(t *testing.T) {
 		Items []struct {
 			Time    string              `json:"time"`
 			Method  string              `json:"method"`
+			Prefix  string              `json:"prefix"`
 			Path    string              `json:"path"`
 			Query   map[string][]string `json:"query"`
 			Headers map[string][]string `json:"headers"`
@@ -314,13 +317,15 @@ func TestAdminJournalRedactsKeys(t *testing.T) {
 	it := j.Items[0]
 	assert.Equal(t, "2026-11-22T10:00:00.000Z", it.Time)
 	assert.Equal(t, "GET", it.Method)
-	assert.Equal(t, "/v1/conversations", it.Path)
+	assert.Equal(t, "/v1", it.Prefix)
+	assert.Equal(t, "/conversations", it.Path, "relative to the base URL, as fault rules take it")
 	assert.Equal(t, map[string][]string{"phone": {"5511987654321"}}, it.Query)
 	assert.Equal(t, []string{"Bearer [REDACTED]"}, it.Headers["Authorization"])
 	assert.JSONEq(t, `null`, string(it.Body))
 	assert.Equal(t, 200, it.Status)
 
-	assert.Equal(t, "/api/v1/channels", j.Items[1].Path)
+	assert.Equal(t, "/api/v1", j.Items[1].Prefix)
+	assert.Equal(t, "/channels", j.Items[1].Path)
 	assert.Equal(t, []string{"ApiKey [REDACTED]"}, j.Items[1].Headers["Authorization"])
 	assert.Equal(t, []string{"[REDACTED]"}, j.Items[2].Headers["X-Api-Key"])
 	assert.Equal(t, "PATCH", j.Items[3].Method)
@@ -402,7 +407,8 @@ func TestAdminReset(t *testing.T) {
 
 	r := p.admin(http.MethodPost, "/_fake/reset", "")
 	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
-	assert.JSONEq(t, `{"ok":true,"clock":{"now":"2026-11-22T10:00:00.000Z","frozen":true}}`, string(r.body))
+	assert.JSONEq(t, `{"ok":true,"clock":{"now":"2026-11-22T10:00:00.000Z","frozen":true},"api_key_changed":true,
+		"notice":"the default company's API key is back to the one printed at start (CONVO_API_KEY)"}`, string(r.body))
 	assert.JSONEq(t, `{"count":0,"items":[]}`, string(p.admin(http.MethodGet, "/_fake/requests", "").body), "journal emptied")
 	assert.Equal(t, http.StatusUnauthorized, p.api("/v1/channels", "other-key").status)
 	r = p.api("/v1/conversations", seedKey)

@@ -14,37 +14,42 @@
 //	CONVOFAKE_ADMIN_TOKEN=5c1f…
 //	# clock: real
 //
+// Install it with go install github.com/convoapi/convo-go/cmd/convofake@latest,
+// or pin it in a module with go get -tool (Go 1.24+) and run go tool convofake.
+//
 // Every request is logged on stderr, one line each (method, path, status,
 // duration; --log-format text or json). API keys, the admin token, query
 // strings and bodies are never logged.
 //
-// Flags:
+// Flags (convofake -h prints them with their defaults):
 //
-//	--addr host:port        listen address (default 127.0.0.1:8080). A
-//	                        non-loopback address is refused unless
-//	                        --admin-on-public is given.
+//	--addr HOST:PORT        where the API listens (default 127.0.0.1:8080;
+//	                        port 0: any free port). Beyond loopback (:8080 in
+//	                        a container) the admin API is not served there
+//	                        unless --admin-addr or --admin-on-public says so.
+//	--admin-addr HOST:PORT  a listener of its own for the admin API.
+//	--admin-on-public       serve the admin API on a non-loopback --addr.
 //	--seed FILE             load FILE (the fake's JSON seed format, see
-//	                        fake/SEED.md) instead of the demo data. A bad
-//	                        file stops the start with exit code 2, naming
-//	                        the file, the JSON path and the reason.
-//	--api-key KEY           API key of the first (demo) company (default
-//	                        fake-api-key); overrides the seed's api_key.
-//	--clock real|frozen|frozen:<RFC 3339>
-//	                        the server's clock. When given, it overrides the
-//	                        seed's "now"; without it, a seed with "now" runs
-//	                        frozen there, any other seed on the real clock.
+//	                        fake/SEED.md) instead of the demo data.
+//	--api-key KEY           API key of the default company. Without the
+//	                        flag: the seed file's companies[0].api_key, else
+//	                        fake-api-key; with it: KEY, even over the file's.
+//	--clock CLOCK           real, frozen or frozen:<RFC 3339 time>. Without
+//	                        the flag: frozen at the seed file's "now" when it
+//	                        has one, else real; with it: CLOCK.
 //	--rate-limit N          requests per second per API key (0: no limit).
-//	--rate-burst N          bucket size of the rate limit (default: N rounded up).
-//	--anomaly-cache D       anomaly report cache per company and bucket
-//	                        (default 5m; 0 disables it).
-//	--log-format text|json  request log format.
-//	--admin-token T         admin token (default: random, printed at start).
-//	--admin-on-public       allow a non-loopback --addr (the admin API is
-//	                        then reachable from the network).
-//	--public-url URL        base of the temporary attachment URLs (default:
-//	                        the listening address).
+//	--rate-burst N          bucket size of the rate limit.
+//	--anomaly-cache DURATION anomaly report cache (default 5m; 0: none).
+//	--journal-limit N       requests the journal keeps (default 10000).
+//	--journal-bytes SIZE    memory the journal may use (default 32MiB).
+//	--log-format FORMAT     text or json.
+//	--admin-token TOKEN     admin token (default: random, printed at start).
+//	--public-url URL        base of the temporary attachment URLs.
 //
-// SIGINT or SIGTERM shut the server down gracefully (exit code 0).
+// Exit codes: 0 after SIGINT or SIGTERM (a graceful shutdown) or -h; 1 when
+// the server stops on an error after it started; 2 when it cannot start (a
+// bad flag, a bad seed file, an address it cannot listen on), with what to
+// try (a port in use: --addr 127.0.0.1:0).
 //
 // # A curl walkthrough
 //
@@ -60,11 +65,12 @@
 //	$ curl -s -H "$admin" -X POST "$CONVOFAKE_ADMIN_URL/faults" \
 //	    -d '{"method":"GET","path":"/channels","status":429,"retry_after":"30s","times":1}'
 //	$ curl -si -H "$auth" "$CONVO_BASE_URL/channels"      # 429, Retry-After: 30
-//	$ curl -s -H "$admin" "$CONVOFAKE_ADMIN_URL/requests"  # keys shown as [REDACTED]
+//	$ curl -s -H "$admin" "$CONVOFAKE_ADMIN_URL/requests?path=/channels"  # keys shown as [REDACTED]
 //
 // # The admin API
 //
-// Under /_fake/ (not under /v1), JSON in and out, every call with
+// Under /_fake/ (not under /v1), on --addr when it is loopback, else on
+// --admin-addr; JSON in and out, every call with
 // "Authorization: Bearer <admin token>" (else 401). Errors have the shape
 // {"error": "<code>", "message": "<text>"}.
 //
@@ -72,7 +78,9 @@
 //	POST   /_fake/reset                   back to the start state (start seed, start clock,
 //	                                      no faults, empty journal); body {"empty": true}: no data
 //	POST   /_fake/seed                    body: a seed document; replaces the data (a seed with
-//	                                      "now" needs a frozen clock: 400 invalid_seed otherwise)
+//	                                      "now" needs a frozen clock: 400 invalid_seed otherwise);
+//	                                      "api_key_changed": true and a "notice" when the seed's
+//	                                      companies[0].api_key replaced the key clients use
 //	GET    /_fake/clock                   {"now": "...", "frozen": true}
 //	POST   /_fake/clock                   {"advance": "90m"} or {"set": "2026-11-22T10:00:00Z"};
 //	                                      409 clock_not_frozen on a real clock
@@ -80,7 +88,9 @@
 //	POST   /_fake/faults                  a fault rule; 201 {"id": 1}
 //	DELETE /_fake/faults                  remove every fault rule
 //	DELETE /_fake/faults/{id}             remove one; 404 not_found when there is no such rule
-//	GET    /_fake/requests                the journal (?method=, ?path= pattern), keys redacted
+//	GET    /_fake/requests                the journal (?method=, ?path= pattern over the path
+//	                                      relative to the base URL, e.g. /channels); API keys and
+//	                                      key-like headers, query parameters and JSON fields redacted
 //	DELETE /_fake/requests                empty the journal
 //	GET    /_fake/companies               every company (id, default, contacts)
 //	GET    /_fake/state/contacts          the default company's contacts (?phone=, &account=;

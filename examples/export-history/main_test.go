@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/examples/internal/demo"
 	"github.com/convoapi/convo-go/fake"
 )
@@ -66,7 +67,7 @@ func newWorld(t *testing.T) *world {
 			w.data[m.ID] = m.Media.Data
 		}
 	}
-	conv := func(id, phone, status string) string {
+	conv := func(id, phone string, status convo.ConversationStatus) string {
 		ct := co.AddContact(fake.Contact{Account: acc, Phone: phone})
 		w.ct = ct
 		return co.AddConversation(fake.Conversation{ID: id, Contact: ct, Status: status})

@@ -42,6 +42,12 @@ func TestEmbeddedDemo(t *testing.T) {
 // that every line of the tour is known.
 func newService(t *testing.T) *fake.Server {
 	t.Helper()
+	return newServiceAt(t, start)
+}
+
+// newServiceAt seeds the same data relative to another service date.
+func newServiceAt(t *testing.T, start time.Time) *fake.Server {
+	t.Helper()
 	s := fake.New(t, fake.WithClock(fake.NewManualClock(start)))
 	co := s.Company()
 	sales := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, DisplayName: "Sales", ProviderIdentifier: "5511900000001"})

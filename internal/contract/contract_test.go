@@ -22,7 +22,7 @@ func seedFixture(s *fake.Server) {
 		phone := []string{"+55 11 98765-0001", "+55 11 98765-0002", "+55 11 98765-0003", "+55 11 98765-0004", "+55 11 98765-0005", "+55 11 98765-0006"}[i]
 		ct := co.AddContact(fake.Contact{Account: acct, Phone: phone, Name: "Contact " + phone[len(phone)-1:]})
 		status := []string{"open", "open", "resolved", "open", "archived", "open"}[i]
-		cv := co.AddConversation(fake.Conversation{Contact: ct, Status: status})
+		cv := co.AddConversation(fake.Conversation{Contact: ct, Status: convo.ConversationStatus(status)})
 		co.Inbound(cv, "Hello, anyone there?", now.Add(-time.Duration(10+i)*time.Hour))
 		if i%2 == 0 {
 			co.Reply(cv, fake.SenderAgent, "Hi! How can I help?", now.Add(-time.Duration(9+i)*time.Hour))

@@ -1,0 +1,256 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/convoapi/convo-go/fake"
+)
+
+// A seed that changes the default company's key says so in the answer and
+// in the log, naming the company, never the key.
+func TestAdminSeedThatChangesTheKeySaysSo(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		seed    string
+		changed bool
+		key     string // the key that works afterwards
+	}{
+		{"own key", `{"companies":[{"api_key":"brand-new-key"}]}`, true, "brand-new-key"},
+		{"no key", `{"companies":[{"channels":[{"channel":"botapp"}]}]}`, false, fake.DefaultAPIKey},
+		{"the same key", `{"companies":[{"api_key":"` + fake.DefaultAPIKey + `"}]}`, false, fake.DefaultAPIKey},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := start(t, "--clock", "frozen")
+			company := p.admin(http.MethodGet, "/_fake/", "").json(t)["company_id"].(string)
+			r := p.admin(http.MethodPost, "/_fake/seed", tc.seed)
+			require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+			body := r.json(t)
+			assert.Equal(t, tc.changed, body["api_key_changed"])
+			assert.NotContains(t, string(r.body), "brand-new-key", "the answer never shows a key")
+			assert.Equal(t, http.StatusOK, p.api("/v1/channels", tc.key).status)
+			if !tc.changed {
+				assert.NotContains(t, body, "notice")
+				assert.NotContains(t, p.stderr.String(), "API key of the default company changed")
+				return
+			}
+			notice := body["notice"].(string)
+			for _, want := range []string{"companies[0].api_key", company, "CONVO_API_KEY", "401", "POST /_fake/reset"} {
+				assert.Contains(t, notice, want)
+			}
+			assert.Equal(t, http.StatusUnauthorized, p.api("/v1/channels", fake.DefaultAPIKey).status)
+			line := "seed: the API key of the default company changed"
+			require.True(t, p.stderr.waitFor(line), p.stderr.String())
+			assert.Contains(t, p.stderr.String(), "company="+company)
+			assert.NotContains(t, p.stderr.String(), "brand-new-key", "the log never shows a key")
+
+			// Reset brings the start key back, and says so.
+			r = p.admin(http.MethodPost, "/_fake/reset", "")
+			assert.Equal(t, true, r.json(t)["api_key_changed"])
+			assert.Equal(t, http.StatusOK, p.api("/v1/channels", fake.DefaultAPIKey).status)
+		})
+	}
+}
+
+// A seed whose companies share a key is refused naming the companies,
+// never the key, and changes nothing.
+func TestAdminSeedErrorsNameTheCompanyNotTheKey(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		seed string
+		want string
+	}{
+		{"two companies, one key", `{"companies":[{"api_key":"secret-twin"},{"api_key":"secret-twin"}]}`,
+			"seed: companies[1].api_key: the same API key as companies[0]"},
+		{"the current key on another company", `{"companies":[{},{"api_key":"` + fake.DefaultAPIKey + `"}]}`,
+			"seed: companies[1].api_key: the same API key as companies[0]"},
+		{"third company", `{"companies":[{"api_key":"a-key"},{"api_key":"b-key"},{"api_key":"b-key"}]}`,
+			"seed: companies[2].api_key: the same API key as companies[1]"},
+		{"missing key", `{"companies":[{"api_key":"a-key"},{}]}`,
+			"seed: companies[1].api_key: missing"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := start(t)
+			r := p.admin(http.MethodPost, "/_fake/seed", tc.seed)
+			assertAdminError(t, r, http.StatusBadRequest, "invalid_seed")
+			assert.Contains(t, r.json(t)["message"], tc.want)
+			for _, key := range []string{"secret-twin", fake.DefaultAPIKey, "b-key"} {
+				assert.NotContains(t, string(r.body), key)
+			}
+			assert.Equal(t, http.StatusOK, p.api("/v1/channels", fake.DefaultAPIKey).status, "nothing changed")
+		})
+	}
+}
+
+func TestRedactSecrets(t *testing.T) {
+	for _, tc := range []struct {
+		text    string
+		secrets []string
+		want    string
+	}{
+		{`api key "k1" is already used`, []string{"k1"}, `api key "[REDACTED]" is already used`},
+		{`key "a\"b" taken`, []string{`a"b`}, `key "[REDACTED]" taken`},
+		{"nothing here", []string{"", "zz"}, "nothing here"},
+		{"k1 and k2", []string{"k1", "k2"}, "[REDACTED] and [REDACTED]"},
+	} {
+		assert.Equal(t, tc.want, redactSecrets(tc.text, tc.secrets...), tc.text)
+	}
+}
+
+func TestKeyLikeName(t *testing.T) {
+	for _, name := range []string{
+		"api_key", "apiKey", "API-KEY", "X-Api-Key", "key", "token", "access_token", "refreshToken",
+		"authorization", "Proxy-Authorization", "password", "db_password", "passwd", "secret",
+		"client_secret", "private_key", "Cookie", "Set-Cookie", "auth", "credentials",
+	} {
+		assert.True(t, keyLikeName(name), name)
+	}
+	for _, name := range []string{
+		"phone_number", "phone_number_id", "custom_fields", "keyboard", "monkey", "name", "tokens_used",
+		"Content-Type", "text", "author",
+	} {
+		assert.False(t, keyLikeName(name), name)
+	}
+}
+
+// Bodies in the admin journal: key-like fields at any depth and known keys
+// in any string are redacted; the order of fields and everything else stay.
+func TestBodyJSONRedacts(t *testing.T) {
+	secrets := []string{"live-key-123"}
+	for _, tc := range []struct {
+		name, in, want string
+	}{
+		{"empty", ``, `null`},
+		{"plain", `{"b":1,"a":"x"}`, `{"b":1,"a":"x"}`},
+		{"top level", `{"api_key":"k","text":"hi"}`, `{"api_key":"[REDACTED]","text":"hi"}`},
+		{"any depth", `{"a":[{"b":{"Token":"t","keep":2}}],"password":{"x":[1,2]}}`,
+			`{"a":[{"b":{"Token":"[REDACTED]","keep":2}}],"password":"[REDACTED]"}`},
+		{"null stays null", `{"secret":null}`, `{"secret":null}`},
+		{"numbers and bools", `{"n":1.50,"t":true,"f":false,"z":null,"apiKey":12345}`,
+			`{"n":1.50,"t":true,"f":false,"z":null,"apiKey":"[REDACTED]"}`},
+		{"known key in a string", `{"text":"my key is live-key-123"}`, `{"text":"my key is [REDACTED]"}`},
+		{"array at the top", `[{"key":"k"},"live-key-123"]`, `[{"key":"[REDACTED]"},"[REDACTED]"]`},
+		{"not JSON", `api_key=live-key-123&x=1`, `"api_key=[REDACTED]\u0026x=1"`},
+		{"no HTML escaping", `{"text":"<b>&</b>"}`, `{"text":"<b>&</b>"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := bodyJSON([]byte(tc.in), secrets)
+			if tc.name == "not JSON" {
+				var s string
+				require.NoError(t, json.Unmarshal(got, &s))
+				assert.Equal(t, "api_key=[REDACTED]&x=1", s)
+				return
+			}
+			assert.Equal(t, tc.want, string(got))
+		})
+	}
+}
+
+func TestRedactValues(t *testing.T) {
+	got := redactValues(map[string][]string{
+		"Authorization": {"Bearer [REDACTED]", "Basic dXNlcjpwdw=="},
+		"X-Auth-Token":  {"abc"},
+		"Cookie":        {"session=1"},
+		"Accept":        {"application/json"},
+		"X-Echo":        {"live-key-123"},
+	}, []string{"live-key-123"})
+	assert.Equal(t, map[string][]string{
+		"Authorization": {"Bearer [REDACTED]", "Basic [REDACTED]"},
+		"X-Auth-Token":  {"[REDACTED]"},
+		"Cookie":        {"[REDACTED]"},
+		"Accept":        {"application/json"},
+		"X-Echo":        {"[REDACTED]"},
+	}, got)
+}
+
+// GET /_fake/requests redacts key-like JSON fields of bodies and query
+// parameters, not only the headers.
+func TestAdminJournalRedactsBodiesAndQueries(t *testing.T) {
+	p := startSeeded(t)
+	require.Equal(t, http.StatusOK, p.admin(http.MethodDelete, "/_fake/requests", "").status)
+	r := p.do(http.MethodPatch, "/v1/chatapp/contacts/custom-fields", "Bearer "+seedKey,
+		`{"phone_number_id":"5511940000001","phone_number":"5511987654321","custom_fields":{"plan":"gold","api_token":"tok-999"},"api_key":"`+seedKey+`"}`)
+	require.NotEqual(t, 0, r.status)
+	p.api("/v1/channels?access_token=tok-777&limit=1", seedKey)
+
+	r = p.admin(http.MethodGet, "/_fake/requests", "")
+	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+	for _, secret := range []string{seedKey, "tok-999", "tok-777"} {
+		assert.NotContains(t, string(r.body), secret)
+	}
+	items := r.json(t)["items"].([]any)
+	require.Len(t, items, 2)
+	body := items[0].(map[string]any)["body"].(map[string]any)
+	assert.Equal(t, "[REDACTED]", body["api_key"])
+	assert.Equal(t, map[string]any{"plan": "gold", "api_token": "[REDACTED]"}, body["custom_fields"])
+	assert.Equal(t, "5511987654321", body["phone_number"], "the rest stays")
+	q := items[1].(map[string]any)["query"].(map[string]any)
+	assert.Equal(t, []any{"[REDACTED]"}, q["access_token"])
+	assert.Equal(t, []any{"1"}, q["limit"])
+}
+
+// One path form: the path a fault rule takes is the path the admin journal
+// reports and filters on.
+func TestAdminOnePathForm(t *testing.T) {
+	const path = "/channels"
+	p := startSeeded(t)
+	require.Equal(t, http.StatusOK, p.admin(http.MethodDelete, "/_fake/requests", "").status)
+	r := p.admin(http.MethodPost, "/_fake/faults", `{"method":"GET","path":"`+path+`","status":503,"times":1}`)
+	require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
+	assert.Equal(t, http.StatusServiceUnavailable, p.api("/v1"+path, seedKey).status)
+	assert.Equal(t, http.StatusOK, p.api("/api/v1"+path, seedKey).status)
+	assert.Equal(t, http.StatusOK, p.api("/v1/conversations", seedKey).status)
+
+	for _, tc := range []struct {
+		filter   string
+		prefixes []string
+	}{
+		{path, []string{"/v1", "/api/v1"}},
+		{"/v1" + path, []string{"/v1"}},
+		{"/api/v1/*", []string{"/api/v1"}},
+		{"/*", []string{"/v1", "/api/v1", "/v1"}},
+	} {
+		r = p.admin(http.MethodGet, "/_fake/requests?path="+tc.filter, "")
+		require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+		var got []string
+		for _, it := range r.json(t)["items"].([]any) {
+			m := it.(map[string]any)
+			got = append(got, m["prefix"].(string))
+			assert.True(t, m["path"] == path || strings.HasPrefix(m["path"].(string), "/conversations"), m["path"])
+		}
+		assert.Equal(t, tc.prefixes, got, tc.filter)
+	}
+	first := p.admin(http.MethodGet, "/_fake/requests?path="+path, "").json(t)["items"].([]any)[0].(map[string]any)
+	assert.Equal(t, path, first["path"])
+	assert.Equal(t, float64(503), first["status"])
+}
+
+// Bad admin bodies are explained in JSON's terms, never Go's.
+func TestAdminBodyErrorsSpeakJSON(t *testing.T) {
+	p := start(t, "--clock", "frozen")
+	for _, tc := range []struct {
+		path, body, want string
+	}{
+		{"/_fake/reset", `{"empty":"yes"}`, "empty: want a JSON boolean, got a JSON string"},
+		{"/_fake/clock", `{"advance":90}`, "advance: want a JSON string, got a JSON number"},
+		{"/_fake/faults", `{"status":"500"}`, "status: want a JSON number, got a JSON string"},
+		{"/_fake/faults", `{"status":500,"colour":"red"}`, `unknown field "colour"`},
+		{"/_fake/faults", `{"status":500,`, "the JSON ends too early"},
+		{"/_fake/faults", `{"status":5x}`, "not valid JSON at byte"},
+		{"/_fake/clock", `[]`, "want a JSON object, got a JSON array"},
+		{"/_fake/faults", `{"status":500,"path":"[oops"}`, `path: "[oops" is not a valid pattern: * matches`},
+	} {
+		r := p.admin(http.MethodPost, tc.path, tc.body)
+		assertAdminError(t, r, http.StatusBadRequest, "invalid_request")
+		msg := r.json(t)["message"].(string)
+		assert.Contains(t, msg, tc.want, tc.body)
+		for _, goWord := range []string{"Go struct", "main.", "json: ", "path.Match", "unmarshal"} {
+			assert.NotContains(t, msg, goWord, tc.body)
+		}
+	}
+}

@@ -1,0 +1,251 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+	"time"
+
+	"github.com/convoapi/convo-go/fake"
+)
+
+// app is a started convofake: the fake, its admin API and their listeners.
+type app struct {
+	cfg        *config
+	logger     *slog.Logger
+	srv        *fake.Server
+	adm        *admin
+	apiLn      net.Listener
+	adminLn    net.Listener // nil unless --admin-addr
+	place      adminPlace
+	adminToken string
+	keySource  keySource
+}
+
+// startApp builds everything run serves; its errors say which flag to
+// change.
+func startApp(cfg *config, logger *slog.Logger) (*app, error) {
+	seed, err := loadStartSeed(cfg)
+	if err != nil {
+		return nil, err
+	}
+	key, source := startAPIKey(cfg, seed)
+	if err := checkSeedKeys(seed, key); err != nil {
+		return nil, seedError(cfg, err)
+	}
+	clock := startClock(cfg, seed)
+
+	a := &app{cfg: cfg, logger: logger, keySource: source, adminToken: cfg.adminToken}
+	if a.adminToken == "" {
+		a.adminToken = randomToken()
+	}
+	if a.apiLn, err = listen("--addr", cfg.addr); err != nil {
+		return nil, err
+	}
+	if cfg.adminAddr != "" {
+		if a.adminLn, err = listen("--admin-addr", cfg.adminAddr); err != nil {
+			a.closeListeners()
+			return nil, err
+		}
+	}
+	a.place = placeAdmin(cfg, a.apiLn.Addr().String())
+
+	burst := cfg.rateBurst
+	if burst == 0 {
+		burst = max(1, int(math.Ceil(cfg.rateLimit)))
+	}
+	a.srv, err = fake.NewHandler(
+		fake.WithClock(clock),
+		fake.WithAPIKey(key),
+		fake.WithSeed(seed),
+		fake.WithRateLimit(cfg.rateLimit, burst),
+		fake.WithAnomalyCacheTTL(cfg.anomalyCache),
+		fake.WithJournalLimit(cfg.journalLimit),
+		fake.WithJournalBytes(int64(cfg.journalBytes)),
+		fake.WithPublicURL(a.publicURL()),
+		fake.WithLogger(logger),
+	)
+	if err != nil {
+		a.closeListeners()
+		return nil, seedError(cfg, errors.New(redactSecrets(err.Error(), seedKeys(seed)...)))
+	}
+	if source == keySeed {
+		logger.Info("the API key of the default company is the seed file's", "company", a.srv.Company().ID(), "from", "companies[0].api_key of "+cfg.seedFile)
+	}
+	a.adm = newAdmin(a.srv, a.adminToken, logger)
+	return a, nil
+}
+
+// seedError names the seed's origin (the --seed file or the demo data).
+func seedError(cfg *config, err error) error {
+	if cfg.seedFile != "" {
+		return fmt.Errorf("--seed %s: %w", cfg.seedFile, err)
+	}
+	return err
+}
+
+// startClock is the server's clock: --clock when given, else frozen at the
+// seed's now when it has one, else real. A --clock wins over the seed's now,
+// which it removes from the seed.
+func startClock(cfg *config, seed *fake.Seed) *fake.Clock {
+	if cfg.clock == "" && seed.Now != nil {
+		return fake.NewManualClock(*seed.Now)
+	}
+	seed.Now = nil
+	frozen, at, _ := parseClock(cmp.Or(cfg.clock, "real"), time.Now().UTC().Truncate(time.Second))
+	if frozen {
+		return fake.NewManualClock(at)
+	}
+	return fake.NewRealClock()
+}
+
+// publicURL is the base of the temporary attachment URLs: --public-url, or
+// the API listener's address when it has one of its own (not 0.0.0.0 or
+// ::), else "" (the fake then takes the address each request came in on).
+func (a *app) publicURL() string {
+	if a.cfg.publicURL != "" {
+		return a.cfg.publicURL
+	}
+	if ap, err := netip.ParseAddrPort(a.apiLn.Addr().String()); err == nil && !ap.Addr().IsUnspecified() {
+		return "http://" + ap.String()
+	}
+	return ""
+}
+
+// baseURL is where clients reach the API: --public-url, or the listener as
+// reached from this machine.
+func (a *app) baseURL() string {
+	return cmp.Or(a.cfg.publicURL, localURL(a.apiLn.Addr().String()))
+}
+
+// adminURL is where the admin API is reached from this machine; "" when it
+// is off.
+func (a *app) adminURL() string {
+	switch a.place {
+	case adminOwnAddr:
+		return localURL(a.adminLn.Addr().String()) + "/_fake"
+	case adminOnAddr:
+		return a.baseURL() + "/_fake"
+	}
+	return ""
+}
+
+// printWhatToUse prints, on stdout, what a client needs: lines a shell can
+// source, and comments. Never logged: stderr holds no key or token.
+func (a *app) printWhatToUse(w io.Writer) {
+	var b strings.Builder
+	b.WriteString("# convofake: the fake messaging API is listening\n")
+	fmt.Fprintf(&b, "CONVO_BASE_URL=%s/v1\n", a.baseURL())
+	fmt.Fprintf(&b, "CONVO_API_KEY=%s\n", a.srv.APIKey())
+	if a.keySource == keySeed {
+		fmt.Fprintf(&b, "# api key: companies[0].api_key of --seed %s (--api-key overrides it)\n", a.cfg.seedFile)
+	}
+	if u := a.adminURL(); u != "" {
+		fmt.Fprintf(&b, "CONVOFAKE_ADMIN_URL=%s\n", u)
+		fmt.Fprintf(&b, "CONVOFAKE_ADMIN_TOKEN=%s\n", a.adminToken)
+	} else {
+		fmt.Fprintf(&b, "# admin API: off, because --addr %s listens beyond loopback; add --admin-addr 127.0.0.1:<port> to serve it on loopback, or --admin-on-public to serve it on --addr\n", a.cfg.addr)
+	}
+	clockText := "real"
+	if c := a.srv.Clock(); c.Manual() {
+		clockText = "frozen at " + formatTime(c.Now()) + " (move it with POST /_fake/clock)"
+	}
+	fmt.Fprintf(&b, "# clock: %s\n", clockText)
+	b.WriteString("# try: curl -H \"Authorization: Bearer $CONVO_API_KEY\" $CONVO_BASE_URL/channels\n")
+	_, _ = io.WriteString(w, b.String())
+}
+
+// handlers returns the handler of each listener: the API's, and the admin
+// listener's when there is one.
+func (a *app) handlers() (api, adminOnly http.Handler) {
+	var adminHere http.Handler = a.adm
+	switch a.place {
+	case adminOwnAddr:
+		adminHere = notServed("the admin API listens on its own address (--admin-addr), not on this one")
+		adminOnly = logRequests(a.logger, route(notServed("this address serves the admin API only (/_fake/); the API is on --addr"), a.adm))
+	case adminOff:
+		adminHere = notServed("the admin API is off: convofake listens beyond loopback (--addr " + a.cfg.addr +
+			"); restart it with --admin-addr 127.0.0.1:<port> to serve the admin API on loopback, or with --admin-on-public to serve it here")
+	}
+	return logRequests(a.logger, route(a.srv.Handler(), adminHere)), adminOnly
+}
+
+// notServed answers every request with 404 admin_not_served and msg.
+func notServed(msg string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		writeAdminError(w, errorf(http.StatusNotFound, "admin_not_served", "%s", msg))
+	})
+}
+
+// serve runs the listeners until ctx ends (exit 0) or one fails (exit 1).
+func (a *app) serve(ctx context.Context, stderr io.Writer, ready func(addr string)) int {
+	apiHandler, adminHandler := a.handlers()
+	servers := []*http.Server{a.newHTTPServer(apiHandler)}
+	listeners := []net.Listener{a.apiLn}
+	if a.adminLn != nil {
+		servers = append(servers, a.newHTTPServer(adminHandler))
+		listeners = append(listeners, a.adminLn)
+	}
+	serveErr := make(chan error, len(servers))
+	for i, s := range servers {
+		go func() { serveErr <- s.Serve(listeners[i]) }()
+	}
+	attrs := []any{"addr", a.apiLn.Addr().String()}
+	if a.adminLn != nil {
+		attrs = append(attrs, "admin_addr", a.adminLn.Addr().String())
+	}
+	a.logger.Info("convofake started", attrs...)
+	if ready != nil {
+		ready(a.apiLn.Addr().String())
+	}
+
+	code := exitOK
+	pending := len(servers)
+	select {
+	case err := <-serveErr:
+		pending--
+		fmt.Fprintf(stderr, "convofake: stopped: %v\n", err)
+		code = exitFailure
+	case <-ctx.Done():
+		a.logger.Info("convofake shutting down")
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	for _, s := range servers {
+		if err := s.Shutdown(sctx); err != nil {
+			a.logger.Warn("graceful shutdown timed out; closing connections", "error", err)
+			_ = s.Close()
+		}
+	}
+	for range pending {
+		<-serveErr // Serve returns http.ErrServerClosed once Shutdown starts
+	}
+	return code
+}
+
+func (a *app) newHTTPServer(h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(a.logger.Handler(), slog.LevelWarn),
+	}
+}
+
+// closeListeners closes the listeners (Serve closes them too; closing
+// twice is harmless).
+func (a *app) closeListeners() {
+	for _, ln := range []net.Listener{a.apiLn, a.adminLn} {
+		if ln != nil {
+			_ = ln.Close()
+		}
+	}
+}
