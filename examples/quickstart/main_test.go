@@ -180,6 +180,7 @@ func TestFailures(t *testing.T) {
 		{name: "bad flag", args: []string{"--messages", "0"}, code: 1, stderr: "--messages must be 1 to 100"},
 		{name: "unknown flag", args: []string{"--nope"}, code: 1, stderr: "flag provided but not defined"},
 		{name: "help", args: []string{"--help"}, code: 0, stderr: "how many of the conversation's latest messages"},
+		{name: "help tells the exit codes", args: []string{"-h"}, code: 0, stderr: "Exit codes: 0 the tour ran; 1 it failed"},
 		{name: "wrong key", key: "not-the-key", code: 1, stderr: "listing channel accounts: convo: 401 UNAUTHORIZED"},
 		{name: "service down", fault: &fake.Fault{Path: "/conversations", Status: 400, Code: "INVALID_PARAM"}, code: 1, stderr: "listing conversations: convo: 400 INVALID_PARAM"},
 	}
