@@ -105,13 +105,13 @@ type AnomaliesService struct{ c *Client }
 // Get returns the anomaly report. An unknown bucket name in Include is
 // ErrInvalidBucket; Error.InvalidBucket lists the valid names. The service
 // limits this endpoint to about one pass per day: do not poll it.
-func (s *AnomaliesService) Get(ctx context.Context, params *AnomaliesParams) (*AnomalyReport, error) {
+func (s *AnomaliesService) Get(ctx context.Context, params *AnomaliesParams, opts ...RequestOption) (*AnomalyReport, error) {
 	q, err := encodeQuery(params)
 	if err != nil {
 		return nil, err
 	}
 	r := new(AnomalyReport)
-	if err := s.c.call(ctx, "GET", "/conversations/anomalies", q, nil, r); err != nil {
+	if err := s.c.call(ctx, "GET", "/conversations/anomalies", q, nil, r, opts...); err != nil {
 		return nil, err
 	}
 	return r, nil

@@ -86,12 +86,12 @@ func (e *NoMediaError) Unwrap() error { return ErrNoMedia }
 type AttachmentsService struct{ c *Client }
 
 // Get exchanges a media_id for a temporary address of the file.
-func (s *AttachmentsService) Get(ctx context.Context, mediaID string) (*Attachment, error) {
+func (s *AttachmentsService) Get(ctx context.Context, mediaID string, opts ...RequestOption) (*Attachment, error) {
 	if err := requireID("Attachments.Get", "media id", mediaID); err != nil {
 		return nil, err
 	}
 	a := new(Attachment)
-	if err := s.c.call(ctx, "GET", "/attachments/"+pathSegment(mediaID), nil, nil, a); err != nil {
+	if err := s.c.call(ctx, "GET", "/attachments/"+pathSegment(mediaID), nil, nil, a, opts...); err != nil {
 		return nil, err
 	}
 	return a, nil
@@ -100,7 +100,7 @@ func (s *AttachmentsService) Get(ctx context.Context, mediaID string) (*Attachme
 // ForMessage returns the attachment of a media message. When the message has
 // no retrievable file it returns a *NoMediaError (errors.Is ErrNoMedia)
 // without sending any request, as rule 2.3.3 requires.
-func (s *AttachmentsService) ForMessage(ctx context.Context, msg Message) (*Attachment, error) {
+func (s *AttachmentsService) ForMessage(ctx context.Context, msg Message, opts ...RequestOption) (*Attachment, error) {
 	if !msg.Media.Available() {
 		e := &NoMediaError{MessageID: msg.MessageID}
 		if msg.Media != nil {
@@ -108,7 +108,7 @@ func (s *AttachmentsService) ForMessage(ctx context.Context, msg Message) (*Atta
 		}
 		return nil, e
 	}
-	return s.Get(ctx, msg.Media.MediaID)
+	return s.Get(ctx, msg.Media.MediaID, opts...)
 }
 
 // Download streams a message's file into w and returns the bytes written:
@@ -120,23 +120,25 @@ func (s *AttachmentsService) ForMessage(ctx context.Context, msg Message) (*Atta
 // http.Client's Timeout does not apply (it would cut a large file): bound the
 // download with ctx. A plain http:// address is refused unless it is loopback
 // or WithInsecureHTTP was given.
-func (s *AttachmentsService) Download(ctx context.Context, msg Message, w io.Writer) (int64, error) {
+func (s *AttachmentsService) Download(ctx context.Context, msg Message, w io.Writer, opts ...RequestOption) (int64, error) {
 	if w == nil {
 		return 0, errors.New("convo: Attachments.Download: nil writer")
 	}
-	att, err := s.ForMessage(ctx, msg)
+	att, err := s.ForMessage(ctx, msg, opts...)
 	if err != nil {
 		return 0, err
 	}
-	return s.DownloadAttachment(ctx, att, w)
+	return s.DownloadAttachment(ctx, att, w, opts...)
 }
 
 // DownloadAttachment streams the file of an attachment you already hold (from
 // Get or ForMessage) into w, without asking for its address again, under the
 // same rules as Download: no key sent, no redirect followed, and one fresh
 // address asked for when this one has expired (see [Attachment.Expired], or
-// the file host answers 403, 404 or 410).
-func (s *AttachmentsService) DownloadAttachment(ctx context.Context, att *Attachment, w io.Writer) (int64, error) {
+// the file host answers 403, 404 or 410). opts apply to the requests for
+// an address (the API calls), not to the download from the file host, which
+// carries none of the API's headers.
+func (s *AttachmentsService) DownloadAttachment(ctx context.Context, att *Attachment, w io.Writer, opts ...RequestOption) (int64, error) {
 	if w == nil {
 		return 0, errors.New("convo: Attachments.DownloadAttachment: nil writer")
 	}
@@ -149,7 +151,7 @@ func (s *AttachmentsService) DownloadAttachment(ctx context.Context, att *Attach
 				return 0, err
 			}
 			var err error
-			if att, err = s.Get(ctx, att.MediaID); err != nil {
+			if att, err = s.Get(ctx, att.MediaID, opts...); err != nil {
 				return 0, err
 			}
 			fresh = true
@@ -157,7 +159,7 @@ func (s *AttachmentsService) DownloadAttachment(ctx context.Context, att *Attach
 		n, err := s.c.fetchFile(ctx, att.URL, w)
 		var fe *FileError
 		if !fresh && n == 0 && att.MediaID != "" && errors.As(err, &fe) && fe.expired() {
-			if att, err = s.Get(ctx, att.MediaID); err != nil {
+			if att, err = s.Get(ctx, att.MediaID, opts...); err != nil {
 				return 0, err
 			}
 			continue

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
@@ -85,6 +86,9 @@ type Client struct {
 	userAgent  string
 	maxBody    int64
 	maxWait    time.Duration
+	maxRetries int
+	keyForms   []string   // the forms of apiKey that redaction looks for
+	gates      *rateGates // nil when WithRateLimitGate(false)
 	logger     *slog.Logger
 	insecure   bool // plain http allowed to non-loopback hosts
 
@@ -106,6 +110,7 @@ type settings struct {
 	logger       *slog.Logger
 	userAgent    string
 	insecureHTTP bool
+	noGate       bool
 	errs         []error
 }
 
@@ -113,6 +118,12 @@ type settings struct {
 type Option func(*settings)
 
 // WithAPIKey sets the API key (spec §5). Without it, CONVO_API_KEY is used.
+//
+// The key is redacted from every error and log line the client writes, as
+// is and in its JSON-, URL- and HTML-escaped forms. A key shorter than eight
+// bytes (a test key) is redacted only where it stands alone, not glued to a
+// letter or a digit, so that redacting it does not garble every word that
+// happens to contain it.
 func WithAPIKey(key string) Option { return func(s *settings) { s.apiKey = key } }
 
 // WithBaseURL sets {base_url}, which must end with /v1 (spec §9, D1). Without it,
@@ -193,6 +204,19 @@ func WithMaxResponseBytes(n int64) Option {
 	}
 }
 
+// WithRateLimitGate turns the client's rate-limit gate on (the default) or
+// off. When the service answers 429 with a Retry-After, the gate holds every
+// new request of the whole Client (every goroutine) until that time, so the
+// service hears nothing from this client during the wait it asked for,
+// instead of one more 429 per goroutine. A call held by the gate waits only
+// as long as its context and its maximum retry wait allow: when either would
+// end first, it returns the typed 429 (errors.Is ErrRateLimited, RetryAfter
+// set to what is left of the wait) at once, without a request. The anomaly
+// report has a rate limit of its own, hence a gate of its own: its 429s hold
+// only anomaly calls. Off, each call meets and waits out its own 429s, as if
+// alone.
+func WithRateLimitGate(on bool) Option { return func(s *settings) { s.noGate = !on } }
+
 // WithLogger makes the client write one debug record per attempt: method,
 // path, status, attempt and duration. Header values and query values are never
 // logged (the key is a secret; phone numbers are personal data).
@@ -258,9 +282,14 @@ func NewClient(opts ...Option) (*Client, error) {
 		authScheme: s.authScheme,
 		maxBody:    s.maxBody,
 		maxWait:    s.maxRetryWait,
+		maxRetries: s.maxRetries,
+		keyForms:   keyForms(s.apiKey),
 		logger:     s.logger,
 		insecure:   s.insecureHTTP,
 		userAgent:  "convo-go/" + Version + " go/" + runtime.Version(),
+	}
+	if !s.noGate {
+		c.gates = new(rateGates)
 	}
 	if ua := strings.TrimSpace(s.userAgent); ua != "" {
 		c.userAgent += " " + ua
@@ -290,14 +319,14 @@ func (c *Client) buildTransport(s settings) {
 	}
 	// The wrapper has no CloseIdleConnections method on purpose: retryablehttp
 	// calls it whenever retries run out, which would throw away the pool.
-	hc.Transport = &attemptTransport{next: c.inner, logger: c.logger, redact: c.redact}
+	hc.Transport = &attemptTransport{next: c.inner, logger: c.logger, redact: c.redactCall, gates: c.gates}
 	hc.CheckRedirect = c.checkRedirect
 	c.rc = &retryablehttp.Client{
 		HTTPClient:   &hc,
 		Logger:       nil, // its default writes to stderr; we log per attempt ourselves
 		RetryWaitMin: s.retryWaitMin,
 		RetryWaitMax: s.retryWaitMax,
-		RetryMax:     s.maxRetries,
+		RetryMax:     math.MaxInt32, // the budget is per call: checkRetry enforces it
 		CheckRetry:   c.checkRetry,
 		Backoff:      c.backoff,
 		ErrorHandler: keepLastResponse,

@@ -113,12 +113,12 @@ var errNilParams = errors.New("nil params")
 // ErrContactExists; an unknown PhoneNumberID is ErrChannelNotFound; a missing
 // field is ErrMissingParam. A POST is never retried except on 429, so a
 // contact is never created twice by the SDK.
-func (s *ContactsService) Create(ctx context.Context, params *CreateContactParams) (*Confirmation, error) {
+func (s *ContactsService) Create(ctx context.Context, params *CreateContactParams, opts ...RequestOption) (*Confirmation, error) {
 	if params == nil {
 		return nil, fmt.Errorf("convo: Contacts.Create: %w", errNilParams)
 	}
 	out := new(Confirmation)
-	if err := s.c.call(ctx, "POST", "/chatapp/contacts", nil, params, out); err != nil {
+	if err := s.c.call(ctx, "POST", "/chatapp/contacts", nil, params, out, opts...); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -126,7 +126,7 @@ func (s *ContactsService) Create(ctx context.Context, params *CreateContactParam
 
 // Lookup finds one contact by phone number (spec §4.7). Not found is
 // ErrContactNotFound.
-func (s *ContactsService) Lookup(ctx context.Context, params *LookupContactParams) (*Contact, error) {
+func (s *ContactsService) Lookup(ctx context.Context, params *LookupContactParams, opts ...RequestOption) (*Contact, error) {
 	if params == nil {
 		return nil, fmt.Errorf("convo: Contacts.Lookup: %w", errNilParams)
 	}
@@ -135,19 +135,19 @@ func (s *ContactsService) Lookup(ctx context.Context, params *LookupContactParam
 		return nil, err
 	}
 	out := new(Contact)
-	if err := s.c.call(ctx, "GET", "/chatapp/contacts/lookup", q, nil, out); err != nil {
+	if err := s.c.call(ctx, "GET", "/chatapp/contacts/lookup", q, nil, out, opts...); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
 // UpdateCustomFields merges custom-field values into a contact (spec §4.8).
-func (s *ContactsService) UpdateCustomFields(ctx context.Context, params *UpdateCustomFieldsParams) (*Confirmation, error) {
+func (s *ContactsService) UpdateCustomFields(ctx context.Context, params *UpdateCustomFieldsParams, opts ...RequestOption) (*Confirmation, error) {
 	if params == nil {
 		return nil, fmt.Errorf("convo: Contacts.UpdateCustomFields: %w", errNilParams)
 	}
 	out := new(Confirmation)
-	if err := s.c.call(ctx, "PATCH", "/chatapp/contacts/custom-fields", nil, params, out); err != nil {
+	if err := s.c.call(ctx, "PATCH", "/chatapp/contacts/custom-fields", nil, params, out, opts...); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -162,7 +162,7 @@ type removeTagsBody struct {
 
 // RemoveTags removes tags from a contact (spec §4.9). The DELETE carries a
 // JSON body, as the service expects.
-func (s *ContactsService) RemoveTags(ctx context.Context, params *RemoveTagsParams) (*Confirmation, error) {
+func (s *ContactsService) RemoveTags(ctx context.Context, params *RemoveTagsParams, opts ...RequestOption) (*Confirmation, error) {
 	if params == nil {
 		return nil, fmt.Errorf("convo: Contacts.RemoveTags: %w", errNilParams)
 	}
@@ -172,8 +172,38 @@ func (s *ContactsService) RemoveTags(ctx context.Context, params *RemoveTagsPara
 		TagIDs:        strings.Join(params.TagIDs, ","),
 	}
 	out := new(Confirmation)
-	if err := s.c.call(ctx, "DELETE", "/chatapp/contacts/tags", nil, body, out); err != nil {
+	if err := s.c.call(ctx, "DELETE", "/chatapp/contacts/tags", nil, body, out, opts...); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// Ensure returns the contact with params.PhoneNumber on the account
+// params.PhoneNumberID, creating it (with params.Name) when it does not exist
+// yet; created reports whether this call created it. When the contact already
+// exists (CONTACT_EXISTS) it is looked up and returned as it stands — its name
+// is not changed. Two callers racing for one phone number both get the same
+// contact, and only one of them sees created = true, because the service
+// creates a phone at most once per account and the loser looks it up.
+//
+// Cost: two calls either way — a create then a lookup, since the service's
+// create answers with a confirmation text and no contact. opts apply to both.
+// If the lookup fails after a creation, the error is returned with created
+// = true, so that the caller knows the contact now exists.
+func (s *ContactsService) Ensure(ctx context.Context, params *CreateContactParams, opts ...RequestOption) (contact *Contact, created bool, err error) {
+	if params == nil {
+		return nil, false, fmt.Errorf("convo: Contacts.Ensure: %w", errNilParams)
+	}
+	_, err = s.Create(ctx, params, opts...)
+	switch {
+	case err == nil:
+		created = true
+	case !errors.Is(err, ErrContactExists):
+		return nil, false, err
+	}
+	contact, err = s.Lookup(ctx, &LookupContactParams{PhoneNumberID: params.PhoneNumberID, PhoneNumber: params.PhoneNumber}, opts...)
+	if err != nil {
+		return nil, created, fmt.Errorf("convo: Contacts.Ensure: looking up the contact: %w", err)
+	}
+	return contact, created, nil
 }

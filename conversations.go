@@ -134,7 +134,7 @@ type ListConversationsParams struct {
 type ConversationsService struct{ c *Client }
 
 // List returns one page of conversations matching params (nil: defaults).
-func (s *ConversationsService) List(ctx context.Context, params *ListConversationsParams) (*Page[Conversation], error) {
+func (s *ConversationsService) List(ctx context.Context, params *ListConversationsParams, opts ...RequestOption) (*Page[Conversation], error) {
 	var p ListConversationsParams
 	if params != nil {
 		p = *params
@@ -145,28 +145,31 @@ func (s *ConversationsService) List(ctx context.Context, params *ListConversatio
 		return nil, err
 	}
 	page := new(Page[Conversation])
-	if err := s.c.call(ctx, "GET", "/conversations", q, nil, page); err != nil {
+	if err := s.c.call(ctx, "GET", "/conversations", q, nil, page, opts...); err != nil {
 		return nil, err
 	}
 	return page, nil
 }
 
-// All iterates over every conversation matching params, fetching pages as the
-// loop advances; see MessagesService.All for the iteration rules.
-func (s *ConversationsService) All(ctx context.Context, params *ListConversationsParams) iter.Seq2[Conversation, error] {
+// Pages iterates over the pages of conversations matching params, fetching
+// each page as the loop advances; see MessagesService.Pages for the rules
+// (resume from params.Cursor, first error yielded once, WithReadAhead).
+func (s *ConversationsService) Pages(ctx context.Context, params *ListConversationsParams, opts ...RequestOption) iter.Seq2[*Page[Conversation], error] {
 	var base ListConversationsParams
 	if params != nil {
 		base = *params
 	}
 	// Each fetch works on its own copy: the sequence can be ranged over again,
 	// or by two goroutines at once, and the caller's params are never touched.
-	return paginate(ctx, base.Cursor, func(ctx context.Context, cursor string) ([]Conversation, string, error) {
+	return pages(ctx, base.Cursor, opts, func(ctx context.Context, cursor string, opts []RequestOption) (*Page[Conversation], error) {
 		p := base
 		p.Cursor = cursor
-		page, err := s.List(ctx, &p)
-		if err != nil {
-			return nil, "", err
-		}
-		return page.Items, page.NextCursor, nil
+		return s.List(ctx, &p, opts...)
 	})
+}
+
+// All iterates over every conversation matching params: the items of Pages,
+// under the same rules.
+func (s *ConversationsService) All(ctx context.Context, params *ListConversationsParams, opts ...RequestOption) iter.Seq2[Conversation, error] {
+	return items(s.Pages(ctx, params, opts...), func(p *Page[Conversation]) []Conversation { return p.Items })
 }

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -101,32 +103,83 @@ type Error struct {
 	// Body is a bounded excerpt (at most 512 bytes) of a body that was not
 	// the error envelope; nil otherwise.
 	Body []byte
+	// Header holds the answer's headers (redacted like every other field).
+	Header http.Header
+	// Attempts is the number of requests the call sent, retries included;
+	// 0 when the client's rate-limit gate held the call before any request.
+	Attempts int
+	// Duration is the whole call's time, waits between attempts included.
+	Duration time.Duration
 
 	cause error // ErrMalformedResponse or ErrResponseTooLarge, when relevant
 }
 
-// Error reads like "convo: 404 CONTACT_NOT_FOUND: Contact not found (ERR-…)".
+// Error reads on one line, for example:
+//
+//	convo: 404 CONTACT_NOT_FOUND: Contact not found (GET /api/v1/chatapp/contacts/lookup, errorId ERR-…, 1 attempt)
+//
+// It names the status, the code, the message, the method and path (never the
+// query), the errorId and the number of attempts. Every part is redacted of
+// the API key, and line breaks the server put in its message become spaces.
 func (e *Error) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "convo: %d", e.StatusCode)
+	b.Grow(96 + len(e.Message))
+	b.WriteString("convo: ")
+	b.WriteString(strconv.Itoa(e.StatusCode))
 	if e.Code != "" {
-		b.WriteString(" " + string(e.Code))
+		b.WriteString(" " + oneLine(string(e.Code)))
 	} else if t := http.StatusText(e.StatusCode); t != "" {
 		b.WriteString(" " + t)
 	}
 	if e.Message != "" {
-		b.WriteString(": " + e.Message)
-	}
-	if e.ErrorID != "" {
-		b.WriteString(" (" + e.ErrorID + ")")
-	}
-	if e.RetryAfter > 0 {
-		fmt.Fprintf(&b, " (retry after %s)", e.RetryAfter)
+		b.WriteString(": " + oneLine(e.Message))
 	}
 	if len(e.Body) > 0 && e.Code == "" {
 		fmt.Fprintf(&b, ": body %q", truncate(e.Body, 120))
 	}
+	var meta []string
+	if e.Method != "" || e.Path != "" {
+		path, _, _ := strings.Cut(e.Path, "?")
+		meta = append(meta, strings.TrimSpace(oneLine(e.Method)+" "+oneLine(path)))
+	}
+	if e.ErrorID != "" {
+		meta = append(meta, "errorId "+oneLine(e.ErrorID))
+	}
+	switch {
+	case e.Attempts == 1:
+		meta = append(meta, "1 attempt")
+	case e.Attempts > 1:
+		meta = append(meta, strconv.Itoa(e.Attempts)+" attempts")
+	}
+	if e.RetryAfter > 0 {
+		meta = append(meta, "retry after "+e.RetryAfter.String())
+	}
+	if len(meta) > 0 {
+		b.WriteString(" (" + strings.Join(meta, ", ") + ")")
+	}
 	return b.String()
+}
+
+// GoString shows the error's fields for %#v, every one of them redacted like
+// Error's text (the body excerpt as text rather than bytes).
+func (e *Error) GoString() string {
+	return fmt.Sprintf("&convo.Error{StatusCode:%d, Code:%q, Message:%q, Details:%q, ErrorID:%q, Path:%q, Method:%q, Timestamp:%q, RetryAfter:%q, Body:%q, Attempts:%d, Duration:%q}",
+		e.StatusCode, e.Code, e.Message, string(e.Details), e.ErrorID, e.Path, e.Method,
+		e.Timestamp.Format(time.RFC3339Nano), e.RetryAfter.String(), string(e.Body), e.Attempts, e.Duration.String())
+}
+
+// oneLine replaces control characters (line breaks included) with spaces, so
+// that an error is always one line of a log.
+func oneLine(s string) string {
+	if strings.IndexFunc(s, unicode.IsControl) < 0 {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
 }
 
 // Is matches the Err… sentinels by code, and ErrMalformedResponse or
@@ -206,8 +259,8 @@ type errorBody struct {
 // parseError builds the *Error of a non-2xx answer (or of a 2xx whose body says
 // success:false). A body that is not the envelope still yields an *Error with
 // the status and a bounded excerpt.
-func (c *Client) parseError(resp *http.Response, method, path string, data []byte, tooLarge bool) *Error {
-	e := &Error{StatusCode: resp.StatusCode, Method: method, Path: path}
+func (c *Client) parseError(resp *http.Response, info *callInfo, data []byte, tooLarge bool) *Error {
+	e := &Error{StatusCode: resp.StatusCode, Method: info.method, Path: info.path}
 	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
 		e.RetryAfter, _ = retryAfter(resp.Header, serviceNow(resp.Header))
 	}
@@ -217,11 +270,11 @@ func (c *Client) parseError(resp *http.Response, method, path string, data []byt
 		if tooLarge {
 			e.cause = ErrResponseTooLarge
 		}
-		e.Body = c.excerpt(data)
+		e.Body = c.excerpt(info, data)
 		return e
 	}
 	e.Code = body.Message.Error
-	e.Message = c.redact(body.Message.Message)
+	e.Message = body.Message.Message // redacted with every other field by finishError
 	if len(body.Message.Details) > 0 && string(body.Message.Details) != "null" {
 		e.Details = body.Message.Details
 	}
@@ -242,25 +295,27 @@ func (c *Client) parseError(resp *http.Response, method, path string, data []byt
 }
 
 // badBody reports a 2xx whose body cannot be used.
-func (c *Client) badBody(resp *http.Response, method, path string, data []byte, cause error, msg string) *Error {
+func (c *Client) badBody(resp *http.Response, info *callInfo, data []byte, cause error, msg string) *Error {
 	return &Error{
 		StatusCode: resp.StatusCode,
-		Method:     method,
-		Path:       path,
+		Method:     info.method,
+		Path:       info.path,
 		Message:    msg,
-		Body:       c.excerpt(data),
+		Body:       c.excerpt(info, data),
 		cause:      cause,
 	}
 }
 
 // excerpt keeps a bounded, redacted copy of a body. Redaction comes before
 // the cut, so that a key straddling the cut cannot survive in part.
-func (c *Client) excerpt(data []byte) []byte {
+func (c *Client) excerpt(info *callInfo, data []byte) []byte {
 	window := data
-	if n := excerptLimit + len(c.apiKey); len(window) > n {
+	// Room for the longest form of a key (an escaped form is up to six times
+	// the key) to be seen whole before the cut.
+	if n := excerptLimit + 6*max(len(c.apiKey), len(info.apiKey)); len(window) > n {
 		window = window[:n]
 	}
-	return truncate([]byte(c.redact(string(window))), excerptLimit)
+	return truncate([]byte(c.redactCall(info, string(window))), excerptLimit)
 }
 
 // truncate cuts b to at most n bytes without splitting a UTF-8 sequence.

@@ -36,7 +36,7 @@ func TestErrorEnvelopeIsDecoded(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, []Bucket{BucketUnanswered, BucketNeverEngaged, BucketUnassigned, BucketAutomationOnly}, d.ValidBuckets)
 	assert.Equal(t, []Bucket{BucketUnassigned, BucketAutomationOnly}, d.OptIn)
-	assert.Equal(t, "convo: 400 INVALID_BUCKET: Unknown bucket: foo (ERR-K3J9X2QA-7ZP1)", err.Error())
+	assert.Equal(t, "convo: 400 INVALID_BUCKET: Unknown bucket: foo (GET /api/v1/conversations/anomalies, errorId ERR-K3J9X2QA-7ZP1, 1 attempt)", err.Error())
 	assert.False(t, apiErr.Temporary())
 }
 
@@ -168,7 +168,9 @@ func TestErrorStringForms(t *testing.T) {
 		want string
 	}{
 		{&Error{StatusCode: 404, Code: CodeContactNotFound, Message: "Contact not found", ErrorID: "ERR-AAAAAAAA-BBBB"},
-			"convo: 404 CONTACT_NOT_FOUND: Contact not found (ERR-AAAAAAAA-BBBB)"},
+			"convo: 404 CONTACT_NOT_FOUND: Contact not found (errorId ERR-AAAAAAAA-BBBB)"},
+		{&Error{StatusCode: 503, Code: "UNAVAILABLE", Message: "down\nfor now", Method: "GET", Path: "/api/v1/channels?phone=5511", ErrorID: "ERR-1", Attempts: 4},
+			"convo: 503 UNAVAILABLE: down for now (GET /api/v1/channels, errorId ERR-1, 4 attempts)"},
 		{&Error{StatusCode: 429, Code: CodeRateLimited, Message: "Too many requests", RetryAfter: time.Hour},
 			"convo: 429 RATE_LIMITED: Too many requests (retry after 1h0m0s)"},
 		{&Error{StatusCode: 502, Body: []byte("<html>")}, `convo: 502 Bad Gateway: body "<html>"`},

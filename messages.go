@@ -142,18 +142,14 @@ type Window struct {
 	Since time.Time `json:"since"`
 }
 
-// MessagePage is one page of a conversation's messages, newest first.
+// MessagePage is one page of a conversation's messages, newest first: the
+// generic Page of messages (Items, NextCursor, HasMore) and the read window
+// the service applied.
 type MessagePage struct {
-	// Items are the page's messages, newest first.
-	Items []Message `json:"items"`
-	// NextCursor is the cursor of the next (older) page; empty on the last.
-	NextCursor string `json:"next_cursor"`
+	Page[Message]
 	// Window is the read window the service applied (spec §2.4).
 	Window Window `json:"window"`
 }
-
-// HasMore reports whether another page follows.
-func (p *MessagePage) HasMore() bool { return p != nil && p.NextCursor != "" }
 
 // ListMessagesParams filters a message read (spec §4.1). The zero value reads
 // the last 30 days, 50 messages a page.
@@ -186,7 +182,7 @@ func requireID(op, name, v string) error {
 // List reads one page of a conversation's messages, newest first. Without
 // params.Since the read covers the last 30 days; the page's Window says what
 // was applied. An unknown conversation is ErrConversationNotFound.
-func (s *MessagesService) List(ctx context.Context, conversationID string, params *ListMessagesParams) (*MessagePage, error) {
+func (s *MessagesService) List(ctx context.Context, conversationID string, params *ListMessagesParams, opts ...RequestOption) (*MessagePage, error) {
 	if err := requireID("Messages.List", "conversation id", conversationID); err != nil {
 		return nil, err
 	}
@@ -200,30 +196,39 @@ func (s *MessagesService) List(ctx context.Context, conversationID string, param
 		return nil, err
 	}
 	page := new(MessagePage)
-	if err := s.c.call(ctx, "GET", "/conversations/"+pathSegment(conversationID)+"/messages", q, nil, page); err != nil {
+	if err := s.c.call(ctx, "GET", "/conversations/"+pathSegment(conversationID)+"/messages", q, nil, page, opts...); err != nil {
 		return nil, err
 	}
 	return page, nil
 }
 
-// All iterates over every message of a conversation, newest first, fetching
-// pages as the loop advances. It starts at params.Cursor when set (to resume),
-// stops at the first error (yielded once), and holds one page at a time.
-func (s *MessagesService) All(ctx context.Context, conversationID string, params *ListMessagesParams) iter.Seq2[Message, error] {
+// Pages iterates over the pages of a conversation's messages, newest first,
+// fetching each page as the loop advances. It starts at params.Cursor when
+// set: to resume a listing cut by an error, save the NextCursor of the last
+// page you finished and pass it there. It stops at the first error (yielded
+// once, with a nil page), holds one page at a time, and can be ranged over
+// again (each range starts afresh). With WithReadAhead among opts, the next
+// page is fetched while the loop body works on the current one.
+func (s *MessagesService) Pages(ctx context.Context, conversationID string, params *ListMessagesParams, opts ...RequestOption) iter.Seq2[*MessagePage, error] {
 	var base ListMessagesParams
 	if params != nil {
 		base = *params
 	}
-	// Each fetch works on its own copy (see ConversationsService.All).
-	return paginate(ctx, base.Cursor, func(ctx context.Context, cursor string) ([]Message, string, error) {
+	// Each fetch works on its own copy (see ConversationsService.Pages).
+	return pages(ctx, base.Cursor, opts, func(ctx context.Context, cursor string, opts []RequestOption) (*MessagePage, error) {
 		p := base
 		p.Cursor = cursor
-		page, err := s.List(ctx, conversationID, &p)
-		if err != nil {
-			return nil, "", err
-		}
-		return page.Items, page.NextCursor, nil
+		return s.List(ctx, conversationID, &p, opts...)
 	})
+}
+
+// All iterates over every message of a conversation, newest first: the items
+// of Pages, under the same rules (resume with params.Cursor, first error
+// yielded once, one page held, WithReadAhead honoured). To know where to
+// resume after an error, range over Pages instead and keep each page's
+// NextCursor.
+func (s *MessagesService) All(ctx context.Context, conversationID string, params *ListMessagesParams, opts ...RequestOption) iter.Seq2[Message, error] {
+	return items(s.Pages(ctx, conversationID, params, opts...), func(p *MessagePage) []Message { return p.Items })
 }
 
 // utc prepares a non-zero time for the query string: converted to UTC, for

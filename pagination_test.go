@@ -4,14 +4,30 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// pages serves pages of ints: page i holds 3·i … 3·i+2, the last has no cursor.
-func pages(n int, calls *[]string, failAt int) fetchPage[int] {
+// fetchPage reads the page that starts at cursor ("" for the first page).
+type fetchPage[T any] func(ctx context.Context, cursor string) (items []T, next string, err error)
+
+// paginate is All over a fetch of bare items: pages, then items.
+func paginate[T any](ctx context.Context, start string, fetch fetchPage[T], opts ...RequestOption) iter.Seq2[T, error] {
+	seq := pages(ctx, start, opts, func(ctx context.Context, cursor string, _ []RequestOption) (*Page[T], error) {
+		list, next, err := fetch(ctx, cursor)
+		if err != nil {
+			return nil, err
+		}
+		return &Page[T]{Items: list, NextCursor: next}, nil
+	})
+	return items(seq, func(p *Page[T]) []T { return p.Items })
+}
+
+// intPages serves pages of ints: page i holds 3·i … 3·i+2, the last has no cursor.
+func intPages(n int, calls *[]string, failAt int) fetchPage[int] {
 	return func(ctx context.Context, cursor string) ([]int, string, error) {
 		*calls = append(*calls, cursor)
 		i := 0
@@ -52,7 +68,7 @@ func TestPaginate(t *testing.T) {
 			var calls []string
 			var items []int
 			errs := 0
-			for v, err := range paginate(context.Background(), tt.start, pages(tt.pages, &calls, tt.failAt)) {
+			for v, err := range paginate(context.Background(), tt.start, intPages(tt.pages, &calls, tt.failAt)) {
 				if err != nil {
 					errs++
 					continue // a well-behaved iterator stops by itself after an error
@@ -75,7 +91,7 @@ func TestPaginateHonoursContext(t *testing.T) {
 	var calls []string
 	var got []int
 	var gotErr error
-	for v, err := range paginate(ctx, "", pages(5, &calls, -1)) {
+	for v, err := range paginate(ctx, "", intPages(5, &calls, -1)) {
 		if err != nil {
 			gotErr = err
 			break
@@ -118,12 +134,12 @@ func TestPageHasMore(t *testing.T) {
 	assert.False(t, (*Page[int])(nil).HasMore())
 	assert.False(t, (&Page[int]{}).HasMore())
 	assert.True(t, (&Page[int]{NextCursor: "c"}).HasMore())
-	assert.True(t, (&MessagePage{NextCursor: "c"}).HasMore())
+	assert.True(t, (&MessagePage{Page: Page[Message]{NextCursor: "c"}}).HasMore())
 }
 
 func TestPaginateCanBeRangedAgain(t *testing.T) {
 	var calls []string
-	seq := paginate(context.Background(), "c1", pages(3, &calls, -1))
+	seq := paginate(context.Background(), "c1", intPages(3, &calls, -1))
 	collect := func() (out []int) {
 		for v, err := range seq {
 			require.NoError(t, err)

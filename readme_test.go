@@ -55,6 +55,51 @@ func readmeUsage(ctx context.Context, conversationID string) error {
 	return nil
 }
 
+func readmePerCall(ctx context.Context, c *convo.Client, conversationID, savedCursor string) error {
+	// Per call: an extra header, a retry budget, a timeout, and the answer's metadata.
+	var meta convo.Response
+	page, err := c.Messages.List(ctx, conversationID, &convo.ListMessagesParams{Limit: 100},
+		convo.WithHeader("X-Correlation-Id", "export-42"),
+		convo.WithRequestMaxRetries(1),
+		convo.WithTimeout(10*time.Second),
+		convo.CaptureResponse(&meta))
+	if err != nil {
+		return err // an *convo.Error also carries Attempts, Duration and Header
+	}
+	fmt.Println(len(page.Items), meta.StatusCode, meta.Attempts, meta.Duration, meta.Timestamp)
+
+	// Page by page, keeping the cursor: after an error, start again from it.
+	params := &convo.ListMessagesParams{Cursor: savedCursor} // "" starts from the newest
+	for page, err := range c.Messages.Pages(ctx, conversationID, params, convo.WithReadAhead()) {
+		if err != nil {
+			return err // savedCursor says where to resume
+		}
+		for _, msg := range page.Items {
+			fmt.Println(msg.MessageID)
+		}
+		savedCursor = page.NextCursor
+	}
+
+	// Create a contact, or get the one that already has this phone.
+	contact, created, err := c.Contacts.Ensure(ctx, &convo.CreateContactParams{
+		PhoneNumberID: "5511900000000", PhoneNumber: "5511912345678", Name: "Bia"})
+	if err != nil {
+		return err
+	}
+	fmt.Println(contact.ID, created)
+	return nil
+}
+
+func TestReadmePerCall(t *testing.T) {
+	s := fake.New(t)
+	co := s.Company()
+	line := co.AddChannel(fake.ChannelAccount{Channel: "chatapp", ProviderIdentifier: "5511900000000"})
+	ana := co.AddContact(fake.Contact{Account: line, Phone: "+55 11 91234-0000", Name: "Ana"})
+	conv := co.AddConversation(fake.Conversation{Contact: ana})
+	co.Inbound(conv, "Hello!", s.Clock().Now().Add(-time.Hour))
+	require.NoError(t, readmePerCall(context.Background(), s.Client(), conv, ""))
+}
+
 func TestReadmeUsage(t *testing.T) {
 	s := fake.New(t)
 	co := s.Company()

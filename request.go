@@ -45,10 +45,13 @@ import (
 // typed error at once (with Error.RetryAfter set when the server asked for a
 // wait). When the retries run out, the error is that of the last answer.
 //
+// opts adjust this call only (extra headers, retries, timeout, metadata
+// capture; see RequestOption); the client's options are the defaults.
+//
 // Any 2xx is a success (D12). A 204 No Content, or any answer to HEAD, has no
 // body: Do returns nil and leaves out as it is. Every other 2xx must carry the
 // success envelope, else the error wraps ErrMalformedResponse.
-func (c *Client) Do(ctx context.Context, method, path string, query any, body any, out any) error {
+func (c *Client) Do(ctx context.Context, method, path string, query any, body any, out any, opts ...RequestOption) error {
 	if method == "" {
 		return errors.New("convo: Do: empty method")
 	}
@@ -75,7 +78,7 @@ func (c *Client) Do(ctx context.Context, method, path string, query any, body an
 	if err != nil {
 		return fmt.Errorf("convo: Do: %w", err)
 	}
-	return c.send(ctx, strings.ToUpper(method), path, q, body, out, true)
+	return c.send(ctx, strings.ToUpper(method), path, q, body, out, true, opts)
 }
 
 // encodeQuery turns nil, url.Values or a go-querystring struct into values.
@@ -114,10 +117,14 @@ func pathSegment(s string) string {
 // callInfo travels in the request context, so that the retry policy and the
 // attempt logger (which see only a context and a response) know the call.
 type callInfo struct {
-	method  string
-	path    string // without query: query values are personal data
-	attempt int    // round trips so far (for the log)
-	retries int    // retries decided so far by checkRetry
+	method     string
+	path       string // without query: query values are personal data
+	attempt    int    // round trips so far (for the log)
+	retries    int    // retries decided so far by checkRetry
+	maxRetries int    // this call's retry budget
+	maxWait    time.Duration
+	apiKey     string // a per-call key (WithRequestAPIKey), else ""
+	meta       Response
 
 	wait    time.Duration // the wait checkRetry planned, handed to backoff
 	waitSet bool
@@ -133,9 +140,21 @@ func callInfoFrom(ctx context.Context) *callInfo {
 // envelope is the success body of spec §2.1. Data holds the caller's pointer so
 // that the payload is decoded in one pass, straight into its final type.
 type envelope struct {
-	Success   *bool  `json:"success"`
-	Data      any    `json:"data"`
-	Timestamp string `json:"timestamp"` // the service's clock when it answered
+	Success   *bool        `json:"success"`
+	Data      any          `json:"data"`
+	Timestamp envelopeTime `json:"timestamp"`
+}
+
+// envelopeTime decodes the envelope's timestamp without failing the call when
+// it is missing or malformed: it is metadata, not the payload.
+type envelopeTime struct{ t time.Time }
+
+func (e *envelopeTime) UnmarshalJSON(b []byte) error {
+	var t time.Time
+	if t.UnmarshalJSON(b) == nil {
+		e.t = t
+	}
+	return nil
 }
 
 // serviceTimed is implemented by payloads that carry times the service issued
@@ -150,21 +169,58 @@ var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // call is the one request pipeline every typed endpoint goes through: they
 // all answer with the envelope, so a body-less 2xx is an error there.
-func (c *Client) call(ctx context.Context, method, path string, q url.Values, body any, out any) error {
-	return c.send(ctx, method, path, q, body, out, false)
+func (c *Client) call(ctx context.Context, method, path string, q url.Values, body any, out any, opts ...RequestOption) error {
+	return c.send(ctx, method, path, q, body, out, false, opts)
 }
 
 // send is the pipeline. noContentOK (Client.Do) accepts a 204, or any answer
-// to HEAD, as a success without a body.
-func (c *Client) send(ctx context.Context, method, path string, q url.Values, body any, out any, noContentOK bool) error {
+// to HEAD, as a success without a body. It applies the call's options, runs
+// the exchange, then records the metadata and scrubs the key from the error.
+func (c *Client) send(ctx context.Context, method, path string, q url.Values, body any, out any, noContentOK bool, opts []RequestOption) error {
 	if ctx == nil {
 		return errors.New("convo: nil context")
 	}
 	if c == nil || c.rc == nil {
 		return errors.New("convo: the Client was not built with NewClient")
 	}
+	o, err := applyOptions(opts)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	info := &callInfo{method: method, path: path, maxRetries: c.maxRetries, maxWait: c.maxWait, apiKey: o.apiKey}
+	if o.retriesSet {
+		info.maxRetries = o.maxRetries
+	}
+	if o.maxWaitSet {
+		info.maxWait = o.maxRetryWait
+	}
+	ctx, cancel := o.withTimeout(ctx)
+	defer cancel()
+	m := &info.meta
+	err = c.exchange(ctx, info, q, body, out, noContentOK, o.header)
+	m.Attempts, m.Duration = info.attempt, time.Since(start)
+	if err != nil {
+		err = c.finishError(err, info)
+	}
+	if o.response != nil {
+		*o.response = *m
+	}
+	return err
+}
+
+// exchange sends the request (retrying as the policy says) and reads the
+// answer into out or a typed error.
+func (c *Client) exchange(ctx context.Context, info *callInfo, q url.Values, body any, out any, noContentOK bool, extra http.Header) error {
+	method, path := info.method, info.path
 	if err := ctx.Err(); err != nil {
 		return c.transportError(ctx, method, path, err)
+	}
+	if err := checkPathText(path); err != nil {
+		return fmt.Errorf("convo: %s: %w", method, err)
+	}
+	if err := checkQueryText(q); err != nil {
+		return fmt.Errorf("convo: %s %s: %w", method, path, err)
 	}
 	var payload []byte
 	if body != nil {
@@ -172,12 +228,14 @@ func (c *Client) send(ctx context.Context, method, path string, q url.Values, bo
 		if payload, err = json.Marshal(body); err != nil {
 			return fmt.Errorf("convo: %s %s: encoding body: %w", method, path, err)
 		}
+		if err := checkBodyText(payload, body); err != nil {
+			return fmt.Errorf("convo: %s %s: %w", method, path, err)
+		}
 	}
 	u := c.base + path
 	if len(q) > 0 {
 		u += "?" + q.Encode()
 	}
-	info := &callInfo{method: method, path: path}
 	ctx = context.WithValue(ctx, callInfoKey{}, info)
 	var raw any // retryablehttp treats a nil []byte as a body; keep it untyped nil
 	if payload != nil {
@@ -192,7 +250,13 @@ func (c *Client) send(ctx context.Context, method, path string, q url.Values, bo
 		}
 		return fmt.Errorf("convo: %s %s: building request: %w", method, path, err)
 	}
-	c.setHeaders(req.Header, payload != nil)
+	c.setHeaders(req.Header, payload != nil, info.apiKey)
+	for k, v := range extra {
+		if k == "User-Agent" {
+			v = []string{c.userAgent + " " + strings.TrimSpace(v[0])}
+		}
+		req.Header[k] = v
+	}
 
 	buf := bufPool.Get().(*bytes.Buffer)
 	defer bufPool.Put(buf)
@@ -202,6 +266,10 @@ func (c *Client) send(ctx context.Context, method, path string, q url.Values, bo
 	)
 	for {
 		if resp, err = c.rc.Do(req); err != nil {
+			var held *gateHeld
+			if errors.As(err, &held) {
+				return held.asError(method, path)
+			}
 			return c.transportError(ctx, method, path, err)
 		}
 		buf.Reset()
@@ -215,63 +283,68 @@ func (c *Client) send(ctx context.Context, method, path string, q url.Values, bo
 			c.logger.LogAttrs(ctx, slog.LevelDebug, "convo: reading the body failed",
 				slog.String("method", method), slog.String("path", req.URL.EscapedPath()),
 				slog.Int("attempt", info.attempt), slog.Int("status", resp.StatusCode),
-				slog.String("error", c.redact(withoutURL(readErr).Error())))
+				slog.String("error", c.redactCall(info, withoutURL(readErr).Error())))
 		}
 		if !c.retryBodyRead(ctx, info, readErr) {
 			return c.transportError(ctx, method, path, readErr)
 		}
 	}
 	data := buf.Bytes()
+	info.meta.StatusCode, info.meta.Header = resp.StatusCode, resp.Header
 
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return c.parseError(resp, method, path, data, tooLarge)
+		return c.parseError(resp, info, data, tooLarge)
 	}
 	if tooLarge {
-		return c.badBody(resp, method, path, data, ErrResponseTooLarge,
+		return c.badBody(resp, info, data, ErrResponseTooLarge,
 			fmt.Sprintf("response body larger than %d bytes", c.maxBody))
 	}
 	if noContentOK && (resp.StatusCode == http.StatusNoContent || method == http.MethodHead) {
 		// No body by definition (D12 accepts any 2xx): out is left as it is.
 		return nil
 	}
-	return c.decodeSuccess(resp, method, path, data, out)
+	return c.decodeSuccess(resp, info, data, out)
 }
 
-func (c *Client) setHeaders(h http.Header, hasBody bool) {
+func (c *Client) setHeaders(h http.Header, hasBody bool, callKey string) {
 	h.Set("Accept", "application/json")
 	h.Set("User-Agent", c.userAgent)
 	if hasBody {
 		h.Set("Content-Type", "application/json")
 	}
+	key := c.apiKey
+	if callKey != "" {
+		key = callKey
+	}
 	switch c.authScheme {
 	case AuthAPIKey:
-		h.Set("Authorization", "ApiKey "+c.apiKey)
+		h.Set("Authorization", "ApiKey "+key)
 	case AuthXAPIKey:
-		h.Set("x-api-key", c.apiKey)
+		h.Set("x-api-key", key)
 	default:
-		h.Set("Authorization", "Bearer "+c.apiKey)
+		h.Set("Authorization", "Bearer "+key)
 	}
 }
 
-func (c *Client) decodeSuccess(resp *http.Response, method, path string, data []byte, out any) error {
+func (c *Client) decodeSuccess(resp *http.Response, info *callInfo, data []byte, out any) error {
 	if out == nil {
 		out = new(json.RawMessage) // still check that the body is the envelope
 	}
 	env := envelope{Data: out}
 	if err := json.Unmarshal(data, &env); err != nil {
-		return c.badBody(resp, method, path, data, ErrMalformedResponse, "response is not valid JSON: "+err.Error())
+		return c.badBody(resp, info, data, ErrMalformedResponse, "response is not valid JSON: "+err.Error())
 	}
 	if env.Success == nil {
-		return c.badBody(resp, method, path, data, ErrMalformedResponse, "response is not the service's envelope (no success field)")
+		return c.badBody(resp, info, data, ErrMalformedResponse, "response is not the service's envelope (no success field)")
 	}
+	info.meta.Timestamp = env.Timestamp.t
 	if !*env.Success {
 		// A 2xx carrying an error body: treat it as the error it describes.
-		return c.parseError(resp, method, path, data, false)
+		return c.parseError(resp, info, data, false)
 	}
 	if st, ok := out.(serviceTimed); ok {
 		received := time.Now() // with its monotonic reading: see Attachment.Expired
-		ts, _ := time.Parse(time.RFC3339Nano, env.Timestamp)
-		st.observeServiceTime(ts, received)
+		st.observeServiceTime(env.Timestamp.t, received)
 	}
 	return nil
 }
@@ -330,13 +403,24 @@ type TransportError struct {
 	// Path is the request's path relative to {base_url}, without the query
 	// (its values may be personal data).
 	Path string
-	msg  string
-	err  error
+	// Attempts is the number of requests sent, retries included.
+	Attempts int
+	// Duration is the whole call's time, waits between attempts included.
+	Duration time.Duration
+	msg      string
+	err      error
 }
 
 // Error describes the failure without the URL's query or any secret.
 func (e *TransportError) Error() string {
 	return "convo: " + e.Method + " " + e.Path + ": " + e.msg
+}
+
+// GoString shows the error for %#v without its underlying error, whose text
+// is only reached, redacted, through Error.
+func (e *TransportError) GoString() string {
+	return fmt.Sprintf("&convo.TransportError{Method:%q, Path:%q, Attempts:%d, Duration:%q, Err:%q}",
+		e.Method, e.Path, e.Attempts, e.Duration.String(), e.msg)
 }
 
 // Unwrap returns the underlying error.
@@ -352,30 +436,25 @@ func (e *TransportError) Timeout() bool {
 	return errors.As(e.err, &ne) && ne.Timeout()
 }
 
-// minRedactLen is the shortest key worth redacting: replacing every "k" of a
-// message for a one-letter test key would only garble the text.
-const minRedactLen = 8
-
-// redact removes the API key from text that came from elsewhere (a server's
-// message, a transport error), as a last line of defence.
-func (c *Client) redact(s string) string {
-	if len(c.apiKey) >= minRedactLen && strings.Contains(s, c.apiKey) {
-		s = strings.ReplaceAll(s, c.apiKey, "[REDACTED]")
-	}
-	return s
-}
-
 // attemptTransport writes one debug record per attempt when a logger is set.
 // It deliberately has no CloseIdleConnections method (see buildTransport).
 type attemptTransport struct {
 	next   http.RoundTripper
 	logger *slog.Logger
-	redact func(string) string // the client's: the key never reaches the log
+	redact func(*callInfo, string) string // the client's: the key never reaches the log
+	gates  *rateGates                     // nil when the gate is off
 }
 
 func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
 	info := callInfoFrom(ctx)
+	maxWait, path := time.Duration(1<<63-1), ""
+	if info != nil {
+		maxWait, path = info.maxWait, info.path
+	}
+	if err := t.gates.forPath(path).wait(ctx, maxWait); err != nil {
+		return nil, err
+	}
 	if info != nil && req.Response == nil { // a redirect hop is the same attempt
 		info.attempt++
 	}
@@ -400,7 +479,7 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		attrs = append(attrs, slog.Int("attempt", info.attempt))
 	}
 	if err != nil {
-		attrs = append(attrs, slog.String("error", t.redact(withoutURL(err).Error())))
+		attrs = append(attrs, slog.String("error", t.redact(info, withoutURL(err).Error())))
 	} else {
 		attrs = append(attrs, slog.Int("status", resp.StatusCode))
 	}

@@ -56,8 +56,14 @@ func TestOneConnectionForAThousandCalls(t *testing.T) {
 	defer srv.Close()
 
 	logs := &syncBuffer{}
+	// A transport of its own: http.DefaultTransport's idle pool is shared
+	// with every other test, and another test's server closing can flush it
+	// (a second connection would then be counted).
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	defer tr.CloseIdleConnections()
 	c, err := NewClient(WithAPIKey(testKey), WithBaseURL(srv.URL+"/v1"), WithMaxRetries(3), WithRetryWait(0, 0),
-		WithMaxRetries(3), WithLogger(slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+		WithHTTPClient(&http.Client{Transport: tr}),
+		WithLogger(slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	require.NoError(t, err)
 	paths := []string{"/ok", "/missing", "/flaky", "/ok", "/storm", "/html", "/flaky"}
 	ctx := context.Background()

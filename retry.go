@@ -30,9 +30,12 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 		return false, ctxErr
 	}
 	info := callInfoFrom(ctx)
-	method := http.MethodGet
+	method, path, maxRetries, maxWait := http.MethodGet, "", c.maxRetries, c.maxWait
 	if info != nil {
-		method = info.method
+		method, path, maxRetries, maxWait = info.method, info.path, info.maxRetries, info.maxWait
+	}
+	if resp != nil && resp.StatusCode == http.StatusTooManyRequests {
+		c.gates.forPath(path).holdFor(resp)
 	}
 	var retry bool
 	if err != nil {
@@ -42,9 +45,9 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 		case http.StatusTooManyRequests:
 			// The service refuses a rate-limited request before acting on it,
 			// so even a POST is safe to send again.
-			retry = c.withinCap(resp)
+			retry = withinCap(resp, maxWait)
 		case http.StatusServiceUnavailable:
-			retry = repeatable(method) && c.withinCap(resp)
+			retry = repeatable(method) && withinCap(resp, maxWait)
 		case http.StatusRequestTimeout, http.StatusBadGateway, http.StatusGatewayTimeout:
 			retry = repeatable(method)
 		}
@@ -54,10 +57,10 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 	}
 	n := 0
 	if info != nil {
-		if info.retries >= c.rc.RetryMax {
-			return false, nil // the budget is per call (see retryBodyRead)
-		}
 		n = info.retries
+	}
+	if n >= maxRetries {
+		return false, nil // the budget is per call (see retryBodyRead)
 	}
 	wait, shortest := c.planWait(resp, n)
 	if dl, has := ctx.Deadline(); has && time.Now().Add(shortest).After(dl) {
@@ -80,7 +83,7 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 // deadline — and the retries come out of the same per-call budget. It waits
 // the backoff and reports whether to send the request again.
 func (c *Client) retryBodyRead(ctx context.Context, info *callInfo, err error) bool {
-	if ctx.Err() != nil || !repeatable(info.method) || info.retries >= c.rc.RetryMax || !retryableTransportError(err) {
+	if ctx.Err() != nil || !repeatable(info.method) || info.retries >= info.maxRetries || !retryableTransportError(err) {
 		return false
 	}
 	wait := jitteredBackoff(c.rc.RetryWaitMin, c.rc.RetryWaitMax, info.retries)
@@ -141,11 +144,11 @@ type readCloser struct {
 }
 
 // withinCap reports whether the wait the server asks for (if any) is within
-// WithMaxRetryWait; a longer one returns the typed error at once. The context's
-// deadline is checked by checkRetry against the planned wait.
-func (c *Client) withinCap(resp *http.Response) bool {
+// the call's maximum retry wait; a longer one returns the typed error at once.
+// The context's deadline is checked by checkRetry against the planned wait.
+func withinCap(resp *http.Response, maxWait time.Duration) bool {
 	wait, ok := retryAfter(resp.Header, serviceNow(resp.Header))
-	return !ok || wait <= c.maxWait
+	return !ok || wait <= maxWait
 }
 
 // backoff returns the wait checkRetry planned for this response (Retry-After
@@ -243,6 +246,8 @@ func retryableTransportError(err error) bool {
 		return false
 	case strings.Contains(err.Error(), "unsupported protocol scheme"):
 		return false
+	case errors.As(err, new(*gateHeld)):
+		return false // the gate already judged: waiting would outlast the call
 	}
 	return true
 }

@@ -1,0 +1,107 @@
+package convo
+
+import (
+	"context"
+	"net/http"
+	"sync/atomic"
+	"time"
+)
+
+// anomaliesPath has a rate limit of its own (about one pass a day, spec
+// §8), so its 429s hold only its own gate: a day-long wait there must not
+// stop every other call of the client.
+const anomaliesPath = "/conversations/anomalies"
+
+// rateGates are the client's two holds: the service's general limit, and the
+// anomaly report's own. Nil when the gate is off.
+type rateGates struct{ general, anomalies rateGate }
+
+// forPath returns the gate that governs a request path; nil when off.
+func (g *rateGates) forPath(path string) *rateGate {
+	if g == nil {
+		return nil
+	}
+	if path == anomaliesPath {
+		return &g.anomalies
+	}
+	return &g.general
+}
+
+// rateGate is a hold that a 429 with Retry-After sets (see
+// WithRateLimitGate). It is one atomic word, read before every attempt, so an
+// open gate costs a load and a clock read.
+type rateGate struct {
+	until atomic.Int64 // Unix nanoseconds; 0 or past: open
+}
+
+// holdFor closes the gate until the wait a 429 asks for has passed. A later
+// end wins; an earlier one never shortens a hold already set.
+func (g *rateGate) holdFor(resp *http.Response) {
+	if g == nil {
+		return
+	}
+	now := time.Now()
+	wait, ok := retryAfter(resp.Header, serviceNow(resp.Header)) // a date is the service's
+
+	if !ok || wait <= 0 {
+		return
+	}
+	end := now.Add(wait).UnixNano()
+	for {
+		cur := g.until.Load()
+		if cur >= end || g.until.CompareAndSwap(cur, end) {
+			return
+		}
+	}
+}
+
+// wait blocks until the gate is open. It gives up at once, with a *gateHeld,
+// when the hold would outlast the call's context deadline or its maximum
+// retry wait; it returns the context's error if the context ends while
+// waiting.
+func (g *rateGate) wait(ctx context.Context, maxWait time.Duration) error {
+	if g == nil {
+		return nil
+	}
+	for {
+		until := g.until.Load()
+		if until == 0 {
+			return nil
+		}
+		now := time.Now()
+		d := time.Unix(0, until).Sub(now)
+		if d <= 0 {
+			return nil
+		}
+		if dl, ok := ctx.Deadline(); d > maxWait || (ok && dl.Before(now.Add(d))) {
+			return &gateHeld{wait: d}
+		}
+		timer := time.NewTimer(d)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return ctx.Err()
+		case <-timer.C:
+		}
+		// Loop: another 429 may have extended the hold meanwhile.
+	}
+}
+
+// gateHeld travels from the transport to the pipeline, which turns it into
+// the typed 429 of a call that could not wait for the gate.
+type gateHeld struct{ wait time.Duration }
+
+func (g *gateHeld) Error() string { return "held by the client's rate-limit gate" }
+
+// asError is the typed 429 a held call returns: as if the service had
+// answered it, with the wait that is left.
+func (g *gateHeld) asError(method, path string) *Error {
+	return &Error{
+		StatusCode: http.StatusTooManyRequests,
+		Code:       CodeRateLimited,
+		Message:    "not sent: the service asked this client to wait (Retry-After) and the wait outlasts the call's deadline or maximum retry wait",
+		Method:     method,
+		Path:       path,
+		RetryAfter: g.wait,
+	}
+}
