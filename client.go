@@ -1,16 +1,3 @@
-// Package convo is the Go client for the conversational messaging service:
-// conversations, messages and their media, contacts, channel accounts and the
-// anomaly report of conversations waiting for an answer.
-//
-// The wire contract is the service's interface specification, version 3.0.0
-// (spec §1–§9); what it leaves open is decided in DESIGN.md (D1–D32). Every call
-// goes through one pipeline: the same authentication header (spec §5), retries
-// with backoff that honour Retry-After, a size-capped body read that always
-// drains and closes the connection, and typed errors keyed by the service's
-// error code (spec §7).
-//
-// Package fake (github.com/convoapi/convo-go/fake) runs the whole service
-// in-process, so code built on this package can be tested offline.
 package convo
 
 import (

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -250,100 +249,4 @@ func ts(t *testing.T, s string) time.Time {
 	v, err := time.Parse(time.RFC3339Nano, s)
 	require.NoError(t, err)
 	return v
-}
-
-// ---- the canned server behind the runnable examples ----
-
-// Canned answers, written from the spec's tables (§2.2–§2.7) and DESIGN D4–D9.
-const (
-	exChannels = `{"items":[
-	 {"id":"3f9a7c1e-0b4d-4e2a-9c61-5d8e2b7a1f00","channel":"chatapp","display_name":"Support BR","provider_identifier":"109876543210","status":"connected",
-	  "capabilities":{"message_types":["text","image","document","audio","video"],"max_text_length":4096,"max_caption_length":null,"session_window_hours":24,"requires_template_outside_window":true}},
-	 {"id":"8b2e4d6f-1a3c-4b5d-8e7f-9a0b1c2d3e4f","channel":"botapp","display_name":"Bot","provider_identifier":"@acme_bot","status":"connected",
-	  "capabilities":{"message_types":["text","image"],"max_text_length":4096,"max_caption_length":1024,"session_window_hours":null,"requires_template_outside_window":false}}]}`
-	exConversationsPage1 = `{"items":[
-	 {"id":"c-1","contact_id":"p-1","channel":"chatapp","channel_account_id":"3f9a7c1e-0b4d-4e2a-9c61-5d8e2b7a1f00","channel_identifier":"5511987654321","status":"open","assigned":false,"unread_count":2,"last_inbound_at":"2026-11-22T09:00:00.000Z","last_message_at":"2026-11-22T09:00:00.000Z","created_at":"2026-11-20T08:00:00.000Z"},
-	 {"id":"c-2","contact_id":"p-2","channel":"botapp","channel_account_id":"8b2e4d6f-1a3c-4b5d-8e7f-9a0b1c2d3e4f","channel_identifier":"@maria","status":"open","assigned":true,"unread_count":0,"last_inbound_at":null,"last_message_at":"2026-11-21T18:30:00.000Z","created_at":"2026-11-21T18:30:00.000Z"}],
-	 "next_cursor":"page-2"}`
-	exConversationsPage2 = `{"items":[
-	 {"id":"c-3","contact_id":"p-3","channel":"webchat","channel_account_id":"w-1","channel_identifier":"visitor-77","status":"open","assigned":false,"unread_count":1,"last_inbound_at":"2026-11-21T12:00:00.000Z","last_message_at":"2026-11-21T12:00:00.000Z","created_at":"2026-11-21T12:00:00.000Z"}],
-	 "next_cursor":null}`
-	exMessages = `{"items":[
-	 {"message_id":"m-3","direction":"outbound","type":"text","status":"read","text":"Sure, sending it now.","media":null,"reactions":[],"sent_at":"2026-11-22T09:05:00.000Z","delivered_at":"2026-11-22T09:05:01.000Z","read_at":"2026-11-22T09:06:00.000Z","failure_reason":null,"raw":null},
-	 {"message_id":"m-2","direction":"inbound","type":"image","status":null,"text":"my receipt","media":{"media_id":"med-1","media_status":"available","mime_type":"image/jpeg","file_size":12,"filename":"receipt.jpg"},"reactions":[{"emoji":"👍","direction":"outbound","reacted_at":"2026-11-22T09:04:00.000Z"}],"sent_at":"2026-11-22T09:03:00.000Z","delivered_at":null,"read_at":null,"failure_reason":null,"raw":null},
-	 {"message_id":"m-1","direction":"inbound","type":"audio","status":null,"text":null,"media":{"media_id":null,"media_status":"unknown","mime_type":null,"file_size":null,"filename":null},"reactions":[],"sent_at":"2026-10-01T08:00:00.000Z","delivered_at":null,"read_at":null,"failure_reason":null,"raw":null}],
-	 "next_cursor":null,"window":{"recent_window_days":30,"since":"2026-10-23T10:04:05.123Z"}}`
-	exAnomalies = `{"window":{"threshold_hours":4,"ceiling_hours_by_channel":{"chatapp":24,"sms":24,"botapp":24,"webchat":24}},
-	 "buckets":{"unanswered":{"count":1,"items":[{"conversation_id":"c-1","contact_id":"p-1","channel":"chatapp","channel_account_id":"3f9a7c1e-0b4d-4e2a-9c61-5d8e2b7a1f00","last_inbound_at":"2026-11-22T03:30:00.000Z","last_message_at":"2026-11-22T03:30:00.000Z","waiting_hours":6.5,"assigned":false,"unread_count":2}]},
-	 "never_engaged":{"count":3},
-	 "unassigned":{"count":1,"items":[{"conversation_id":"c-1","contact_id":"p-1","channel":"chatapp","channel_account_id":"3f9a7c1e-0b4d-4e2a-9c61-5d8e2b7a1f00","last_inbound_at":"2026-11-22T03:30:00.000Z","last_message_at":"2026-11-22T03:30:00.000Z","waiting_hours":6.5,"assigned":false,"unread_count":2}]}}}`
-	exContact = `{"id":"p-1","phone_number":"5511987654321","name":"Ana Souza","email":null,"gender":null,"tag_names":"vip,lead"}`
-	exFile    = "receipt data"
-)
-
-// newExampleServer starts a loopback server that serves canned, spec-shaped
-// answers for the examples. Its base URL (ending in /v1) is srv.URL + "/v1".
-// Every request must carry "Authorization: Bearer example-key".
-func newExampleServer() *httptest.Server {
-	var srv *httptest.Server
-	mux := http.NewServeMux()
-	send := func(w http.ResponseWriter, status int, body string) {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		_, _ = io.WriteString(w, body)
-	}
-	api := func(pattern string, h func(w http.ResponseWriter, r *http.Request)) {
-		mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
-			if r.Header.Get("Authorization") != "Bearer example-key" {
-				send(w, 401, errBody(errUnauthorized, r.Method, strings.TrimPrefix(r.URL.Path, "/v1"), "ERR-3KQ8ZW1P-9XA2"))
-				return
-			}
-			h(w, r)
-		})
-	}
-	api("GET /v1/channels", func(w http.ResponseWriter, r *http.Request) { send(w, 200, ok(exChannels)) })
-	api("GET /v1/conversations", func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Query().Get("cursor") == "page-2" {
-			send(w, 200, ok(exConversationsPage2))
-			return
-		}
-		send(w, 200, ok(exConversationsPage1))
-	})
-	api("GET /v1/conversations/anomalies", func(w http.ResponseWriter, r *http.Request) { send(w, 200, ok(exAnomalies)) })
-	api("GET /v1/conversations/{id}/messages", func(w http.ResponseWriter, r *http.Request) {
-		if r.PathValue("id") != "c-1" {
-			send(w, 404, errBody(apiErr{404, convo.CodeConversationNotFound, "Conversation not found", "", nil},
-				"GET", "/conversations/"+r.PathValue("id")+"/messages", "ERR-7H2M4QZ1-B8C3"))
-			return
-		}
-		send(w, 200, ok(exMessages))
-	})
-	api("GET /v1/attachments/{id}", func(w http.ResponseWriter, r *http.Request) {
-		send(w, 200, ok(fmt.Sprintf(`{"media_id":"med-1","url":"%s/files/receipt.jpg?sig=abc","expires_at":"%s","mime_type":"image/jpeg","file_size":%d,"filename":"receipt.jpg"}`,
-			srv.URL, testTime.Add(10*time.Minute).UTC().Format("2006-01-02T15:04:05.000Z"), len(exFile))))
-	})
-	mux.HandleFunc("GET /files/receipt.jpg", func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Authorization") != "" {
-			http.Error(w, "no key expected here", http.StatusBadRequest)
-			return
-		}
-		_, _ = io.WriteString(w, exFile)
-	})
-	api("GET /v1/chatapp/contacts/lookup", func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Query().Get("phone_number") != "5511987654321" {
-			send(w, 404, errBody(apiErr{404, convo.CodeContactNotFound, "Contact not found", "", nil},
-				"GET", "/chatapp/contacts/lookup", "ERR-0P9L8K7J-6H5G"))
-			return
-		}
-		send(w, 200, ok(exContact))
-	})
-	// An endpoint the spec does not show (D22), for the Client.Do example.
-	api("GET /v1/chatapp/templates", func(w http.ResponseWriter, r *http.Request) {
-		send(w, 200, ok(`{"items":[{"name":"order_update","language":"`+r.URL.Query().Get("language")+`"}]}`))
-	})
-	api("POST /v1/chatapp/sequences/cancel", func(w http.ResponseWriter, r *http.Request) {
-		send(w, 200, ok(`{"canceled":true,"message":"Sequence canceled."}`))
-	})
-	srv = httptest.NewServer(mux)
-	return srv
 }

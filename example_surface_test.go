@@ -14,23 +14,15 @@ import (
 // These examples run against package fake, the whole service in-process,
 // with its clock pinned so that the output does not depend on today.
 
-// seededFake starts a fake with one chat line, one contact and one
-// conversation of five inbound messages, and returns the conversation's id.
-func seededFake() (*fake.Server, string) {
+func ExampleWithHeader() {
+	// A fake with one chat line and one contact, Ana.
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, DisplayName: "Sales", ProviderIdentifier: "5511900000000"})
 	ana := co.AddContact(fake.Contact{Account: line, Phone: "5511987654321", Name: "Ana"})
 	conv := co.AddConversation(fake.Conversation{Contact: ana})
-	for i := range 5 {
-		co.Inbound(conv, fmt.Sprintf("message %d", i+1), now.Add(time.Duration(i-5)*time.Hour))
-	}
-	return s, conv
-}
-
-func ExampleWithHeader() {
-	s, _ := seededFake()
+	co.Inbound(conv, "Hello!", now.Add(-time.Hour))
 	defer s.Close()
 	client := s.Client()
 
@@ -47,7 +39,14 @@ func ExampleWithHeader() {
 }
 
 func ExampleWithRequestAPIKey() {
-	s, _ := seededFake()
+	// A fake with one chat line and one contact, Ana.
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
+	co := s.Company()
+	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, DisplayName: "Sales", ProviderIdentifier: "5511900000000"})
+	ana := co.AddContact(fake.Contact{Account: line, Phone: "5511987654321", Name: "Ana"})
+	conv := co.AddConversation(fake.Conversation{Contact: ana})
+	co.Inbound(conv, "Hello!", now.Add(-time.Hour))
 	defer s.Close()
 	client := s.Client()
 	other := s.AddCompany("sk_other_company")
@@ -60,7 +59,14 @@ func ExampleWithRequestAPIKey() {
 }
 
 func ExampleWithRequestMaxRetries() {
-	s, _ := seededFake()
+	// A fake with one chat line and one contact, Ana.
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
+	co := s.Company()
+	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, DisplayName: "Sales", ProviderIdentifier: "5511900000000"})
+	ana := co.AddContact(fake.Contact{Account: line, Phone: "5511987654321", Name: "Ana"})
+	conv := co.AddConversation(fake.Conversation{Contact: ana})
+	co.Inbound(conv, "Hello!", now.Add(-time.Hour))
 	defer s.Close()
 	client := s.Client()
 	s.AddFault(fake.Fault{Path: "/channels", Status: http.StatusServiceUnavailable, Times: 1})
@@ -74,7 +80,14 @@ func ExampleWithRequestMaxRetries() {
 }
 
 func ExampleWithRequestMaxRetryWait() {
-	s, _ := seededFake()
+	// A fake with one chat line and one contact, Ana.
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
+	co := s.Company()
+	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, DisplayName: "Sales", ProviderIdentifier: "5511900000000"})
+	ana := co.AddContact(fake.Contact{Account: line, Phone: "5511987654321", Name: "Ana"})
+	conv := co.AddConversation(fake.Conversation{Contact: ana})
+	co.Inbound(conv, "Hello!", now.Add(-time.Hour))
 	defer s.Close()
 	client := s.Client(convo.WithRateLimitGate(false))
 	s.AddFault(fake.Fault{Path: "/channels", Status: http.StatusTooManyRequests, RetryAfter: 20 * time.Second, Times: 1})
@@ -91,7 +104,14 @@ func ExampleWithRequestMaxRetryWait() {
 }
 
 func ExampleWithTimeout() {
-	s, _ := seededFake()
+	// A fake with one chat line and one contact, Ana.
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
+	co := s.Company()
+	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, DisplayName: "Sales", ProviderIdentifier: "5511900000000"})
+	ana := co.AddContact(fake.Contact{Account: line, Phone: "5511987654321", Name: "Ana"})
+	conv := co.AddConversation(fake.Conversation{Contact: ana})
+	co.Inbound(conv, "Hello!", now.Add(-time.Hour))
 	defer s.Close()
 	client := s.Client()
 	s.AddFault(fake.Fault{Path: "/channels", Latency: time.Minute})
@@ -104,7 +124,17 @@ func ExampleWithTimeout() {
 }
 
 func ExampleCaptureResponse() {
-	s, conv := seededFake()
+	// A fake with one chat line, one contact and five inbound messages, an
+	// hour apart.
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
+	co := s.Company()
+	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, DisplayName: "Sales", ProviderIdentifier: "5511900000000"})
+	ana := co.AddContact(fake.Contact{Account: line, Phone: "5511987654321", Name: "Ana"})
+	conv := co.AddConversation(fake.Conversation{Contact: ana})
+	for i := range 5 {
+		co.Inbound(conv, fmt.Sprintf("message %d", i+1), now.Add(time.Duration(i-5)*time.Hour))
+	}
 	defer s.Close()
 	client := s.Client()
 
@@ -123,7 +153,17 @@ func ExampleCaptureResponse() {
 }
 
 func ExampleMessagesService_Pages() {
-	s, conv := seededFake()
+	// A fake with one chat line, one contact and five inbound messages, an
+	// hour apart.
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
+	co := s.Company()
+	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, DisplayName: "Sales", ProviderIdentifier: "5511900000000"})
+	ana := co.AddContact(fake.Contact{Account: line, Phone: "5511987654321", Name: "Ana"})
+	conv := co.AddConversation(fake.Conversation{Contact: ana})
+	for i := range 5 {
+		co.Inbound(conv, fmt.Sprintf("message %d", i+1), now.Add(time.Duration(i-5)*time.Hour))
+	}
 	defer s.Close()
 	client := s.Client()
 	ctx := context.Background()
@@ -165,7 +205,14 @@ func ExampleMessagesService_Pages() {
 }
 
 func ExampleConversationsService_Pages() {
-	s, _ := seededFake()
+	// A fake with one chat line and one contact, Ana.
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
+	co := s.Company()
+	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, DisplayName: "Sales", ProviderIdentifier: "5511900000000"})
+	ana := co.AddContact(fake.Contact{Account: line, Phone: "5511987654321", Name: "Ana"})
+	conv := co.AddConversation(fake.Conversation{Contact: ana})
+	co.Inbound(conv, "Hello!", now.Add(-time.Hour))
 	defer s.Close()
 	client := s.Client()
 
@@ -181,7 +228,17 @@ func ExampleConversationsService_Pages() {
 }
 
 func ExampleWithReadAhead() {
-	s, conv := seededFake()
+	// A fake with one chat line, one contact and five inbound messages, an
+	// hour apart.
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
+	co := s.Company()
+	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, DisplayName: "Sales", ProviderIdentifier: "5511900000000"})
+	ana := co.AddContact(fake.Contact{Account: line, Phone: "5511987654321", Name: "Ana"})
+	conv := co.AddConversation(fake.Conversation{Contact: ana})
+	for i := range 5 {
+		co.Inbound(conv, fmt.Sprintf("message %d", i+1), now.Add(time.Duration(i-5)*time.Hour))
+	}
 	defer s.Close()
 	client := s.Client()
 
@@ -201,7 +258,14 @@ func ExampleWithReadAhead() {
 }
 
 func ExampleContactsService_Ensure() {
-	s, _ := seededFake()
+	// A fake with one chat line and one contact, Ana.
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
+	co := s.Company()
+	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, DisplayName: "Sales", ProviderIdentifier: "5511900000000"})
+	ana := co.AddContact(fake.Contact{Account: line, Phone: "5511987654321", Name: "Ana"})
+	conv := co.AddConversation(fake.Conversation{Contact: ana})
+	co.Inbound(conv, "Hello!", now.Add(-time.Hour))
 	defer s.Close()
 	client := s.Client()
 	ctx := context.Background()
@@ -227,7 +291,14 @@ func ExampleContactsService_Ensure() {
 }
 
 func ExampleWithRateLimitGate() {
-	s, _ := seededFake()
+	// A fake with one chat line and one contact, Ana.
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
+	co := s.Company()
+	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, DisplayName: "Sales", ProviderIdentifier: "5511900000000"})
+	ana := co.AddContact(fake.Contact{Account: line, Phone: "5511987654321", Name: "Ana"})
+	conv := co.AddConversation(fake.Conversation{Contact: ana})
+	co.Inbound(conv, "Hello!", now.Add(-time.Hour))
 	defer s.Close()
 	// On by default: after a 429 with Retry-After, every call of this client
 	// waits for the end of that wait before sending. Turn it off to let each
@@ -240,7 +311,14 @@ func ExampleWithRateLimitGate() {
 }
 
 func ExampleInvalidTextError() {
-	s, _ := seededFake()
+	// A fake with one chat line and one contact, Ana.
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
+	co := s.Company()
+	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, DisplayName: "Sales", ProviderIdentifier: "5511900000000"})
+	ana := co.AddContact(fake.Contact{Account: line, Phone: "5511987654321", Name: "Ana"})
+	conv := co.AddConversation(fake.Conversation{Contact: ana})
+	co.Inbound(conv, "Hello!", now.Add(-time.Hour))
 	defer s.Close()
 	client := s.Client()
 

@@ -4,34 +4,37 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
+	"time"
 
 	convo "github.com/convoapi/convo-go"
+	"github.com/convoapi/convo-go/fake"
 )
 
-// The examples run against newExampleServer, a loopback stand-in for the
-// service that answers with canned, spec-shaped data. In your code the base URL
-// is the service's own (it ends with /v1) and the key comes from your secrets.
+// The examples run against package fake, the whole service in-process, which
+// each example starts and seeds itself. In your code the base URL is the
+// service's own (it ends with /v1) and the key comes from your secrets:
+//
+//	client, err := convo.NewClient() // reads CONVO_API_KEY and CONVO_BASE_URL
 
 func ExampleNewClient() {
-	srv := newExampleServer()
-	defer srv.Close()
+	s := fake.NewServer()
+	defer s.Close()
 
 	// Without options, NewClient reads CONVO_API_KEY and CONVO_BASE_URL.
 	client, err := convo.NewClient(
-		convo.WithAPIKey("example-key"),
-		convo.WithBaseURL(srv.URL+"/v1"),
+		convo.WithAPIKey(s.APIKey()),
+		convo.WithBaseURL(s.URL()), // ends with /v1
 		convo.WithUserAgent("my-app/1.2"),
 	)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(client.BaseURL() == srv.URL+"/v1")
+	fmt.Println(client.BaseURL() == s.URL())
 
 	// A base URL must end with /v1.
-	_, err = convo.NewClient(convo.WithAPIKey("example-key"), convo.WithBaseURL("https://api.example.com"))
+	_, err = convo.NewClient(convo.WithAPIKey("my-key"), convo.WithBaseURL("https://api.example.com"))
 	fmt.Println(err != nil)
 	// Output:
 	// true
@@ -39,13 +42,12 @@ func ExampleNewClient() {
 }
 
 func ExampleChannelsService_List() {
-	srv := newExampleServer()
-	defer srv.Close()
-	client, err := convo.NewClient(convo.WithAPIKey("example-key"), convo.WithBaseURL(srv.URL+"/v1"))
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
+	s := fake.NewServer()
+	defer s.Close()
+	co := s.Company()
+	co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, DisplayName: "Support BR", ProviderIdentifier: "5511940000001"})
+	co.AddChannel(fake.ChannelAccount{Channel: fake.Botapp, DisplayName: "Bot", ProviderIdentifier: "acme_bot"})
+	client := s.Client()
 
 	accounts, err := client.Channels.List(context.Background())
 	if err != nil {
@@ -66,13 +68,17 @@ func ExampleChannelsService_List() {
 }
 
 func ExampleConversationsService_All() {
-	srv := newExampleServer()
-	defer srv.Close()
-	client, err := convo.NewClient(convo.WithAPIKey("example-key"), convo.WithBaseURL(srv.URL+"/v1"))
-	if err != nil {
-		fmt.Println(err)
-		return
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
+	defer s.Close()
+	co := s.Company()
+	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511940000001"})
+	for i, phone := range []string{"5511911110001", "5511911110002", "5511911110003"} {
+		ct := co.AddContact(fake.Contact{Account: line, Phone: phone})
+		conv := co.AddConversation(fake.Conversation{ID: fmt.Sprintf("c-%d", i+1), Contact: ct})
+		co.Inbound(conv, "Hello?", now.Add(-time.Duration(i+1)*time.Hour))
 	}
+	client := s.Client()
 
 	// Pages are fetched as the loop advances; break stops fetching.
 	params := &convo.ListConversationsParams{Assigned: convo.Bool(false), Limit: 2}
@@ -84,22 +90,28 @@ func ExampleConversationsService_All() {
 		fmt.Println(conv.ID, conv.Channel, conv.UnreadCount, "unread")
 	}
 	// Output:
-	// c-1 chatapp 2 unread
-	// c-2 botapp 0 unread
-	// c-3 webchat 1 unread
+	// c-1 chatapp 1 unread
+	// c-2 chatapp 1 unread
+	// c-3 chatapp 1 unread
 }
 
 func ExampleMessagesService_List() {
-	srv := newExampleServer()
-	defer srv.Close()
-	client, err := convo.NewClient(convo.WithAPIKey("example-key"), convo.WithBaseURL(srv.URL+"/v1"))
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
+	defer s.Close()
+	co := s.Company()
+	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511940000001"})
+	ana := co.AddContact(fake.Contact{Account: line, Phone: "5511987654321", Name: "Ana"})
+	conv := co.AddConversation(fake.Conversation{ID: "c-1", Contact: ana})
+	co.AddMessage(conv, fake.Message{ID: "m-1", Sender: fake.SenderContact, Type: "audio", At: now.Add(-3 * time.Hour),
+		Media: &fake.Media{Status: fake.MediaUnknown}})
+	co.AddMessage(conv, fake.Message{ID: "m-2", Sender: fake.SenderContact, Text: "my receipt", At: now.Add(-2 * time.Hour),
+		Media: &fake.Media{MimeType: "image/png", Data: []byte("receipt data")}})
+	co.AddMessage(conv, fake.Message{ID: "m-3", Sender: fake.SenderAgent, Text: "Thanks, got it.", At: now.Add(-time.Hour)})
+	client := s.Client()
 
 	// Newest first. Without Since, the last 30 days are read; Window says so.
-	page, err := client.Messages.List(context.Background(), "c-1", &convo.ListMessagesParams{Limit: 50})
+	page, err := client.Messages.List(context.Background(), conv, &convo.ListMessagesParams{Limit: 50})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -116,20 +128,54 @@ func ExampleMessagesService_List() {
 	fmt.Println("more:", page.HasMore())
 	// Output:
 	// window: 30 days
-	// m-3 text "Sure, sending it now."
+	// m-3 text "Thanks, got it."
 	// m-2 image media=available text="my receipt"
 	// m-1 audio media=unknown text=""
 	// more: false
 }
 
-func ExampleAnomaliesService_Get() {
-	srv := newExampleServer()
-	defer srv.Close()
-	client, err := convo.NewClient(convo.WithAPIKey("example-key"), convo.WithBaseURL(srv.URL+"/v1"))
-	if err != nil {
-		fmt.Println(err)
-		return
+func ExampleMessagesService_All() {
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
+	defer s.Close()
+	co := s.Company()
+	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511940000001"})
+	ana := co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})
+	conv := co.AddConversation(fake.Conversation{Contact: ana})
+	co.AddMessage(conv, fake.Message{ID: "m-1", Sender: fake.SenderContact, At: now.Add(-3 * time.Hour),
+		Media: &fake.Media{MimeType: "image/png", Data: []byte("png")}})
+	co.AddMessage(conv, fake.Message{ID: "m-2", Sender: fake.SenderContact, At: now.Add(-2 * time.Hour),
+		Media: &fake.Media{MimeType: "application/pdf", Data: []byte("pdf")}})
+	co.AddMessage(conv, fake.Message{ID: "m-3", Sender: fake.SenderAgent, Text: "Thanks!", At: now.Add(-time.Hour)})
+	client := s.Client()
+
+	// Pages are fetched as the loop advances; break stops fetching. The first
+	// error ends the sequence.
+	for m, err := range client.Messages.All(context.Background(), conv, &convo.ListMessagesParams{Limit: 100}) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		if m.Media.Available() {
+			fmt.Println("latest message with a file:", m.MessageID)
+			break
+		}
 	}
+	// Output:
+	// latest message with a file: m-2
+}
+
+func ExampleAnomaliesService_Get() {
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
+	defer s.Close()
+	co := s.Company()
+	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511940000001"})
+	ana := co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})
+	co.Inbound(co.AddConversation(fake.Conversation{ID: "c-1", Contact: ana}), "Where is my order?", now.Add(-6*time.Hour-30*time.Minute))
+	bruno := co.AddContact(fake.Contact{Account: line, Phone: "5521998765432"})
+	co.Reply(co.AddConversation(fake.Conversation{ID: "c-2", Contact: bruno}), fake.SenderAutomation, "Welcome!", now.Add(-time.Hour))
+	client := s.Client()
 
 	// Meant for a periodic sweep (about once a day), not for polling.
 	report, err := client.Anomalies.Get(context.Background(), &convo.AnomaliesParams{
@@ -148,22 +194,27 @@ func ExampleAnomaliesService_Get() {
 		fmt.Println("unassigned:", u.Count)
 	}
 	// Output:
-	// unanswered: 1 never engaged: 3
+	// unanswered: 1 never engaged: 1
 	//   c-1 on chatapp waiting 6.5h
 	// unassigned: 1
 }
 
 func ExampleAttachmentsService_Download() {
-	srv := newExampleServer()
-	defer srv.Close()
-	client, err := convo.NewClient(convo.WithAPIKey("example-key"), convo.WithBaseURL(srv.URL+"/v1"))
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
+	defer s.Close()
+	co := s.Company()
+	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511940000001"})
+	ana := co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})
+	conv := co.AddConversation(fake.Conversation{Contact: ana})
+	co.AddMessage(conv, fake.Message{ID: "m-1", Sender: fake.SenderContact, Type: "audio", At: now.Add(-2 * time.Hour),
+		Media: &fake.Media{Status: fake.MediaUnknown}})
+	co.AddMessage(conv, fake.Message{ID: "m-2", Sender: fake.SenderContact, At: now.Add(-time.Hour),
+		Media: &fake.Media{MimeType: "text/plain", Data: []byte("receipt data")}})
+	client := s.Client()
 	ctx := context.Background()
 
-	page, err := client.Messages.List(ctx, "c-1", nil)
+	page, err := client.Messages.List(ctx, conv, nil)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -192,13 +243,12 @@ func ExampleAttachmentsService_Download() {
 }
 
 func ExampleContactsService_Lookup() {
-	srv := newExampleServer()
-	defer srv.Close()
-	client, err := convo.NewClient(convo.WithAPIKey("example-key"), convo.WithBaseURL(srv.URL+"/v1"))
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
+	s := fake.NewServer()
+	defer s.Close()
+	co := s.Company()
+	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "109876543210"})
+	co.AddContact(fake.Contact{Account: line, Phone: "5511987654321", Name: "Ana Souza", Tags: []string{"vip", "lead"}})
+	client := s.Client()
 	ctx := context.Background()
 
 	// The SDK never normalizes a phone behind your back: do it where you want.
@@ -222,35 +272,33 @@ func ExampleContactsService_Lookup() {
 }
 
 func ExampleSequencesService_Cancel() {
-	srv := newExampleServer()
-	defer srv.Close()
-	client, err := convo.NewClient(convo.WithAPIKey("example-key"), convo.WithBaseURL(srv.URL+"/v1"))
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
+	s := fake.NewServer()
+	defer s.Close()
+	co := s.Company()
+	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511940000001"})
+	co.AddContact(fake.Contact{Account: line, Phone: "5511987654321", Sequence: "Onboarding"})
+	client := s.Client()
 
 	// Canceled == false (nothing was scheduled) is a success, not an error.
-	res, err := client.Sequences.Cancel(context.Background(), &convo.CancelSequenceParams{PhoneNumber: "5511987654321"})
-	if err != nil {
-		fmt.Println(err)
-		return
+	for range 2 {
+		res, err := client.Sequences.Cancel(context.Background(), &convo.CancelSequenceParams{PhoneNumber: "5511987654321"})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println(res.Canceled, res.Message)
 	}
-	fmt.Println(res.Canceled, res.Message)
 	// Output:
-	// true Sequence canceled.
+	// true Sequence canceled successfully.
+	// false No scheduled sequence to cancel.
 }
 
 func ExampleError() {
-	srv := newExampleServer()
-	defer srv.Close()
-	client, err := convo.NewClient(convo.WithAPIKey("example-key"), convo.WithBaseURL(srv.URL+"/v1"))
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
+	s := fake.NewServer()
+	defer s.Close()
+	client := s.Client()
 
-	_, err = client.Messages.List(context.Background(), "no-such-conversation", nil)
+	_, err := client.Messages.List(context.Background(), "no-such-conversation", nil)
 
 	// Branch on the code, never on the text: with errors.Is and a sentinel…
 	if errors.Is(err, convo.ErrConversationNotFound) {
@@ -259,17 +307,17 @@ func ExampleError() {
 	// …or with errors.As, for the status, the code and the id to quote to support.
 	var apiErr *convo.Error
 	if errors.As(err, &apiErr) {
-		fmt.Println(apiErr.StatusCode, apiErr.Code, apiErr.ErrorID, apiErr.Path)
+		fmt.Println(apiErr.StatusCode, apiErr.Code, apiErr.ErrorID != "", apiErr.Path)
 	}
 	// Output:
 	// no such conversation
-	// 404 CONVERSATION_NOT_FOUND ERR-7H2M4QZ1-B8C3 /api/v1/conversations/no-such-conversation/messages
+	// 404 CONVERSATION_NOT_FOUND true /api/v1/conversations/no-such-conversation/messages
 }
 
 func ExampleError_unauthorized() {
-	srv := newExampleServer()
-	defer srv.Close()
-	client, err := convo.NewClient(convo.WithAPIKey("wrong-key"), convo.WithBaseURL(srv.URL+"/v1"))
+	s := fake.NewServer()
+	defer s.Close()
+	client, err := convo.NewClient(convo.WithAPIKey("wrong-key"), convo.WithBaseURL(s.URL()))
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -277,10 +325,13 @@ func ExampleError_unauthorized() {
 
 	_, err = client.Channels.List(context.Background())
 	fmt.Println(errors.Is(err, convo.ErrUnauthorized))
-	fmt.Println(err)
+	var apiErr *convo.Error
+	if errors.As(err, &apiErr) {
+		fmt.Println(apiErr.StatusCode, apiErr.Code, apiErr.Message)
+	}
 	// Output:
 	// true
-	// convo: 401 UNAUTHORIZED: Invalid or missing API key. (GET /api/v1/channels, errorId ERR-3KQ8ZW1P-9XA2, 1 attempt)
+	// 401 UNAUTHORIZED Invalid or missing API key.
 }
 
 func ExampleNormalizePhone() {
@@ -294,56 +345,36 @@ func ExampleNormalizePhone() {
 }
 
 func ExampleClient_Do() {
-	srv := newExampleServer()
-	defer srv.Close()
-	client, err := convo.NewClient(convo.WithAPIKey("example-key"), convo.WithBaseURL(srv.URL+"/v1"))
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
+	s := fake.NewServer()
+	defer s.Close()
+	s.Company().AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, DisplayName: "Support", ProviderIdentifier: "5511940000001"})
+	client := s.Client()
 
-	// An endpoint the typed client does not cover, with the same
-	// authentication, retries and typed errors. out receives the envelope's
-	// data; escape any identifier put in the path with url.PathEscape.
+	// Do calls any endpoint with the same authentication, retries and typed
+	// errors as the typed methods: the ones the typed client does not cover
+	// (sending, templates…), or a known one read into your own type, as here.
+	// out receives the envelope's data; query is url.Values, a map or a
+	// struct with url tags; escape any identifier put in the path with
+	// url.PathEscape.
 	var out struct {
 		Items []struct {
-			Name     string `json:"name"`
-			Language string `json:"language"`
+			Channel     string `json:"channel"`
+			DisplayName string `json:"display_name"`
 		} `json:"items"`
 	}
-	q := url.Values{"language": {"pt_BR"}}
-	if err := client.Do(context.Background(), "GET", "/chatapp/templates", q, nil, &out); err != nil {
+	if err := client.Do(context.Background(), "GET", "/channels", nil, nil, &out); err != nil {
 		fmt.Println(err)
 		return
 	}
-	for _, t := range out.Items {
-		fmt.Println(t.Name, t.Language)
-	}
-	// Output:
-	// order_update pt_BR
-}
-
-func ExampleMessagesService_All() {
-	srv := newExampleServer()
-	defer srv.Close()
-	client, err := convo.NewClient(convo.WithAPIKey("example-key"), convo.WithBaseURL(srv.URL+"/v1"))
-	if err != nil {
-		fmt.Println(err)
-		return
+	for _, a := range out.Items {
+		fmt.Println(a.Channel, a.DisplayName)
 	}
 
-	// Pages are fetched as the loop advances; break stops fetching. The first
-	// error ends the sequence.
-	for m, err := range client.Messages.All(context.Background(), "c-1", &convo.ListMessagesParams{Limit: 100}) {
-		if err != nil {
-			fmt.Println(err)
-			return
-		}
-		if m.Media.Available() {
-			fmt.Println("first message with a file:", m.MessageID)
-			break
-		}
-	}
+	// An endpoint the service does not have is a typed error like any other.
+	err := client.Do(context.Background(), "GET", "/no-such-endpoint", nil, nil, nil)
+	var apiErr *convo.Error
+	fmt.Println(errors.As(err, &apiErr), apiErr.StatusCode)
 	// Output:
-	// first message with a file: m-2
+	// chatapp Support
+	// true 404
 }

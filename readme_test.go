@@ -109,7 +109,26 @@ func TestReadmeUsage(t *testing.T) {
 	co.Inbound(conv, "Hello!", s.Clock().Now().Add(-time.Hour))
 	t.Setenv(convo.EnvAPIKey, s.APIKey())
 	t.Setenv(convo.EnvBaseURL, s.URL())
-	require.NoError(t, readmeUsage(context.Background(), conv))
+	out := captureStdout(t, func() {
+		require.NoError(t, readmeUsage(context.Background(), conv))
+	})
+	assert.Equal(t, "1 unassigned open conversations\ninbound text Hello!\n", out)
+}
+
+// captureStdout runs f with os.Stdout sent to a file and returns what f
+// printed there, so that README code, which prints, keeps the test quiet.
+func captureStdout(t *testing.T, f func()) string {
+	t.Helper()
+	tmp, err := os.CreateTemp(t.TempDir(), "stdout")
+	require.NoError(t, err)
+	defer tmp.Close()
+	saved := os.Stdout
+	os.Stdout = tmp
+	defer func() { os.Stdout = saved }()
+	f()
+	out, err := os.ReadFile(tmp.Name())
+	require.NoError(t, err)
+	return string(out)
 }
 
 func TestReadmeFake(t *testing.T) {

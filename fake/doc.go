@@ -1,14 +1,33 @@
-// Package fake is an in-process fake of the conversational messaging service
-// described in the interface specification (version 3.0.0), with the
-// decisions listed below where the specification is silent.
+// Package fake is an in-process fake of the conversational messaging service:
+// the whole service of the interface specification (version 3.0.0), with the
+// rules convo-go follows where that specification is silent
+// (docs/behaviour.md in this repository).
 //
-// It exists so that users of the SDK can run their tests offline and
-// deterministically: the fake is exact about the wire (envelopes, error codes
+// It exists so that code built on package convo can be tested offline and
+// deterministically. The fake is exact about the wire (envelopes, error codes
 // and texts, bounds, windows, anomaly buckets and ceilings, cache, rate limit,
-// tenancy) and is tested at the wire, with raw HTTP requests, not through the
-// SDK, so that a mistake shared by client and fake cannot pass unseen.
+// tenancy between companies) and is tested at the wire, with raw HTTP
+// requests, not only through the SDK, so that a mistake shared by client and
+// fake cannot pass unseen. It is safe for concurrent use.
 //
-// A test typically does:
+// # Starting a server
+//
+// [New] starts a server for a test and closes it when the test ends;
+// [NewServer] starts one for use outside tests (close it yourself);
+// [NewHandler] builds one without a listener, to mount its [Server.Handler]
+// in a server of your own. [Server.URL] is the base URL (ending in /v1),
+// [Server.APIKey] the default company's key, and [Server.Client] a
+// *convo.Client pointed at both. cmd/convofake serves the same fake over HTTP
+// for other languages.
+//
+// # Seeding
+//
+// State is seeded through Go calls on a [Company] (channel accounts,
+// contacts with tags, custom fields and scheduled sequences, conversations,
+// messages from the contact, an agent, the phone app or automation, media,
+// reactions, assignment, status), or from a JSON document: [LoadSeed] reads
+// one, [WithSeed] and [Server.Load] apply it, [DemoSeed] is the demo data of
+// the examples. A test typically does:
 //
 //	s := fake.New(t, fake.WithClock(fake.NewManualClock(start)))
 //	co := s.Company()
@@ -17,6 +36,25 @@
 //	conv := co.AddConversation(fake.Conversation{Contact: ana})
 //	co.Inbound(conv, "Hello!", s.Clock().Now().Add(-5*time.Hour))
 //	client := s.Client()
+//
+// Each company is a tenant with its own key ([Server.AddCompany]): another
+// company's data is "not found", never visible.
+//
+// # Time
+//
+// Everything that depends on time (windows, anomaly ages, the anomaly cache,
+// rate limits, timestamps, attachment expiry) reads one [Clock]. A manual
+// clock ([NewManualClock], [WithClock]) moves only when the test says so
+// ([Clock.Advance], [Clock.Set]): no test depends on today's date or sleeps.
+//
+// # Faults and the journal
+//
+// [Server.AddFault] makes matching requests misbehave: an error answer of
+// any status and code, a Retry-After, added latency or a dropped connection,
+// a number of times or always. [Server.Requests] returns every request
+// received, with the key redacted, for assertions on what your code sent.
+// [Server.Contact], [Server.Conversation] and [Server.Message] return
+// snapshots of the state, for assertions on the effects of your calls.
 //
 // After the calls, the request journal says what reached the server, in the
 // path form of fault rules (relative to the base URL, the version prefix in
@@ -29,11 +67,11 @@
 // [Server.Reset] puts the server back as it started (its [WithSeed] data);
 // [Server.Clear] empties it.
 //
-// Everything that depends on time (windows, anomaly ages, the anomaly cache,
-// rate limits, timestamps, attachment expiry) reads one [Clock].
+// # Decisions of the fake
 //
 // Decisions the specification leaves open and that the fake takes on its own
-// are documented on the names they concern and listed here:
+// (they concern only the fake; the SDK does not depend on them) are
+// documented on the names they concern and listed here:
 //
 //   - Unknown routes answer 404 NOT_FOUND, a known path with another method
 //     405 METHOD_NOT_ALLOWED (with an Allow header), a body that is not a

@@ -3,9 +3,15 @@
 // each bucket as a table sorted worst first, and an exit code a scheduler
 // can act on.
 //
-// Exit codes: 0 nothing waits longer than --max-wait; 2 at least one
-// conversation does (they are listed at the end); 1 the sweep failed (bad
-// flags or an error from the service, e.g. an unknown bucket name).
+// Exit codes of the program: 0 nothing waits longer than --max-wait; 2 at
+// least one conversation does (they are listed at the end); 1 the sweep
+// failed (a bad flag, only one of CONVO_BASE_URL and CONVO_API_KEY set, or an
+// error from the service, e.g. an unknown bucket name). The built binary
+// exits with them as they are. Under `go run`, go itself exits 1 for any
+// non-zero code and prints "exit status 2" on stderr, so a scheduler that acts
+// on 2 runs the built binary:
+//
+//	go build -o anomaly-sweep ./examples/anomaly-sweep && ./anomaly-sweep; echo $?
 //
 // Without an account it runs on an embedded fake loaded with demo data:
 //
@@ -49,6 +55,23 @@ const (
 	exitTooLong = 2
 )
 
+// usage heads --help; the flags follow it.
+const usage = `Usage: anomaly-sweep [flags]
+
+Prints the conversations waiting for an answer, worst first. No flag is
+required. Uses your account when CONVO_BASE_URL and CONVO_API_KEY are both
+set, demo data when neither is; only one of them set is an error.
+
+Exit codes (the built binary returns them as they are):
+  0  nothing waits longer than --max-wait
+  1  the sweep failed: a bad flag, half the configuration, an error from the service
+  2  at least one conversation waits longer than --max-wait
+Under "go run", go exits 1 for any non-zero code and prints "exit status N";
+build the program (go build ./examples/anomaly-sweep) to act on 2.
+
+Flags:
+`
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
@@ -64,7 +87,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	include := fs.String("include", "unassigned,automation_only", "comma list of opt-in buckets (unassigned, automation_only); empty for none")
 	maxWait := fs.Duration("max-wait", 12*time.Hour, "exit 2 when a listed conversation has waited longer than this (0: never)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "Usage: anomaly-sweep [flags]\n\nPrints the conversations waiting for an answer, worst first.\nExit 0: nothing waits longer than --max-wait; 2: something does; 1: error.\n\nFlags:")
+		fmt.Fprint(fs.Output(), usage)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {

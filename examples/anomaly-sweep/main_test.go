@@ -3,6 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -127,7 +132,7 @@ func TestSweep(t *testing.T) {
 		},
 		{name: "bad duration", args: []string{"--max-wait", "soon"}, code: exitFailed, stderr: `invalid value "soon" for flag -max-wait`},
 		{name: "stray argument", args: []string{"now"}, code: exitFailed, stderr: `unexpected argument "now"`},
-		{name: "help", args: []string{"--help"}, code: exitOK, stderr: "Exit 0: nothing waits longer than --max-wait; 2: something does; 1: error."},
+		{name: "help", args: []string{"--help"}, code: exitOK, stderr: "2  at least one conversation waits longer than --max-wait"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -191,4 +196,65 @@ func TestEmbeddedDemo(t *testing.T) {
 	assert.Contains(t, stderr.String(), "embedded fake")
 	assert.Contains(t, stdout.String(), "unanswered: ")
 	assert.Contains(t, stdout.String(), "ALERT: ")
+}
+
+// Only one of CONVO_BASE_URL and CONVO_API_KEY set is a mistake the sweep
+// reports and exits 1 for; it never falls back to demo data.
+func TestHalfConfigured(t *testing.T) {
+	for _, unset := range []bool{false, true} {
+		t.Run(fmt.Sprintf("key unset=%v", unset), func(t *testing.T) {
+			t.Setenv("CONVO_BASE_URL", "https://api.example.com/v1")
+			t.Setenv("CONVO_API_KEY", "")
+			if unset {
+				require.NoError(t, os.Unsetenv("CONVO_API_KEY"))
+			}
+			var stdout, stderr bytes.Buffer
+			code := run(context.Background(), nil, &stdout, &stderr)
+			assert.Equal(t, exitFailed, code)
+			assert.Contains(t, stderr.String(), "CONVO_BASE_URL is set but CONVO_API_KEY is missing or empty")
+			assert.Empty(t, stdout.String(), "no report on demo data")
+		})
+	}
+}
+
+// The built binary exits with the program's own codes (go run would turn
+// every non-zero one into 1): 2 for an alert, 1 for a bad flag, 0 for help.
+func TestBuiltBinaryExitCodes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the program")
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go tool not found")
+	}
+	bin := filepath.Join(t.TempDir(), "anomaly-sweep")
+	build := exec.Command(goTool, "build", "-o", bin, ".")
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, string(out))
+
+	tests := []struct {
+		args []string
+		code int
+	}{
+		{[]string{"--max-wait", "1h"}, exitTooLong}, // the demo data has conversations waiting hours
+		{[]string{"--nope"}, exitFailed},
+		{[]string{"--help"}, exitOK},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			cmd := exec.Command(bin, tt.args...)
+			cmd.Env = append(os.Environ(), "CONVO_BASE_URL=", "CONVO_API_KEY=")
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			code := 0
+			var exitErr *exec.ExitError
+			if errors.As(err, &exitErr) {
+				code = exitErr.ExitCode()
+			} else {
+				require.NoError(t, err)
+			}
+			assert.Equal(t, tt.code, code, stderr.String())
+		})
+	}
 }

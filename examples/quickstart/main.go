@@ -13,6 +13,12 @@
 //
 //	CONVO_BASE_URL=https://api.example.com/v1 CONVO_API_KEY=... go run ./examples/quickstart
 //
+// Only one of the two set (the other missing or empty) is a mistake: the
+// program says which is missing and exits 1, never showing demo data. Exit
+// codes: 0 the tour ran; 1 it failed (a bad flag, half the configuration, an
+// error from the service); the built binary returns them as they are, and
+// `go run` exits 1 for any non-zero code.
+//
 // Flags: --messages N (how many messages of the conversation to show);
 // --anomalies=false skips the anomaly report, which the service limits to
 // about one call a day (keep yours for the daily sweep, see anomaly-sweep).
@@ -37,6 +43,19 @@ import (
 	"github.com/convoapi/convo-go/examples/internal/demo"
 )
 
+// usage heads --help; the flags follow it.
+const usage = `Usage: quickstart [flags]
+
+A tour of the SDK in one screen. No flag is required. Uses your account when
+CONVO_BASE_URL and CONVO_API_KEY are both set, demo data when neither is;
+only one of them set is an error.
+
+Exit codes: 0 the tour ran; 1 it failed (a bad flag, half the configuration,
+an error from the service). Under "go run", go prints "exit status 1" too.
+
+Flags:
+`
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
@@ -49,6 +68,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	nMessages := fs.Int("messages", 10, "how many of the conversation's latest messages to show (1-100)")
 	anomalies := fs.Bool("anomalies", true, "read the anomaly report (limited by the service to about one call a day)")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), usage)
+		fs.PrintDefaults()
+	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0

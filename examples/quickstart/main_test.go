@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -178,6 +180,7 @@ func TestFailures(t *testing.T) {
 		{name: "bad flag", args: []string{"--messages", "0"}, code: 1, stderr: "--messages must be 1 to 100"},
 		{name: "unknown flag", args: []string{"--nope"}, code: 1, stderr: "flag provided but not defined"},
 		{name: "help", args: []string{"--help"}, code: 0, stderr: "how many of the conversation's latest messages"},
+		{name: "help tells the exit codes", args: []string{"-h"}, code: 0, stderr: "Exit codes: 0 the tour ran; 1 it failed"},
 		{name: "wrong key", key: "not-the-key", code: 1, stderr: "listing channel accounts: convo: 401 UNAUTHORIZED"},
 		{name: "service down", fault: &fake.Fault{Path: "/conversations", Status: 400, Code: "INVALID_PARAM"}, code: 1, stderr: "listing conversations: convo: 400 INVALID_PARAM"},
 	}
@@ -194,6 +197,25 @@ func TestFailures(t *testing.T) {
 			code, _, errOut := runQuickstart(t, tt.args...)
 			assert.Equal(t, tt.code, code)
 			assert.Contains(t, errOut, tt.stderr)
+		})
+	}
+}
+
+// With CONVO_BASE_URL set and CONVO_API_KEY missing or empty, the user meant
+// their account: the tour exits 1 with the reason and never shows demo data.
+func TestHalfConfiguredExits1(t *testing.T) {
+	for _, unset := range []bool{false, true} {
+		t.Run(fmt.Sprintf("key unset=%v", unset), func(t *testing.T) {
+			t.Setenv(convo.EnvBaseURL, "https://api.example.com/v1")
+			t.Setenv(convo.EnvAPIKey, "")
+			if unset {
+				require.NoError(t, os.Unsetenv(convo.EnvAPIKey))
+			}
+			code, out, errOut := runQuickstart(t)
+			assert.Equal(t, 1, code)
+			assert.Contains(t, errOut, "quickstart: half configured: CONVO_BASE_URL is set but CONVO_API_KEY is missing or empty")
+			assert.NotContains(t, errOut, "embedded fake")
+			assert.Empty(t, out)
 		})
 	}
 }

@@ -5,6 +5,7 @@
 package demo
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -29,12 +30,20 @@ func UsingRealService() bool {
 	return os.Getenv(convo.EnvBaseURL) != "" && os.Getenv(convo.EnvAPIKey) != ""
 }
 
+// ErrHalfConfigured is returned by Client when only one of CONVO_BASE_URL and
+// CONVO_API_KEY is set: the user meant to reach an account, so running on
+// demo data instead would hide the mistake.
+var ErrHalfConfigured = errors.New("half configured")
+
 // Client returns a client and a function that releases what it holds.
 //
 // With CONVO_BASE_URL and CONVO_API_KEY both set it is convo.NewClient(opts...)
-// reading them. Otherwise it starts an embedded fake on a loopback address,
-// loads Seed into it, and points the client at it. Either way one line on
-// stderr says which is used (never the key).
+// reading them. With neither set it starts an embedded fake on a loopback
+// address, loads Seed into it, and points the client at it; either way one
+// line on stderr says which is used (never the key). With only one of them
+// set (the other missing or empty) it fails with an error wrapping
+// ErrHalfConfigured that names the missing variable: an example then exits 1
+// with that reason, never on demo data.
 func Client(stderr io.Writer, opts ...convo.Option) (*convo.Client, func(), error) {
 	if UsingRealService() {
 		c, err := convo.NewClient(opts...)
@@ -47,7 +56,8 @@ func Client(stderr io.Writer, opts ...convo.Option) (*convo.Client, func(), erro
 
 	for _, pair := range [][2]string{{convo.EnvBaseURL, convo.EnvAPIKey}, {convo.EnvAPIKey, convo.EnvBaseURL}} {
 		if os.Getenv(pair[0]) != "" {
-			fmt.Fprintf(stderr, "%s is set but %s is not: both are needed to use your account.\n", pair[0], pair[1])
+			return nil, nil, fmt.Errorf("%w: %s is set but %s is missing or empty; set both to use your account, or neither to run on demo data",
+				ErrHalfConfigured, pair[0], pair[1])
 		}
 	}
 	srv := fake.NewServer()

@@ -35,13 +35,24 @@ func TestRealServiceFromEnv(t *testing.T) {
 }
 
 func TestHalfConfigured(t *testing.T) {
-	t.Setenv("CONVO_BASE_URL", "https://api.example.com/v1")
-	t.Setenv("CONVO_API_KEY", "")
-	var stderr bytes.Buffer
-	c, done, err := Client(&stderr)
-	require.NoError(t, err)
-	defer done()
-	assert.Contains(t, stderr.String(), "CONVO_BASE_URL is set but CONVO_API_KEY is not")
-	assert.Contains(t, stderr.String(), "embedded fake")
-	assert.NotEqual(t, "https://api.example.com/v1", c.BaseURL())
+	tests := []struct {
+		name, baseURL, key, missing string
+	}{
+		{"base URL without key", "https://api.example.com/v1", "", "CONVO_API_KEY"},
+		{"key without base URL", "", "secret-key", "CONVO_BASE_URL"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("CONVO_BASE_URL", tt.baseURL)
+			t.Setenv("CONVO_API_KEY", tt.key)
+			var stderr bytes.Buffer
+			c, done, err := Client(&stderr)
+			require.ErrorIs(t, err, ErrHalfConfigured)
+			assert.Nil(t, c)
+			assert.Nil(t, done)
+			assert.Contains(t, err.Error(), tt.missing+" is missing or empty")
+			assert.NotContains(t, err.Error(), "secret-key")
+			assert.Empty(t, stderr.String(), "no demo data is started")
+		})
+	}
 }

@@ -1,0 +1,235 @@
+package convo_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	convo "github.com/convoapi/convo-go"
+	"github.com/convoapi/convo-go/fake"
+)
+
+func ExampleWithAPIKey() {
+	s := fake.NewServer()
+	defer s.Close()
+
+	// Without WithAPIKey, NewClient reads CONVO_API_KEY; with neither, it
+	// fails, and no request ever goes out without a key.
+	client, err := convo.NewClient(convo.WithAPIKey(s.APIKey()), convo.WithBaseURL(s.URL()))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	_, err = client.Channels.List(context.Background())
+	fmt.Println(err)
+	// Output:
+	// <nil>
+}
+
+func ExampleWithBaseURL() {
+	// The base URL is the service's {base_url}: it must end with /v1.
+	for _, u := range []string{"https://api.example.com/v1", "https://api.example.com"} {
+		_, err := convo.NewClient(convo.WithAPIKey("my-key"), convo.WithBaseURL(u))
+		fmt.Println(u, err == nil)
+	}
+	// Output:
+	// https://api.example.com/v1 true
+	// https://api.example.com false
+}
+
+func ExampleWithAuthScheme() {
+	s := fake.NewServer()
+	defer s.Close()
+
+	// Bearer is the default; the service accepts all three forms alike.
+	client := s.Client(convo.WithAuthScheme(convo.AuthXAPIKey))
+	if _, err := client.Channels.List(context.Background()); err != nil {
+		fmt.Println(err)
+		return
+	}
+	sent := s.Requests()[0].Header // the journal redacts the key
+	fmt.Println(convo.AuthXAPIKey, sent.Get("x-api-key"), sent.Get("Authorization") == "")
+	// Output:
+	// x-api-key [REDACTED] true
+}
+
+func ExampleWithHTTPClient() {
+	s := fake.NewServer()
+	defer s.Close()
+
+	// Your transport and timeout are used; the http.Client is copied, never
+	// modified, and redirects to another host are never followed.
+	hc := &http.Client{Timeout: 10 * time.Second}
+	client, err := convo.NewClient(convo.WithAPIKey(s.APIKey()), convo.WithBaseURL(s.URL()), convo.WithHTTPClient(hc))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	_, err = client.Channels.List(context.Background())
+	fmt.Println(err, hc.CheckRedirect == nil)
+	// Output:
+	// <nil> true
+}
+
+func ExampleWithInsecureHTTP() {
+	// Plain http:// is refused for a host that is not loopback: the key
+	// would travel in clear text. WithInsecureHTTP allows it, e.g. behind a
+	// TLS-terminating sidecar on a private network.
+	base := "http://convo-gateway.internal/v1"
+	_, err := convo.NewClient(convo.WithAPIKey("my-key"), convo.WithBaseURL(base))
+	fmt.Println(err != nil)
+	_, err = convo.NewClient(convo.WithAPIKey("my-key"), convo.WithBaseURL(base), convo.WithInsecureHTTP())
+	fmt.Println(err)
+	// Output:
+	// true
+	// <nil>
+}
+
+func ExampleWithLogger() {
+	s := fake.NewServer()
+	defer s.Close()
+
+	// One debug record per attempt: method, path, status, attempt, duration.
+	// Never the key, never query values. Here, without time and duration so
+	// that the output is stable.
+	logger := slog.New(slog.NewTextHandler(os.Stdout, &slog.HandlerOptions{
+		Level: slog.LevelDebug,
+		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.TimeKey || a.Key == "duration" {
+				return slog.Attr{}
+			}
+			return a
+		},
+	}))
+	client := s.Client(convo.WithLogger(logger))
+	if _, err := client.Channels.List(context.Background()); err != nil {
+		fmt.Println(err)
+	}
+	// Output:
+	// level=DEBUG msg="convo: attempt" method=GET path=/v1/channels attempt=1 status=200
+}
+
+func ExampleWithMaxResponseBytes() {
+	s := fake.NewServer()
+	defer s.Close()
+	s.Company().AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511940000001"})
+
+	// A body larger than the cap fails instead of filling memory.
+	client := s.Client(convo.WithMaxResponseBytes(64))
+	_, err := client.Channels.List(context.Background())
+	fmt.Println(errors.Is(err, convo.ErrResponseTooLarge))
+	// Output:
+	// true
+}
+
+func ExampleWithMaxRetries() {
+	s := fake.NewServer()
+	defer s.Close()
+	// The service fails once with a 503, then recovers.
+	s.AddFault(fake.Fault{Path: "/channels", Status: 503, Times: 1})
+
+	// WithMaxRetries(0) disables retries: the first failure is returned.
+	noRetry := s.Client(convo.WithMaxRetries(0))
+	_, err := noRetry.Channels.List(context.Background())
+	var apiErr *convo.Error
+	fmt.Println(errors.As(err, &apiErr), apiErr.StatusCode)
+
+	s.AddFault(fake.Fault{Path: "/channels", Status: 503, Times: 1})
+	retrying := s.Client(convo.WithMaxRetries(2), convo.WithRetryWait(time.Millisecond, 10*time.Millisecond))
+	_, err = retrying.Channels.List(context.Background())
+	fmt.Println(err)
+	// Output:
+	// true 503
+	// <nil>
+}
+
+func ExampleWithRetryWait() {
+	s := fake.NewServer()
+	defer s.Close()
+	s.AddFault(fake.Fault{Path: "/channels", Status: 502, Times: 2})
+
+	// Jittered exponential backoff between min and max (defaults 500ms and
+	// 8s); a GET is retried after 408, 502, 503, 504 and transport errors.
+	client := s.Client(convo.WithRetryWait(time.Millisecond, 5*time.Millisecond))
+	_, err := client.Channels.List(context.Background())
+	fmt.Println(err, len(s.Requests()), "attempts")
+	// Output:
+	// <nil> 3 attempts
+}
+
+func ExampleWithMaxRetryWait() {
+	s := fake.NewServer()
+	defer s.Close()
+	s.AddFault(fake.Fault{Path: "/channels", Status: 429, RetryAfter: time.Hour, Times: 1})
+
+	// A 429 asking for longer than the cap returns at once, with the wait the
+	// server asked for, so that you can schedule the retry yourself.
+	client := s.Client(convo.WithMaxRetryWait(10 * time.Second))
+	_, err := client.Channels.List(context.Background())
+	var apiErr *convo.Error
+	if errors.As(err, &apiErr) {
+		fmt.Println(apiErr.Code, apiErr.RetryAfter)
+	}
+	// Output:
+	// RATE_LIMITED 1h0m0s
+}
+
+func ExampleWithUserAgent() {
+	s := fake.NewServer()
+	defer s.Close()
+
+	// Your product's name goes after the SDK's own: convo-go/<version> go/<version>.
+	client := s.Client(convo.WithUserAgent("my-app/1.2"))
+	if _, err := client.Channels.List(context.Background()); err != nil {
+		fmt.Println(err)
+		return
+	}
+	ua := s.Requests()[0].Header.Get("User-Agent")
+	fmt.Println(strings.HasPrefix(ua, "convo-go/"+convo.Version+" "), strings.HasSuffix(ua, " my-app/1.2"))
+	// Output:
+	// true true
+}
+
+func ExampleClient_BaseURL() {
+	client, err := convo.NewClient(convo.WithAPIKey("my-key"), convo.WithBaseURL("https://api.example.com/v1/"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// The base URL as the client uses it: without a trailing slash.
+	fmt.Println(client.BaseURL())
+	// Output:
+	// https://api.example.com/v1
+}
+
+func ExampleClient_CloseIdleConnections() {
+	s := fake.NewServer()
+	defer s.Close()
+	client := s.Client()
+	if _, err := client.Channels.List(context.Background()); err != nil {
+		fmt.Println(err)
+		return
+	}
+	// When you are done with a client (e.g. at shutdown), release its
+	// keep-alive connections; the client stays usable.
+	client.CloseIdleConnections()
+	_, err := client.Channels.List(context.Background())
+	fmt.Println(err)
+	// Output:
+	// <nil>
+}
+
+func ExampleBool() {
+	// Bool gives the *bool that optional boolean filters take: nil means
+	// "either", Bool(false) means "false".
+	all := &convo.ListConversationsParams{}
+	unassigned := &convo.ListConversationsParams{Assigned: convo.Bool(false)}
+	fmt.Println(all.Assigned == nil, *unassigned.Assigned)
+	// Output:
+	// true false
+}

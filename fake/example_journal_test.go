@@ -1,0 +1,105 @@
+package fake_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	convo "github.com/convoapi/convo-go"
+	"github.com/convoapi/convo-go/fake"
+)
+
+func ExampleServer_CheckRequests() {
+	// In a test, pass the test's t: a mismatch fails the test and lists the
+	// journal. An example has no t, so testing.Benchmark lends one here.
+	var passed bool
+	testing.Benchmark(func(b *testing.B) {
+		s := fake.New(b)
+		s.Company().AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "109876543210"})
+		_, err := s.Client().Contacts.Create(context.Background(), &convo.CreateContactParams{
+			PhoneNumberID: "109876543210", PhoneNumber: "5511987654321", Name: "Ana",
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		// One POST reached /chatapp/contacts: the SDK never repeats a POST.
+		passed = s.CheckRequests(b, "POST", "/chatapp/contacts", 1)
+	})
+	fmt.Println(passed)
+	// Output:
+	// true
+}
+
+func ExampleServer_CheckLastBody() {
+	// In a test, pass the test's t; testing.Benchmark lends one here.
+	var passed bool
+	testing.Benchmark(func(b *testing.B) {
+		s := fake.New(b)
+		line := s.Company().AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "109876543210"})
+		s.Company().AddContact(fake.Contact{Account: line, Phone: "5511987654321"})
+		_, err := s.Client().Contacts.UpdateCustomFields(context.Background(), &convo.UpdateCustomFieldsParams{
+			PhoneNumber: "5511987654321", CustomFields: map[string]string{"plan": "gold"},
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		// Compared as JSON: spacing and key order do not matter.
+		passed = s.CheckLastBody(b, "PATCH", "/chatapp/contacts/custom-fields",
+			`{"custom_fields": {"plan": "gold"}, "phone_number": "5511987654321"}`)
+	})
+	fmt.Println(passed)
+	// Output:
+	// true
+}
+
+func ExampleServer_CountRequests() {
+	s := fake.NewServer()
+	defer s.Close()
+	client := s.Client()
+	ctx := context.Background()
+	_, _ = client.Channels.List(ctx)
+	_, _ = client.Conversations.List(ctx, nil)
+	_, _ = client.Messages.List(ctx, "c-1", nil)
+	_, _ = client.Messages.List(ctx, "c-2", nil)
+
+	// Method "" matches every method; the pattern takes path.Match wildcards
+	// and is relative to the base URL, as fault rules are.
+	fmt.Println(s.CountRequests("GET", "/conversations/*/messages"), s.CountRequests("", "/channels"))
+	// Output:
+	// 2 1
+}
+
+func ExampleServer_LastRequest() {
+	s := fake.NewServer()
+	defer s.Close()
+	client := s.Client()
+	ctx := context.Background()
+	_, _ = client.Conversations.List(ctx, &convo.ListConversationsParams{Limit: 10})
+	_, _ = client.Conversations.List(ctx, &convo.ListConversationsParams{Limit: 25, Channel: convo.ChannelBotapp})
+
+	r, ok := s.LastRequest("GET", "/conversations")
+	fmt.Println(ok, r.Prefix, r.Path, r.Query.Get("limit"), r.Query.Get("channel"))
+	_, ok = s.LastRequest("DELETE", "/chatapp/contacts/tags")
+	fmt.Println(ok)
+	// Output:
+	// true /v1 /conversations 25 botapp
+	// false
+}
+
+func ExampleWithJournalBytes() {
+	// A small memory budget for the journal, e.g. for a long load test: the
+	// oldest requests go first, and long bodies are cut with a marker.
+	s := fake.NewServer(fake.WithJournalBytes(4 << 10))
+	defer s.Close()
+	line := s.Company().AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "109876543210"})
+	s.Company().AddContact(fake.Contact{Account: line, Phone: "5511987654321"})
+
+	_, err := s.Client().Contacts.UpdateCustomFields(context.Background(), &convo.UpdateCustomFieldsParams{
+		PhoneNumber: "5511987654321", CustomFields: map[string]string{"notes": strings.Repeat("x", 20<<10)},
+	})
+	r, _ := s.LastRequest("PATCH", "/chatapp/contacts/custom-fields")
+	fmt.Println(err, len(r.Body) < r.BodySize, strings.Contains(string(r.Body), "[fake: body truncated"))
+	// Output:
+	// <nil> true true
+}
