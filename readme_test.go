@@ -97,7 +97,14 @@ func TestReadmePerCall(t *testing.T) {
 	ana := co.AddContact(fake.Contact{Account: line, Phone: "+55 11 91234-0000", Name: "Ana"})
 	conv := co.AddConversation(fake.Conversation{Contact: ana})
 	co.Inbound(conv, "Hello!", s.Clock().Now().Add(-time.Hour))
-	require.NoError(t, readmePerCall(context.Background(), s.Client(), conv, ""))
+	out := captureStdout(t, func() {
+		require.NoError(t, readmePerCall(context.Background(), s.Client(), conv, ""))
+	})
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	require.Len(t, lines, 3, out)
+	assert.True(t, strings.HasPrefix(lines[0], "1 200 1 "), "one item, status 200, one attempt: %q", lines[0])
+	assert.NotEmpty(t, lines[1], "the message id")
+	assert.True(t, strings.HasSuffix(lines[2], " true"), "the contact was created: %q", lines[2])
 }
 
 func TestReadmeUsage(t *testing.T) {
