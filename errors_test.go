@@ -145,7 +145,7 @@ func TestKeyIsRedactedFromServerText(t *testing.T) {
 	assertNoKey(t, err)
 	assert.Contains(t, err.Error(), "[REDACTED]")
 
-	env = newMock(t)
+	env = newMock(t, WithMaxRetries(0)) // a 502 would be retried, in real time
 	env.mock.RegisterNoResponder(responder(502, "<html>echo "+testKey+"</html>"))
 	_, err = env.c.Channels.List(context.Background())
 	var apiErr *Error
@@ -154,7 +154,7 @@ func TestKeyIsRedactedFromServerText(t *testing.T) {
 	assertNoKey(t, err)
 
 	// A key straddling the excerpt's cut leaves no part of itself behind.
-	env = newMock(t)
+	env = newMock(t, WithMaxRetries(0))
 	env.mock.RegisterNoResponder(responder(502, strings.Repeat("x", excerptLimit-5)+testKey+strings.Repeat("y", 100)))
 	_, err = env.c.Channels.List(context.Background())
 	require.ErrorAs(t, err, &apiErr)

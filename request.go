@@ -55,8 +55,8 @@ func (c *Client) Do(ctx context.Context, method, path string, query any, body an
 	if method == "" {
 		return errors.New("convo: Do: empty method")
 	}
-	if !strings.HasPrefix(path, "/") || strings.Contains(path, "://") || strings.ContainsAny(path, "?#") {
-		return fmt.Errorf("convo: Do: path %q must be relative to the base URL, start with / and carry no query", path)
+	if !strings.HasPrefix(path, "/") || strings.Contains(path, "//") || strings.ContainsAny(path, "?#") { // "//" also rules out "://"
+		return fmt.Errorf("convo: Do: path %q must be relative to the base URL, start with a single / and carry no query", path)
 	}
 	for _, seg := range strings.Split(path, "/") {
 		if seg == "." || seg == ".." {

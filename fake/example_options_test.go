@@ -127,7 +127,9 @@ func ExampleWithRateLimit() {
 	// Two requests, then one per second, on the server's clock.
 	s := fake.NewServer(fake.WithClock(clock), fake.WithRateLimit(1, 2))
 	defer s.Close()
-	client := s.Client(convo.WithMaxRetries(0))
+	// No retries and no client-wide hold after a 429: the client waits in
+	// real time, while this fake's clock moves only when told to.
+	client := s.Client(convo.WithMaxRetries(0), convo.WithRateLimitGate(false))
 	ctx := context.Background()
 
 	for range 3 {

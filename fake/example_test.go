@@ -108,14 +108,13 @@ func ExampleWithInMemoryNetwork() {
 	s := fake.NewServer(fake.WithInMemoryNetwork())
 	defer s.Close()
 	s.Company().AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, DisplayName: "Support", ProviderIdentifier: "5511940000001"})
-	s.AddFault(fake.Fault{Path: "/channels", Status: 429, RetryAfter: time.Second, Times: 1})
 
 	channels, err := s.Client().Channels.List(context.Background())
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(channels[0].DisplayName, "after", s.Requests()[0].Status)
-	// Output: Support after 429
+	fmt.Println(channels[0].DisplayName, s.URL())
+	// Output: Support http://127.0.0.1:0/v1
 }
 
 // ExampleServer_RequestsMatching asserts on what reached the server. A fault

@@ -5,9 +5,11 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"maps"
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -234,12 +236,7 @@ func sourceConsts(dir string, keep func(name string, typ ast.Expr) bool) ([]stri
 			}
 		}
 	}
-	var out []string
-	for v := range seen {
-		out = append(out, v)
-	}
-	sort.Strings(out)
-	return out, nil
+	return slices.Sorted(maps.Keys(seen)), nil
 }
 
 // SourceCalls reads the non-test Go files of dir for calls of a method named
@@ -270,12 +267,7 @@ func SourceCalls(dir, method string) ([]string, error) {
 			return true
 		})
 	}
-	var out []string
-	for v := range seen {
-		out = append(out, v)
-	}
-	sort.Strings(out)
-	return out, nil
+	return slices.Sorted(maps.Keys(seen)), nil
 }
 
 // pathOf renders a path expression: literals as they are, anything else
@@ -351,12 +343,7 @@ func SourcePaths(dir string, tops []string) ([]string, error) {
 			return true
 		})
 	}
-	var out []string
-	for v := range seen {
-		out = append(out, v)
-	}
-	sort.Strings(out)
-	return out, nil
+	return slices.Sorted(maps.Keys(seen)), nil
 }
 
 // SourceQueryNames reads the non-test Go files of dir for the query
@@ -395,10 +382,5 @@ func SourceQueryNames(dir, varName string) ([]string, error) {
 			return true
 		})
 	}
-	var out []string
-	for v := range seen {
-		out = append(out, v)
-	}
-	sort.Strings(out)
-	return out, nil
+	return slices.Sorted(maps.Keys(seen)), nil
 }
