@@ -17,7 +17,9 @@ const (
 	BucketAutomationOnly Bucket = "automation_only"
 )
 
-// AnomaliesParams configures the anomaly report (spec §4.4; names per D4).
+// AnomaliesParams configures the anomaly report (spec §4.4). The spec does
+// not name the query parameters; the service takes include, threshold_hours
+// and limit.
 type AnomaliesParams struct {
 	// Include asks for the opt-in buckets: BucketUnassigned, BucketAutomationOnly.
 	Include []Bucket `url:"include,omitempty,comma"`
@@ -29,8 +31,9 @@ type AnomaliesParams struct {
 }
 
 // AnomalyReport is what is wrong now (spec §2.6): counts per bucket and the
-// worst conversations of each, worst first (D28). It is served from a cache of
-// a few minutes and meant for a periodic sweep (rule 4.4.3).
+// worst conversations of each, worst first (longest wait first, ties by
+// conversation id). It is served from a cache of a few minutes and meant for
+// a periodic sweep, not for polling (spec §4.4).
 type AnomalyReport struct {
 	// Window is the threshold and the per-channel ceilings applied.
 	Window AnomalyWindow `json:"window"`
@@ -67,7 +70,8 @@ type AnomalyBuckets struct {
 type AnomalyBucket struct {
 	// Count is the number of conversations in the bucket, not capped.
 	Count int `json:"count"`
-	// Items are the worst conversations, worst first (D28), at most Limit.
+	// Items are the worst conversations, longest wait first (ties by
+	// conversation id), at most Limit.
 	Items []AnomalyItem `json:"items"`
 }
 
@@ -85,7 +89,8 @@ type AnomalyItem struct {
 	ContactID string `json:"contact_id"`
 	// Channel is the conversation's channel; unknown values are kept.
 	Channel Channel `json:"channel"`
-	// ChannelAccountID is the channel account (or, on webchat, the widget, D31).
+	// ChannelAccountID is the channel account (or, on webchat, the company's
+	// webchat widget).
 	ChannelAccountID string `json:"channel_account_id"`
 	// LastInboundAt is when the contact last wrote.
 	LastInboundAt time.Time `json:"last_inbound_at"`

@@ -10,7 +10,8 @@ import (
 	"time"
 )
 
-// Attachment is a temporary address for a message's file (spec §4.2, D9).
+// Attachment is a temporary address for a message's file (spec §4.2). The
+// address needs no API key, and the SDK never sends the key to it.
 type Attachment struct {
 	// MediaID is the media_id that was exchanged.
 	MediaID string `json:"media_id"`
@@ -58,7 +59,7 @@ func (a *Attachment) Expired() bool {
 }
 
 // ErrNoMedia reports a message whose file cannot be fetched (media_id null,
-// rule 2.3.3). It is returned without any request; the *NoMediaError that
+// which is a normal case: spec §2.3). It is returned without any request; the *NoMediaError that
 // carries it says why.
 var ErrNoMedia = errors.New("convo: message has no retrievable media")
 
@@ -99,7 +100,8 @@ func (s *AttachmentsService) Get(ctx context.Context, mediaID string, opts ...Re
 
 // ForMessage returns the attachment of a media message. When the message has
 // no retrievable file it returns a *NoMediaError (errors.Is ErrNoMedia)
-// without sending any request, as rule 2.3.3 requires.
+// without sending any request: the attachment endpoint must not be called
+// for a null media_id (spec §2.3).
 func (s *AttachmentsService) ForMessage(ctx context.Context, msg Message, opts ...RequestOption) (*Attachment, error) {
 	if !msg.Media.Available() {
 		e := &NoMediaError{MessageID: msg.MessageID}

@@ -13,7 +13,7 @@ import (
 type Channel string
 
 // The channels of the spec. SMS is one-way: it has no channel account and no
-// conversation, and appears only as a key of the anomaly ceilings (D31).
+// conversation, and appears only as a key of the anomaly ceilings.
 const (
 	ChannelChatapp Channel = "chatapp"
 	ChannelBotapp  Channel = "botapp"
@@ -30,7 +30,7 @@ type ChannelAccount struct {
 	// DisplayName is the account's human label.
 	DisplayName string `json:"display_name"`
 	// ProviderIdentifier is the account's identifier at the channel provider;
-	// for chatapp accounts it is the phone_number_id of the contact calls (D23).
+	// for chatapp accounts it is the phone_number_id of the contact calls.
 	ProviderIdentifier string `json:"provider_identifier"`
 	// Status is "connected", the only value seen; other values are kept.
 	Status string `json:"status"`

@@ -39,7 +39,7 @@ const (
 type AuthScheme int
 
 const (
-	// AuthBearer sends "Authorization: Bearer <key>" (the default, D3).
+	// AuthBearer sends "Authorization: Bearer <key>" (the default).
 	AuthBearer AuthScheme = iota
 	// AuthAPIKey sends "Authorization: ApiKey <key>".
 	AuthAPIKey
@@ -127,7 +127,7 @@ type Option func(*settings)
 // happens to contain it.
 func WithAPIKey(key string) Option { return func(s *settings) { s.apiKey = key } }
 
-// WithBaseURL sets {base_url}, which must end with /v1 (spec §9, D1). Without it,
+// WithBaseURL sets {base_url}, which must end with /v1 (spec §9). Without it,
 // CONVO_BASE_URL is used; there is no default.
 func WithBaseURL(u string) Option { return func(s *settings) { s.baseURL = u } }
 
@@ -145,7 +145,8 @@ func WithHTTPClient(hc *http.Client) Option {
 	}
 }
 
-// WithAuthScheme selects the header that carries the key (spec §5, D3).
+// WithAuthScheme selects the header that carries the key (spec §5); the
+// default is AuthBearer.
 func WithAuthScheme(scheme AuthScheme) Option {
 	return func(s *settings) {
 		if scheme < AuthBearer || scheme > AuthXAPIKey {
@@ -234,8 +235,9 @@ func WithUserAgent(ua string) Option { return func(s *settings) { s.userAgent = 
 // that is not loopback (such a request never carries the key).
 func WithInsecureHTTP() Option { return func(s *settings) { s.insecureHTTP = true } }
 
-// NewClient builds a client. It fails when there is no API key (D2), no base
-// URL, a base URL that does not end with /v1 (D1), or a plain http:// URL to a
+// NewClient builds a client. It fails when there is no API key (a request
+// never leaves without one), no base URL (there is no default), a base URL
+// that does not end with /v1, or a plain http:// URL to a
 // host that is not loopback without WithInsecureHTTP.
 func NewClient(opts ...Option) (*Client, error) {
 	s := settings{

@@ -44,10 +44,10 @@ type Confirmation struct {
 }
 
 // ErrInvalidPhone reports a number that has fewer than 8 or more than 15
-// digits once normalized (D16).
+// digits once normalized.
 var ErrInvalidPhone = phone.ErrInvalid
 
-// NormalizePhone applies the service's phone rule (spec §2.7, D16): keep the
+// NormalizePhone applies the service's phone rule (spec §2.7): keep the
 // digits, which must number 8 to 15. "+55 (11) 98765-4321" → "5511987654321".
 // The SDK never normalizes behind your back; call it where you want it.
 func NormalizePhone(s string) (string, error) {
@@ -61,7 +61,7 @@ func NormalizePhone(s string) (string, error) {
 // CreateContactParams is the body of a contact creation (spec §4.6).
 type CreateContactParams struct {
 	// PhoneNumberID is the provider_identifier of one of the company's
-	// chatapp accounts (D23).
+	// chatapp accounts.
 	PhoneNumberID string `json:"phone_number_id,omitempty"`
 	// PhoneNumber is country code plus digits; the server normalizes it.
 	PhoneNumber string `json:"phone_number,omitempty"`
@@ -71,10 +71,11 @@ type CreateContactParams struct {
 
 // LookupContactParams finds a contact (spec §4.7). Without PhoneNumberID the
 // search spans the company and takes the contact with the most recent
-// interaction (D25).
+// interaction.
 type LookupContactParams struct {
-	// PhoneNumberID is the provider_identifier of a chatapp account (D23);
-	// optional (D25).
+	// PhoneNumberID is the provider_identifier of a chatapp account;
+	// optional: without it the search spans the company and takes the contact
+	// with the most recent interaction.
 	PhoneNumberID string `url:"phone_number_id,omitempty"`
 	// PhoneNumber is required: country code plus digits (see NormalizePhone).
 	PhoneNumber string `url:"phone_number,omitempty"`
@@ -82,8 +83,9 @@ type LookupContactParams struct {
 
 // UpdateCustomFieldsParams writes custom fields (spec §4.8).
 type UpdateCustomFieldsParams struct {
-	// PhoneNumberID is the provider_identifier of a chatapp account (D23);
-	// optional (D25).
+	// PhoneNumberID is the provider_identifier of a chatapp account;
+	// optional: without it the search spans the company and takes the contact
+	// with the most recent interaction.
 	PhoneNumberID string `json:"phone_number_id,omitempty"`
 	// PhoneNumber names the contact: country code plus digits.
 	PhoneNumber string `json:"phone_number,omitempty"`
@@ -94,12 +96,13 @@ type UpdateCustomFieldsParams struct {
 
 // RemoveTagsParams removes tags from a contact (spec §4.9).
 type RemoveTagsParams struct {
-	// PhoneNumberID is the provider_identifier of a chatapp account (D23);
-	// optional (D25).
+	// PhoneNumberID is the provider_identifier of a chatapp account;
+	// optional: without it the search spans the company and takes the contact
+	// with the most recent interaction.
 	PhoneNumberID string
 	// PhoneNumber names the contact: country code plus digits.
 	PhoneNumber string
-	// TagIDs are sent as one comma-separated string (D10).
+	// TagIDs are sent as one comma-separated string.
 	TagIDs []string
 }
 

@@ -18,7 +18,7 @@ const (
 	ConversationAll      ConversationStatus = "all"
 )
 
-// Conversation is an item of the conversation list (D6). The spec does not
+// Conversation is an item of the conversation list. The spec does not
 // show the item's shape, so every field the SDK does not know is kept in
 // Extra, for forward compatibility.
 type Conversation struct {
@@ -28,7 +28,8 @@ type Conversation struct {
 	ContactID string `json:"contact_id"`
 	// Channel is chatapp, botapp or webchat; unknown values are kept.
 	Channel Channel `json:"channel"`
-	// ChannelAccountID is the channel account; on webchat, the widget (D31).
+	// ChannelAccountID is the channel account; on webchat, the company's
+	// webchat widget (which never appears in Channels.List).
 	ChannelAccountID string `json:"channel_account_id"`
 	// ChannelIdentifier is the contact's native address on the channel.
 	ChannelIdentifier string `json:"channel_identifier"`
@@ -112,17 +113,17 @@ type ListConversationsParams struct {
 	// Assigned filters with (true) or without (false) a responsible agent;
 	// nil does not filter. Use convo.Bool.
 	Assigned *bool `url:"assigned,omitempty"`
-	// Since bounds last_message_at from below, inclusive (D7). Sent in UTC
-	// with millisecond precision (D18); a finer time is rounded up to the next
+	// Since bounds last_message_at from below, inclusive. Sent in UTC
+	// with millisecond precision; a finer time is rounded up to the next
 	// millisecond, which selects exactly the conversations a full-precision
 	// comparison would (the service's timestamps are whole milliseconds).
 	Since time.Time `url:"since,omitempty" layout:"2006-01-02T15:04:05.000Z"`
-	// Until bounds last_message_at from above, exclusive (D7); sent like Since.
+	// Until bounds last_message_at from above, exclusive; sent like Since.
 	Until time.Time `url:"until,omitempty" layout:"2006-01-02T15:04:05.000Z"`
 	// ChannelIdentifier is the contact's native address on the channel.
 	ChannelIdentifier string `url:"channel_identifier,omitempty"`
 	// Phone matches every conversation of every contact with that phone, on
-	// every channel account — hence ambiguous by construction (D8).
+	// every channel account — hence ambiguous by construction.
 	Phone string `url:"phone,omitempty"`
 	// Limit is the page size: 1 to 100, default 25.
 	Limit int `url:"limit,omitempty"`

@@ -185,7 +185,7 @@ func oneLine(s string) string {
 // Is matches the Err… sentinels by code, and ErrMalformedResponse or
 // ErrResponseTooLarge by cause.
 //
-// An answer whose body is not the envelope (a proxy's page, D11) has no code;
+// An answer whose body is not the envelope (a proxy's page) has no code;
 // where the spec ties a status to a single code it still matches: a bare 429
 // is ErrRateLimited and a bare 401 is ErrUnauthorized (spec §4, §5.4).
 func (e *Error) Is(target error) bool {

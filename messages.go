@@ -22,7 +22,8 @@ const (
 // they are, never rejected.
 type MessageType string
 
-// Known message types (D13).
+// Known message types. The spec does not list them; the SDK keeps values it
+// does not know.
 const (
 	MessageText        MessageType = "text"
 	MessageImage       MessageType = "image"
@@ -40,7 +41,9 @@ const (
 // inbound message). Unknown values are kept.
 type MessageStatus string
 
-// Known delivery statuses (D14).
+// Known delivery statuses; an inbound message has none (the spec's null, an
+// empty Status). The spec does not list them; the SDK keeps values it does not
+// know.
 const (
 	StatusQueued    MessageStatus = "queued"
 	StatusSent      MessageStatus = "sent"
@@ -69,13 +72,13 @@ type Message struct {
 	MessageID string `json:"message_id"`
 	// Direction is inbound (from the contact) or outbound.
 	Direction Direction `json:"direction"`
-	// Type is explicit on system and unsupported messages too (rule 2.3.6).
+	// Type is explicit on system and unsupported messages too (spec §2.3).
 	Type MessageType `json:"type"`
 	// Status is empty when null.
 	Status MessageStatus `json:"status"`
 	// Text is the text or the caption; nil when the type carries no text.
 	Text *string `json:"text"`
-	// Media is present on every media message (rule 2.3.2); nil otherwise.
+	// Media is present on every media message (spec §2.3); nil otherwise.
 	Media *Media `json:"media"`
 	// Reactions to this message. A reaction is never a timeline item.
 	Reactions []Reaction `json:"reactions"`
@@ -89,7 +92,7 @@ type Message struct {
 	FailureReason *string `json:"failure_reason"`
 	// Raw is the service's internal form of the content, as sent (nil or the
 	// JSON null when absent). It is OUTSIDE the contract and may change without
-	// notice, even within a version (rule 2.3.4): nothing may depend on its
+	// notice, even within a version (spec §2.3, §9): nothing may depend on its
 	// shape. It is kept for debugging only.
 	Raw json.RawMessage `json:"raw"`
 }
@@ -106,7 +109,7 @@ func (m *Message) TextOrEmpty() string {
 // a URL: exchange MediaID at the attachment endpoint (Attachments.ForMessage).
 type Media struct {
 	// MediaID is empty when the service sent null: no file can be retrieved,
-	// which is a normal case, not an error (rule 2.3.3).
+	// which is a normal case, not an error (spec §2.3).
 	MediaID string `json:"media_id"`
 	// MediaStatus says what happened to the file: available, unknown or
 	// no_reference; unknown values are kept.
@@ -124,7 +127,8 @@ func (m *Media) Available() bool {
 	return m != nil && m.MediaStatus == MediaAvailable && m.MediaID != ""
 }
 
-// Reaction is a reaction to a message (D15).
+// Reaction is a reaction to a message. It appears only inside the message
+// reacted to, never as an item of the timeline.
 type Reaction struct {
 	// Emoji is the reaction itself.
 	Emoji string `json:"emoji"`
@@ -155,7 +159,7 @@ type MessagePage struct {
 // the last 30 days, 50 messages a page.
 type ListMessagesParams struct {
 	// Since reaches beyond the 30-day recent window. Sent in UTC with
-	// millisecond precision (D18); a finer time is rounded up to the next
+	// millisecond precision; a finer time is rounded up to the next
 	// millisecond, which selects exactly the messages a full-precision
 	// comparison would (the service's timestamps are whole milliseconds).
 	Since time.Time `url:"since,omitempty" layout:"2006-01-02T15:04:05.000Z"`
@@ -234,9 +238,9 @@ func (s *MessagesService) All(ctx context.Context, conversationID string, params
 }
 
 // utc prepares a non-zero time for the query string: converted to UTC, for
-// the D18 layout that ends in Z, and rounded UP to the next millisecond when it
+// the service's layout (three fractional digits, Z suffix), and rounded UP to the next millisecond when it
 // has a finer part. The layout keeps three fractional digits and Format would
-// truncate; since the service's timestamps are whole milliseconds (D18),
+// truncate; since the service's timestamps are whole milliseconds,
 // rounding up selects exactly the items a full-precision comparison would, for
 // an inclusive bound (Since: t ≥ 10:00:00.0005 ⇔ t ≥ 10:00:00.001) as for an
 // exclusive one (Until: t < 10:00:00.0005 ⇔ t < 10:00:00.001). Truncating

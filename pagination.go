@@ -7,7 +7,8 @@ import (
 	"iter"
 )
 
-// Page is one page of a cursor-paginated listing (spec §4.1, §4.3, D5). The
+// Page is one page of a cursor-paginated listing (spec §4.1, §4.3);
+// the conversation list pages like the message read. The
 // messages page, MessagePage, is this type with the read window added.
 type Page[T any] struct {
 	// Items are the page's items, in the server's order.

@@ -22,7 +22,8 @@ import (
 // Do sends a request to an endpoint of the service through the same pipeline
 // as every typed call: authentication header, retries, size-capped body read
 // and typed errors. It is the way to reach the endpoints the specification does
-// not show (sending, templates, tags…, D22).
+// not show (sending, templates, tags…), which the typed client does not
+// invent.
 //
 // path is relative to {base_url} and starts with "/" (for example
 // "/chatapp/templates"); escape any identifier you put in it with
@@ -48,7 +49,8 @@ import (
 // opts adjust this call only (extra headers, retries, timeout, metadata
 // capture; see RequestOption); the client's options are the defaults.
 //
-// Any 2xx is a success (D12). A 204 No Content, or any answer to HEAD, has no
+// Any 2xx is a success (the service answers 200, and 201 for a contact
+// creation). A 204 No Content, or any answer to HEAD, has no
 // body: Do returns nil and leaves out as it is. Every other 2xx must carry the
 // success envelope, else the error wraps ErrMalformedResponse.
 func (c *Client) Do(ctx context.Context, method, path string, query any, body any, out any, opts ...RequestOption) error {
@@ -318,7 +320,7 @@ func (c *Client) exchange(ctx context.Context, info *callInfo, q string, body an
 			fmt.Sprintf("response body larger than %d bytes", c.maxBody))
 	}
 	if noContentOK && (resp.StatusCode == http.StatusNoContent || method == http.MethodHead) {
-		// No body by definition (D12 accepts any 2xx): out is left as it is.
+		// No body by definition (any 2xx is a success): out is left as it is.
 		return nil
 	}
 	return c.decodeSuccess(resp, info, data, out)

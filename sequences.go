@@ -18,7 +18,7 @@ type CancelSequenceParams struct {
 // is a success, not an error.
 type CancelResult struct {
 	// Canceled is true when a scheduled sequence was cancelled, false when
-	// there was none (still HTTP 200, rule 4.10.1).
+	// there was none (still HTTP 200: spec §4.10).
 	Canceled bool `json:"canceled"`
 	// Message is the service's confirmation text, for humans.
 	Message string `json:"message"`

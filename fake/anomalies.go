@@ -101,8 +101,8 @@ func ceilingHours(channel string) int {
 	return fixedCeilingHours
 }
 
-// handleAnomalies serves GET /conversations/anomalies (spec §4.4, §2.6, D4,
-// D27, D28).
+// handleAnomalies serves GET /conversations/anomalies (spec §4.4, §2.6):
+// the buckets and query parameters of docs/behaviour.md, items worst first.
 //
 // Only open conversations are considered, for every bucket. A conversation
 // is in the window when threshold_hours <= now - last inbound <= the
@@ -244,7 +244,7 @@ func contains(list []string, s string) bool {
 // root is the least bad kept, so a worse one replaces it.
 type worstHeap []*conversation
 
-func worse(a, b *conversation) bool { // a waits longer than b (D28)
+func worse(a, b *conversation) bool { // a waits longer than b; ties by conversation id
 	if !a.lastInbound.at.Equal(b.lastInbound.at) {
 		return a.lastInbound.at.Before(b.lastInbound.at)
 	}

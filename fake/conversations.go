@@ -11,7 +11,7 @@ import (
 	"github.com/convoapi/convo-go/internal/phone"
 )
 
-// wireConversation is a conversation item of the list (D6).
+// wireConversation is a conversation item of the list.
 type wireConversation struct {
 	ID                string  `json:"id"`
 	ContactID         string  `json:"contact_id"`
@@ -41,7 +41,7 @@ func (c *conversation) wire() wireConversation {
 	return wc
 }
 
-// convFilters are the filters of spec §4.3, validated (D32). They travel
+// convFilters are the filters of spec §4.3, validated: an unknown value is INVALID_PARAM naming the parameter. They travel
 // inside the cursor, so later pages apply the first page's filters.
 type convFilters struct {
 	Channel    string `json:"ch,omitempty"`
@@ -53,7 +53,7 @@ type convFilters struct {
 	HasSince   bool   `json:"hs,omitempty"`
 	HasUntil   bool   `json:"hu,omitempty"`
 	Identifier string `json:"id,omitempty"`
-	Phone      string `json:"ph,omitempty"` // normalized (D8)
+	Phone      string `json:"ph,omitempty"` // normalized to digits
 }
 
 func parseConvFilters(q url.Values) (convFilters, *apiError) {
@@ -150,15 +150,15 @@ func (co *company) orderIndexAfter(at int64, id string) int {
 	})
 }
 
-// handleConversations serves GET /conversations (spec §4.3, D5–D8, D32).
+// handleConversations serves GET /conversations (spec §4.3).
 //
 // Order: most recent last_message_at first (a conversation without messages
 // sorts by its created_at), ties by id descending. since (inclusive) and
-// until (exclusive) compare with last_message_at (D7); a conversation without
+// until (exclusive) compare with last_message_at; a conversation without
 // messages never matches them. The cursor remembers the filters and the
 // moment of the first page: later pages list the conversations as they
 // stood then (a conversation that receives a message meanwhile keeps its
-// place), so paging neither repeats nor skips (D29).
+// place), so paging neither repeats nor skips.
 func (s *Server) handleConversations(w http.ResponseWriter, r *http.Request, co *company, _ []string) {
 	q := r.URL.Query()
 	limit, e := parseLimit(q, "limit", defaultConversationPageLim, 100)

@@ -183,7 +183,7 @@ func plainJSON(s string) bool {
 }
 
 // handleMessages serves GET /conversations/{id}/messages (spec §4.1): newest
-// first; without since the last 30 days; cursors per D29.
+// first; without since the last 30 days; cursors stay valid while messages arrive.
 //
 // A cursor carries the window of the first page; with a cursor, since is
 // ignored. Paging goes from the newest message to the oldest by (sent time,
@@ -230,7 +230,7 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request, co *comp
 	switch {
 	case hasCursor:
 		since = time.Unix(0, cur.Since).UTC()
-	case !hasSince: // the window starts exactly 30 days ago (inclusive), to the millisecond (D18)
+	case !hasSince: // the window starts exactly 30 days ago (inclusive), to the millisecond
 		since = now.Add(-RecentWindowDays * 24 * time.Hour).Truncate(time.Millisecond)
 	}
 	msgs := conv.msgs

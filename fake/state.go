@@ -24,7 +24,7 @@ type company struct {
 
 	contacts        map[string]*contact
 	contactsByPhone map[string][]*contact // normalized phone -> contacts on every account
-	contactsByIdent map[identKey]*contact // D24: (account, phone or channel identifier) -> contact
+	contactsByIdent map[identKey]*contact // a contact is unique per (account, phone or channel identifier)
 
 	conversations []*conversation // creation order
 	convsByID     map[string]*conversation
@@ -61,7 +61,7 @@ type identKey struct{ account, ident string }
 
 type account struct {
 	id          string
-	channel     string // chatapp, botapp, webchat (webchat: a widget, never listed in /channels, D31)
+	channel     string // chatapp, botapp, webchat (webchat: a widget, never listed in /channels)
 	displayName string
 	provider    string
 	company     *company
@@ -96,7 +96,7 @@ type conversation struct {
 	createdSeq uint64
 	// createdAt0 is createdAt before any message: a backfilled message can
 	// move createdAt back, but a conversation cursor sorts a conversation
-	// that had no message yet by the createdAt it had then (D29).
+	// that had no message yet by the createdAt it had then, so a cursor stays valid while messages arrive.
 	createdAt0 time.Time
 
 	msgs []*message // sorted ascending by (at, id)
@@ -121,7 +121,7 @@ type conversation struct {
 
 // lmaPoint records that last_message_at became at when the global insert
 // sequence was seq; conversation cursors read the list as of their first
-// page (D29), so a conversation moving to the top does not shift later pages.
+// page, so a conversation moving to the top does not shift later pages.
 type lmaPoint struct {
 	seq uint64
 	at  time.Time
@@ -311,7 +311,7 @@ func (ct *contact) lastInteraction() time.Time {
 }
 
 // mostRecent picks, among contacts, the one with the most recent interaction
-// (spec §4.10, D25); ties go to the most recently created, then the larger id.
+// (spec §4.10); ties go to the most recently created, then the larger id.
 func mostRecent(cs []*contact) *contact {
 	var best *contact
 	for _, c := range cs {

@@ -188,8 +188,8 @@ func printReport(out io.Writer, r *convo.AnomalyReport, maxWait time.Duration) [
 	seen := map[string]bool{}
 	for _, nb := range buckets {
 		items := slices.Clone(nb.bucket.Items)
-		// The service sends them worst first already (D28); sorting here
-		// keeps the promise whatever the source.
+		// The service sends them worst first already (longest wait, ties by
+		// conversation id); sorting here keeps the promise whatever the source.
 		slices.SortStableFunc(items, func(a, b convo.AnomalyItem) int {
 			return cmp.Or(cmp.Compare(b.WaitingHours, a.WaitingHours), cmp.Compare(a.ConversationID, b.ConversationID))
 		})

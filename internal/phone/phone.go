@@ -1,4 +1,5 @@
-// Package phone holds the one phone-number rule of the service (DESIGN D16),
+// Package phone holds the one phone-number rule of the service (keep the
+// digits, which must number 8 to 15),
 // shared by the SDK's NormalizePhone and the fake's server-side normalization
 // so that both sides agree on which number is which contact.
 package phone
