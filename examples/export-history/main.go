@@ -304,7 +304,7 @@ type line struct {
 	convo.Message
 	Status    *convo.MessageStatus `json:"status"`
 	Media     *media               `json:"media"`
-	Raw       json.RawMessage      `json:"raw,omitempty"` // never set: raw is outside the contract (rule 2.3.4)
+	Raw       json.RawMessage      `json:"raw,omitempty"` // never set: raw is outside the contract and may change without notice (spec §2.3)
 	MediaFile string               `json:"media_file,omitempty"`
 }
 

@@ -95,7 +95,7 @@ func channels(t *testing.T, target Target) {
 	require.NoError(t, err)
 	for _, a := range accounts {
 		assert.NotEmpty(t, a.ID)
-		assert.Contains(t, []convo.Channel{convo.ChannelChatapp, convo.ChannelBotapp}, a.Channel, "no SMS, no webchat widget (§1, D31)")
+		assert.Contains(t, []convo.Channel{convo.ChannelChatapp, convo.ChannelBotapp}, a.Channel, "no SMS account and no webchat widget in the channel list (spec §1)")
 		assert.NotEmpty(t, a.Status)
 		assert.Positive(t, a.Capabilities.MaxTextLength)
 		switch a.Channel {
