@@ -31,8 +31,16 @@ func (g *rateGates) forPath(path string) *rateGate {
 // WithRateLimitGate). It is one atomic word, read before every attempt, so an
 // open gate costs a load and a clock read.
 type rateGate struct {
-	until atomic.Int64 // Unix nanoseconds; 0 or past: open
+	until atomic.Int64 // gateClock() reading at which the hold ends; 0 or past: open
 }
+
+// gateEpoch anchors gateClock, so that a hold is measured on the monotonic
+// clock: a step of the wall clock (an NTP correction) during a hold neither
+// stretches nor cuts it.
+var gateEpoch = time.Now()
+
+// gateClock is the time since gateEpoch on the monotonic clock.
+func gateClock() time.Duration { return time.Since(gateEpoch) }
 
 // holdFor closes the gate until the wait a 429 asks for has passed. A later
 // end wins; an earlier one never shortens a hold already set.
@@ -40,16 +48,17 @@ func (g *rateGate) holdFor(resp *http.Response) {
 	if g == nil {
 		return
 	}
-	now := time.Now()
+	now := gateClock()
 	wait, ok := retryAfter(resp.Header, serviceNow(resp.Header)) // a date is the service's
-
 	if !ok || wait <= 0 {
 		return
 	}
-	end := now.Add(wait).UnixNano()
+	end := int64(now + wait)
 	for {
 		cur := g.until.Load()
-		if cur >= end || g.until.CompareAndSwap(cur, end) {
+		// 0 is "never held"; readings may be negative (a synctest bubble's
+		// clock runs before gateEpoch), so 0 is no lower bound.
+		if (cur != 0 && cur >= end) || g.until.CompareAndSwap(cur, end) {
 			return
 		}
 	}
@@ -68,12 +77,11 @@ func (g *rateGate) wait(ctx context.Context, maxWait time.Duration) error {
 		if until == 0 {
 			return nil
 		}
-		now := time.Now()
-		d := time.Unix(0, until).Sub(now)
+		d := time.Duration(until) - gateClock()
 		if d <= 0 {
 			return nil
 		}
-		if dl, ok := ctx.Deadline(); d > maxWait || (ok && dl.Before(now.Add(d))) {
+		if dl, ok := ctx.Deadline(); d > maxWait || (ok && time.Until(dl) < d) {
 			return &gateHeld{wait: d}
 		}
 		timer := time.NewTimer(d)
