@@ -716,19 +716,26 @@ func TestAuditZeroClientFailsCleanly(t *testing.T) {
 // line and matches both the context error and the failure.
 func TestAuditTransportErrorWithContextIsOneLine(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	env := newMock(t, WithMaxRetries(0))
 	failure := errors.New("connection reset by peer")
-	env.mock.RegisterNoResponder(func(*http.Request) (*http.Response, error) {
-		cancel()
-		return nil, failure
-	})
-	_, err := env.c.Channels.List(ctx)
+	// A transport of its own, not httpmock: httpmock runs a responder in a
+	// goroutine and may answer with the context's error alone once the
+	// context ends, which made this test flaky under -count=5 -shuffle.
+	c, err := NewClient(WithAPIKey(testKey), WithBaseURL(mockBase), WithMaxRetries(0),
+		WithHTTPClient(&http.Client{Transport: failingTransport(func() error { cancel(); return failure })}))
+	require.NoError(t, err)
+	_, err = c.Channels.List(ctx)
 	require.Error(t, err)
 	assert.ErrorIs(t, err, context.Canceled)
 	assert.ErrorIs(t, err, failure)
 	assert.NotContains(t, err.Error(), "\n")
 	assert.Equal(t, "convo: GET /channels: context canceled: connection reset by peer", err.Error())
 }
+
+// failingTransport fails every round trip, synchronously, with what fail
+// returns.
+type failingTransport func() error
+
+func (f failingTransport) RoundTrip(*http.Request) (*http.Response, error) { return nil, f() }
 
 // A transport that quotes the key in its error (a misbehaving middleware)
 // does not get it into the attempt log nor the returned error.
