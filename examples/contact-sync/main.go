@@ -133,7 +133,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 
 	s := &syncer{c: client, phoneNumberID: *phoneNumberID, out: stdout, errOut: stderr,
-		concurrency: *concurrency, tty: isTerminal(stderr)}
+		concurrency: *concurrency, tty: demo.IsTerminal(stderr)}
 	err = s.sync(ctx, src)
 	s.showProgress(true)
 	if err != nil {
@@ -445,15 +445,6 @@ func (s *syncer) clearProgress() {
 	if s.tty {
 		fmt.Fprint(s.errOut, "\r\033[K")
 	}
-}
-
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 func (s *syncer) summary() {

@@ -167,7 +167,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 
 	e := &exporter{c: client, st: st, statePath: *statePath, mediaDir: *mediaDir, pageSize: *pageSize,
-		concurrency: *concurrency, progress: stderr, tty: isTerminal(stderr)}
+		concurrency: *concurrency, progress: stderr, tty: demo.IsTerminal(stderr)}
 	if *readAhead {
 		e.pageOpts = []convo.RequestOption{convo.WithReadAhead()}
 	}
@@ -653,13 +653,4 @@ func (e *exporter) showProgress(final bool) {
 	}
 	fmt.Fprintf(e.progress, "export: %d conversations done, %d messages, %d media files%s\n",
 		len(e.st.Done), e.st.Lines+e.pending, e.st.Files+e.pendingFiles, at)
-}
-
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
