@@ -5,8 +5,6 @@ import (
 	"net/http"
 	"path"
 	"strings"
-
-	"github.com/convoapi/convo-go/fake"
 )
 
 // requestJSON is one journal entry as GET /_fake/requests shows it. path is
@@ -46,11 +44,6 @@ func splitPrefix(p string) (prefix, rel string) {
 	return "", p
 }
 
-// journalPath is the prefix and the relative path of a journal entry.
-func journalPath(req fake.Request) (prefix, rel string) {
-	return req.Prefix, req.Path
-}
-
 // pathMatches matches a ?path= pattern: against the relative path
 // ("/channels", "/conversations/*/messages"), or, for a pattern that starts
 // with a version prefix ("/v1/*"), against the path as sent.
@@ -80,15 +73,14 @@ func (a *admin) requests(w http.ResponseWriter, r *http.Request) error {
 	secrets := serverKeys(a.srv)
 	out := requestsJSON{Items: []requestJSON{}}
 	for _, req := range a.srv.Requests() {
-		prefix, rel := journalPath(req)
 		if method != "" && req.Method != method {
 			continue
 		}
-		if pattern != "" && !pathMatches(pattern, prefix, rel) {
+		if pattern != "" && !pathMatches(pattern, req.Prefix, req.Path) {
 			continue
 		}
 		out.Items = append(out.Items, requestJSON{
-			Time: formatTime(req.Time), Method: req.Method, Prefix: prefix, Path: rel,
+			Time: formatTime(req.Time), Method: req.Method, Prefix: req.Prefix, Path: req.Path,
 			Query: redactValues(req.Query, secrets), Headers: redactValues(req.Header, secrets),
 			Body: bodyJSON(req.Body, secrets), Status: req.Status,
 		})
