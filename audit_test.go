@@ -17,6 +17,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -32,22 +33,29 @@ import (
 // Audit findings: each test below failed before its fix (or pins a behaviour
 // that was undocumented and untested).
 
-// TestEveryExportedNameHasADocComment parses the package and fails on any
-// exported type, function, method, constant, variable or struct field without
-// a doc comment (a group's comment covers the names of the group).
+// TestEveryExportedNameHasADocComment parses each public package (convo,
+// fake, api) and fails on any exported type, function, method, constant,
+// variable or struct field without a doc comment (a group's comment covers
+// the names of the group).
 func TestEveryExportedNameHasADocComment(t *testing.T) {
+	for _, dir := range []string{".", "fake", "api"} {
+		t.Run(dir, func(t *testing.T) { checkDocComments(t, dir) })
+	}
+}
+
+func checkDocComments(t *testing.T, dir string) {
 	fset := token.NewFileSet()
-	entries, err := os.ReadDir(".")
+	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	var files []*ast.File
 	for _, e := range entries {
 		if name := e.Name(); strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go") {
-			f, err := parser.ParseFile(fset, name, nil, parser.ParseComments)
+			f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.ParseComments)
 			require.NoError(t, err)
 			files = append(files, f)
 		}
 	}
-	p, err := doc.NewFromFiles(fset, files, "github.com/convoapi/convo-go")
+	p, err := doc.NewFromFiles(fset, files, "github.com/convoapi/convo-go/"+dir)
 	require.NoError(t, err)
 	var missing []string
 	need := func(name, text string, pos token.Pos) {
