@@ -32,6 +32,9 @@ const (
 	CodeNoOpenConversation    ErrorCode = "NO_OPEN_CONVERSATION"
 	CodeRecipientNotOnChannel ErrorCode = "RECIPIENT_NOT_ON_CHANNEL"
 	CodeUnsupportedCapability ErrorCode = "UNSUPPORTED_CAPABILITY"
+	// CodeMediaNotFound is the answer of the attachment endpoint for a
+	// media_id that does not exist or belongs to another company.
+	CodeMediaNotFound ErrorCode = "MEDIA_NOT_FOUND"
 )
 
 // codeSentinel is the target type of the Err… values: errors.Is matches an
@@ -58,6 +61,7 @@ var (
 	ErrNoOpenConversation    error = &codeSentinel{CodeNoOpenConversation}
 	ErrRecipientNotOnChannel error = &codeSentinel{CodeRecipientNotOnChannel}
 	ErrUnsupportedCapability error = &codeSentinel{CodeUnsupportedCapability}
+	ErrMediaNotFound         error = &codeSentinel{CodeMediaNotFound}
 )
 
 // Errors about the response itself rather than the service's verdict. They are
