@@ -172,7 +172,7 @@ func TestParallelSeqReportsACancelledContext(t *testing.T) {
 func TestParallelUnderARateLimitLosesAndDuplicatesNothing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s, c := inMemoryFake(t, 20*time.Millisecond, []fake.Option{fake.WithRateLimit(20, 5)}, convo.WithMaxRetries(10))
-		acc := s.Company().AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511900000001"})
+		acc := s.Company().AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000001"})
 		phones := make([]string, 120)
 		for i := range phones {
 			phones[i] = fmt.Sprintf("55119%08d", i)

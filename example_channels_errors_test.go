@@ -17,7 +17,7 @@ import (
 func ExampleChannelAccount_Supports() {
 	s := fake.NewServer()
 	defer s.Close()
-	s.Company().AddChannel(fake.ChannelAccount{Channel: fake.Botapp, DisplayName: "Help bot", ProviderIdentifier: "acme_bot"})
+	s.Company().AddChannel(fake.ChannelAccount{Channel: convo.ChannelBotapp, DisplayName: "Help bot", ProviderIdentifier: "acme_bot"})
 	accounts, err := s.Client().Channels.List(context.Background())
 	if err != nil {
 		fmt.Println(err)
@@ -38,7 +38,7 @@ func ExampleChannelAccount_Supports() {
 func ExampleChannelAccount_CheckText() {
 	s := fake.NewServer()
 	defer s.Close()
-	s.Company().AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511940000001"})
+	s.Company().AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
 	accounts, err := s.Client().Channels.List(context.Background())
 	if err != nil {
 		fmt.Println(err)
@@ -61,7 +61,7 @@ func ExampleChannelAccount_CheckText() {
 func ExampleChannelAccount_CheckCaption() {
 	s := fake.NewServer()
 	defer s.Close()
-	s.Company().AddChannel(fake.ChannelAccount{Channel: fake.Botapp, ProviderIdentifier: "acme_bot"})
+	s.Company().AddChannel(fake.ChannelAccount{Channel: convo.ChannelBotapp, ProviderIdentifier: "acme_bot"})
 	accounts, err := s.Client().Channels.List(context.Background())
 	if err != nil {
 		fmt.Println(err)
@@ -81,7 +81,7 @@ func ExampleChannelAccount_CheckCaption() {
 func ExampleChannelAccount_InServiceWindow() {
 	s := fake.NewServer()
 	defer s.Close()
-	s.Company().AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511940000001"})
+	s.Company().AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
 	accounts, err := s.Client().Channels.List(context.Background())
 	if err != nil {
 		fmt.Println(err)
@@ -107,8 +107,8 @@ func ExampleChannelAccount_RequiresTemplate() {
 	s := fake.NewServer()
 	defer s.Close()
 	co := s.Company()
-	co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511940000001"})
-	co.AddChannel(fake.ChannelAccount{Channel: fake.Botapp, ProviderIdentifier: "acme_bot"})
+	co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
+	co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelBotapp, ProviderIdentifier: "acme_bot"})
 	accounts, err := s.Client().Channels.List(context.Background())
 	if err != nil {
 		fmt.Println(err)

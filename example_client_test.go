@@ -117,7 +117,7 @@ func ExampleWithLogger() {
 func ExampleWithMaxResponseBytes() {
 	s := fake.NewServer()
 	defer s.Close()
-	s.Company().AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511940000001"})
+	s.Company().AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
 
 	// A body larger than the cap fails instead of filling memory.
 	client := s.Client(convo.WithMaxResponseBytes(64))

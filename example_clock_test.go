@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
 )
 
@@ -15,7 +16,7 @@ func ExampleAttachment_Expired() {
 	s := fake.NewServer(fake.WithClock(clock), fake.WithAttachmentTTL(15*time.Minute))
 	defer s.Close()
 	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511940000001"})
+	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
 	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
 	co.AddMessage(conv, fake.Message{Sender: fake.SenderContact, At: clock.Now().Add(-time.Hour),
 		Media: &fake.Media{MimeType: "image/png", Filename: "a.png", Data: []byte("png")}})

@@ -17,7 +17,7 @@ func ExampleConversationsService_List() {
 	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
 	defer s.Close()
 	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511940000001"})
+	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
 	for i, phone := range []string{"5511911110001", "5511911110002", "5511911110003"} {
 		ct := co.AddContact(fake.Contact{Account: line, Phone: phone})
 		conv := co.AddConversation(fake.Conversation{ID: fmt.Sprintf("c-%d", i+1), Contact: ct})
@@ -53,7 +53,7 @@ func ExamplePage_HasMore() {
 	s := fake.NewServer()
 	defer s.Close()
 	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511940000001"})
+	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
 	for _, phone := range []string{"5511911110001", "5511911110002"} {
 		co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: phone})})
 	}
@@ -75,7 +75,7 @@ func ExampleMessagePage_HasMore() {
 	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
 	defer s.Close()
 	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511940000001"})
+	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
 	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
 	for i := range 3 {
 		co.Inbound(conv, fmt.Sprintf("message %d", i+1), now.Add(-time.Duration(3-i)*time.Minute))
@@ -106,7 +106,7 @@ func ExampleMessage_TextOrEmpty() {
 	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
 	defer s.Close()
 	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511940000001"})
+	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
 	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
 	co.AddMessage(conv, fake.Message{Sender: fake.SenderContact, Type: "audio", At: now.Add(-2 * time.Minute),
 		Media: &fake.Media{MimeType: "audio/ogg", Data: []byte("ogg")}})
@@ -133,10 +133,10 @@ func ExampleMedia_Available() {
 	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
 	defer s.Close()
 	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511940000001"})
+	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
 	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
 	co.AddMessage(conv, fake.Message{Sender: fake.SenderContact, Type: "image", At: now.Add(-3 * time.Minute),
-		Media: &fake.Media{Status: fake.MediaNoReference}})
+		Media: &fake.Media{Status: convo.MediaNoReference}})
 	co.AddMessage(conv, fake.Message{Sender: fake.SenderContact, At: now.Add(-2 * time.Minute),
 		Media: &fake.Media{MimeType: "image/png", Data: []byte("png")}})
 	co.Inbound(conv, "Got them?", now.Add(-time.Minute))
@@ -163,7 +163,7 @@ func ExampleAttachmentsService_Get() {
 	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
 	defer s.Close()
 	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511940000001"})
+	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
 	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
 	msg := co.AddMessage(conv, fake.Message{Sender: fake.SenderContact, At: now.Add(-time.Minute),
 		Media: &fake.Media{MimeType: "application/pdf", Filename: "invoice.pdf", Data: []byte("%PDF-1.4")}})
@@ -187,10 +187,10 @@ func ExampleAttachmentsService_ForMessage() {
 	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
 	defer s.Close()
 	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511940000001"})
+	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
 	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
 	co.AddMessage(conv, fake.Message{Sender: fake.SenderContact, Type: "video", At: now.Add(-2 * time.Minute),
-		Media: &fake.Media{Status: fake.MediaUnknown}})
+		Media: &fake.Media{Status: convo.MediaUnknown}})
 	co.AddMessage(conv, fake.Message{Sender: fake.SenderContact, At: now.Add(-time.Minute),
 		Media: &fake.Media{MimeType: "image/jpeg", Filename: "photo.jpg", Data: []byte("jpeg")}})
 	client := s.Client()
@@ -222,7 +222,7 @@ func ExampleAttachmentsService_DownloadAttachment() {
 	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
 	defer s.Close()
 	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511940000001"})
+	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
 	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
 	msg := co.AddMessage(conv, fake.Message{Sender: fake.SenderContact, At: now.Add(-time.Minute),
 		Media: &fake.Media{MimeType: "text/plain", Filename: "note.txt", Data: []byte("hello")}})
@@ -250,7 +250,7 @@ func ExampleAttachmentsService_DownloadAttachment() {
 func ExampleContactsService_Create() {
 	s := fake.NewServer()
 	defer s.Close()
-	s.Company().AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "109876543210"})
+	s.Company().AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "109876543210"})
 	client := s.Client()
 	ctx := context.Background()
 
@@ -274,7 +274,7 @@ func ExampleContactsService_UpdateCustomFields() {
 	s := fake.NewServer()
 	defer s.Close()
 	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "109876543210"})
+	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "109876543210"})
 	co.AddContact(fake.Contact{Account: line, Phone: "5511987654321", CustomFields: map[string]string{"plan": "silver", "city": "Recife"}})
 	client := s.Client()
 	ctx := context.Background()
@@ -300,7 +300,7 @@ func ExampleContactsService_RemoveTags() {
 	s := fake.NewServer()
 	defer s.Close()
 	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "109876543210"})
+	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "109876543210"})
 	co.AddContact(fake.Contact{Account: line, Phone: "5511987654321", Tags: []string{"vip", "lead", "trial"}})
 	client := s.Client()
 	ctx := context.Background()
@@ -329,7 +329,7 @@ func ExampleContact_TagNames() {
 	s := fake.NewServer()
 	defer s.Close()
 	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "109876543210"})
+	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "109876543210"})
 	co.AddContact(fake.Contact{Account: line, Phone: "5511987654321", Tags: []string{"vip", "customer"}})
 	client := s.Client()
 

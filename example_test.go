@@ -45,8 +45,8 @@ func ExampleChannelsService_List() {
 	s := fake.NewServer()
 	defer s.Close()
 	co := s.Company()
-	co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, DisplayName: "Support BR", ProviderIdentifier: "5511940000001"})
-	co.AddChannel(fake.ChannelAccount{Channel: fake.Botapp, DisplayName: "Bot", ProviderIdentifier: "acme_bot"})
+	co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, DisplayName: "Support BR", ProviderIdentifier: "5511940000001"})
+	co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelBotapp, DisplayName: "Bot", ProviderIdentifier: "acme_bot"})
 	client := s.Client()
 
 	accounts, err := client.Channels.List(context.Background())
@@ -72,7 +72,7 @@ func ExampleConversationsService_All() {
 	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
 	defer s.Close()
 	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511940000001"})
+	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
 	for i, phone := range []string{"5511911110001", "5511911110002", "5511911110003"} {
 		ct := co.AddContact(fake.Contact{Account: line, Phone: phone})
 		conv := co.AddConversation(fake.Conversation{ID: fmt.Sprintf("c-%d", i+1), Contact: ct})
@@ -100,11 +100,11 @@ func ExampleMessagesService_List() {
 	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
 	defer s.Close()
 	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511940000001"})
+	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
 	ana := co.AddContact(fake.Contact{Account: line, Phone: "5511987654321", Name: "Ana"})
 	conv := co.AddConversation(fake.Conversation{ID: "c-1", Contact: ana})
 	co.AddMessage(conv, fake.Message{ID: "m-1", Sender: fake.SenderContact, Type: "audio", At: now.Add(-3 * time.Hour),
-		Media: &fake.Media{Status: fake.MediaUnknown}})
+		Media: &fake.Media{Status: convo.MediaUnknown}})
 	co.AddMessage(conv, fake.Message{ID: "m-2", Sender: fake.SenderContact, Text: "my receipt", At: now.Add(-2 * time.Hour),
 		Media: &fake.Media{MimeType: "image/png", Data: []byte("receipt data")}})
 	co.AddMessage(conv, fake.Message{ID: "m-3", Sender: fake.SenderAgent, Text: "Thanks, got it.", At: now.Add(-time.Hour)})
@@ -139,7 +139,7 @@ func ExampleMessagesService_All() {
 	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
 	defer s.Close()
 	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511940000001"})
+	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
 	ana := co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})
 	conv := co.AddConversation(fake.Conversation{Contact: ana})
 	co.AddMessage(conv, fake.Message{ID: "m-1", Sender: fake.SenderContact, At: now.Add(-3 * time.Hour),
@@ -170,7 +170,7 @@ func ExampleAnomaliesService_Get() {
 	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
 	defer s.Close()
 	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511940000001"})
+	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
 	ana := co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})
 	co.Inbound(co.AddConversation(fake.Conversation{ID: "c-1", Contact: ana}), "Where is my order?", now.Add(-6*time.Hour-30*time.Minute))
 	bruno := co.AddContact(fake.Contact{Account: line, Phone: "5521998765432"})
@@ -204,11 +204,11 @@ func ExampleAttachmentsService_Download() {
 	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
 	defer s.Close()
 	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511940000001"})
+	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
 	ana := co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})
 	conv := co.AddConversation(fake.Conversation{Contact: ana})
 	co.AddMessage(conv, fake.Message{ID: "m-1", Sender: fake.SenderContact, Type: "audio", At: now.Add(-2 * time.Hour),
-		Media: &fake.Media{Status: fake.MediaUnknown}})
+		Media: &fake.Media{Status: convo.MediaUnknown}})
 	co.AddMessage(conv, fake.Message{ID: "m-2", Sender: fake.SenderContact, At: now.Add(-time.Hour),
 		Media: &fake.Media{MimeType: "text/plain", Data: []byte("receipt data")}})
 	client := s.Client()
@@ -246,7 +246,7 @@ func ExampleContactsService_Lookup() {
 	s := fake.NewServer()
 	defer s.Close()
 	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "109876543210"})
+	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "109876543210"})
 	co.AddContact(fake.Contact{Account: line, Phone: "5511987654321", Name: "Ana Souza", Tags: []string{"vip", "lead"}})
 	client := s.Client()
 	ctx := context.Background()
@@ -275,7 +275,7 @@ func ExampleSequencesService_Cancel() {
 	s := fake.NewServer()
 	defer s.Close()
 	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511940000001"})
+	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
 	co.AddContact(fake.Contact{Account: line, Phone: "5511987654321", Sequence: "Onboarding"})
 	client := s.Client()
 
@@ -347,7 +347,7 @@ func ExampleNormalizePhone() {
 func ExampleClient_Do() {
 	s := fake.NewServer()
 	defer s.Close()
-	s.Company().AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, DisplayName: "Support", ProviderIdentifier: "5511940000001"})
+	s.Company().AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, DisplayName: "Support", ProviderIdentifier: "5511940000001"})
 	client := s.Client()
 
 	// Do calls any endpoint with the same authentication, retries and typed

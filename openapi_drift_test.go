@@ -178,13 +178,13 @@ func TestOpenAPIDriftErrorCodes(t *testing.T) {
 
 	sdk, err := oascheck.SourceConstsOfType(".", "ErrorCode")
 	require.NoError(t, err)
-	fakeCodes, err := oascheck.SourceConsts("fake", "Code")
+	fakeCodes, err := oascheck.SourceConsts("fake", "code")
 	require.NoError(t, err)
 	var union []string
 	for _, c := range append(sdk, fakeCodes...) {
 		union = appendNew(union, c)
 	}
 	sort.Strings(union)
-	assert.Equal(t, documented, union, "the document's ErrorCode values vs the SDK's and the fake's Code constants")
+	assert.Equal(t, documented, union, "the document's ErrorCode values vs the SDK's ErrorCode constants and the fake's own codes")
 	assert.Subset(t, documented, oascheck.ResponseCodes(doc), "every code a response names is an ErrorCode")
 }

@@ -172,7 +172,7 @@ func TestPagesResumeFromTheLastCursor(t *testing.T) {
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	s := fake.New(t, fake.WithClock(fake.NewManualClock(now)))
 	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, DisplayName: "Sales", ProviderIdentifier: "5511900000000"})
+	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, DisplayName: "Sales", ProviderIdentifier: "5511900000000"})
 	ana := co.AddContact(fake.Contact{Account: line, Phone: "5511987654321", Name: "Ana"})
 	conv := co.AddConversation(fake.Conversation{Contact: ana})
 	want := map[string]bool{}
@@ -226,7 +226,7 @@ func TestPagesResumeFromTheLastCursor(t *testing.T) {
 func TestEnsureUnderFiftyConcurrentCallers(t *testing.T) {
 	s := fake.New(t, fake.WithRateLimit(1e6, 1e6))
 	co := s.Company()
-	co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, DisplayName: "Sales", ProviderIdentifier: "5511900000000"})
+	co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, DisplayName: "Sales", ProviderIdentifier: "5511900000000"})
 	c := s.Client()
 	params := &convo.CreateContactParams{PhoneNumberID: "5511900000000", PhoneNumber: "5511987650000", Name: "Bia"}
 

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	convo "github.com/convoapi/convo-go"
 )
 
 // Anomaly bucket names (spec §2.6).
@@ -72,15 +74,15 @@ func (res *anomalyResult) firstItems(n int) []byte {
 }
 
 type anomalyItem struct {
-	ConversationID   string     `json:"conversation_id"`
-	ContactID        string     `json:"contact_id"`
-	Channel          string     `json:"channel"`
-	ChannelAccountID string     `json:"channel_account_id"`
-	LastInboundAt    string     `json:"last_inbound_at"`
-	LastMessageAt    string     `json:"last_message_at"`
-	WaitingHours     oneDecimal `json:"waiting_hours"`
-	Assigned         bool       `json:"assigned"`
-	UnreadCount      int        `json:"unread_count"`
+	ConversationID   string        `json:"conversation_id"`
+	ContactID        string        `json:"contact_id"`
+	Channel          convo.Channel `json:"channel"`
+	ChannelAccountID string        `json:"channel_account_id"`
+	LastInboundAt    string        `json:"last_inbound_at"`
+	LastMessageAt    string        `json:"last_message_at"`
+	WaitingHours     oneDecimal    `json:"waiting_hours"`
+	Assigned         bool          `json:"assigned"`
+	UnreadCount      int           `json:"unread_count"`
 }
 
 // oneDecimal renders a number with exactly one decimal (spec §2.6: 5.0, 12.3).
@@ -94,7 +96,7 @@ func (d oneDecimal) MarshalJSON() ([]byte, error) {
 // ceilingHours is the anomaly ceiling of a channel (spec §4.4 rules 1–2): the
 // service window of the channel (24 hours for chatapp, spec §2.2), else a
 // fixed 24 hours.
-func ceilingHours(channel string) int {
+func ceilingHours(channel convo.Channel) int {
 	if h := capabilitiesFor(channel).SessionWindowHours; h != nil {
 		return *h
 	}
@@ -132,7 +134,7 @@ func (s *Server) handleAnomalies(w http.ResponseWriter, r *http.Request, co *com
 					want = append(want, name)
 				}
 			default:
-				e := errf(http.StatusBadRequest, CodeInvalidBucket, "Unknown bucket: "+name+".")
+				e := errf(http.StatusBadRequest, convo.CodeInvalidBucket, "Unknown bucket: "+name+".")
 				e.details = map[string]any{"valid_buckets": validBuckets, "opt_in": optInBuckets}
 				s.writeError(w, r, e)
 				return
@@ -217,7 +219,7 @@ func appendAnomalyReport(b []byte, want []string, results map[string]*anomalyRes
 		b = append(b, '}')
 	}
 	b = append(b, `},"window":{"ceiling_hours_by_channel":{`...)
-	for i, ch := range []string{Botapp, Chatapp, "sms", Webchat} { // sorted
+	for i, ch := range []convo.Channel{convo.ChannelBotapp, convo.ChannelChatapp, "sms", convo.ChannelWebchat} { // sorted
 		if i > 0 {
 			b = append(b, ',')
 		}
@@ -287,13 +289,13 @@ func computeAnomalies(co *company, now time.Time, thresholdHours int, buckets []
 		acc[b] = &bucketAcc{}
 	}
 	threshold := time.Duration(thresholdHours) * time.Hour
-	ceilings := map[string]time.Duration{}
-	for _, ch := range []string{Chatapp, Botapp, Webchat} {
+	ceilings := map[convo.Channel]time.Duration{}
+	for _, ch := range []convo.Channel{convo.ChannelChatapp, convo.ChannelBotapp, convo.ChannelWebchat} {
 		ceilings[ch] = time.Duration(ceilingHours(ch)) * time.Hour
 	}
 	unanswered, never, unassigned, autoOnly := acc[BucketUnanswered], acc[BucketNeverEngaged], acc[BucketUnassigned], acc[BucketAutomationOnly]
 	for _, c := range co.conversations {
-		if c.status != StatusOpen {
+		if c.status != convo.ConversationOpen {
 			continue
 		}
 		if c.lastInbound == nil {

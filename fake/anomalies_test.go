@@ -49,8 +49,8 @@ func TestAnomaliesExactReport(t *testing.T) {
 	// Never engaged: open, no inbound; resolved ones are not counted.
 	co.Reply(conv("n1", b.ana, ""), fake.SenderAutomation, "promo", h(30))
 	conv("n2", b.bob, "")
-	co.AddConversation(fake.Conversation{Contact: b.ana, Status: fake.StatusResolved})
-	res := co.AddConversation(fake.Conversation{Contact: b.ana, Status: fake.StatusResolved})
+	co.AddConversation(fake.Conversation{Contact: b.ana, Status: convo.ConversationResolved})
+	res := co.AddConversation(fake.Conversation{Contact: b.ana, Status: convo.ConversationResolved})
 	co.Inbound(res, "resolved, waiting", h(5))
 	// A system message is neither an inbound nor a reply.
 	c10 := conv("c10", b.visitor, "Ana")
@@ -134,7 +134,7 @@ func TestAnomaliesParams(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.q, func(t *testing.T) {
-			assertError(t, get(t, s, "/conversations/anomalies?"+tc.q), 400, tc.code, tc.msg, "/api/v1/conversations/anomalies", "GET", tc.details)
+			assertError(t, get(t, s, "/conversations/anomalies?"+tc.q), 400, convo.ErrorCode(tc.code), tc.msg, "/api/v1/conversations/anomalies", "GET", tc.details)
 		})
 	}
 	for _, q := range []string{"threshold_hours=1", "threshold_hours=24", "limit=1", "limit=100", "include=", "include=unanswered,never_engaged"} {
@@ -212,7 +212,7 @@ func TestAnomaliesFollowStatusAndAssignmentChanges(t *testing.T) {
 	assert.Contains(t, get(t, s, q).Data(t, 200), `"unassigned":{"count":1`)
 	b.co.Assign(c, "Marta")
 	assert.Contains(t, get(t, s, q).Data(t, 200), `"unassigned":{"count":0`)
-	b.co.SetStatus(c, fake.StatusResolved)
+	b.co.SetStatus(c, convo.ConversationResolved)
 	assert.Contains(t, get(t, s, q).Data(t, 200), `"unanswered":{"count":0`)
 	st, _ := s.Conversation(c)
 	assert.Equal(t, convo.ConversationResolved, st.Status)

@@ -59,7 +59,7 @@ func answersAt(t *testing.T, now time.Time) dateAnswers {
 	clock := fake.NewManualClock(now)
 	s := fake.New(t, fake.WithClock(clock))
 	co := s.Company()
-	acc := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511900000001"})
+	acc := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000001"})
 	phone := 5511900000100
 	conv := func(id string) string {
 		phone++

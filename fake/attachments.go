@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	convo "github.com/convoapi/convo-go"
 )
 
 // fileGrant is one temporary attachment URL (spec §4.2).
@@ -34,7 +36,7 @@ func (s *Server) handleAttachment(w http.ResponseWriter, r *http.Request, co *co
 	md := co.media[args[0]]
 	if md == nil {
 		s.mu.Unlock()
-		s.writeError(w, r, errf(http.StatusNotFound, CodeMediaNotFound, "Media not found."))
+		s.writeError(w, r, errf(http.StatusNotFound, convo.CodeMediaNotFound, "Media not found."))
 		return
 	}
 	if len(s.files) >= 1024 { // forget expired grants now and then
@@ -88,11 +90,11 @@ func (s *Server) handleFile(w http.ResponseWriter, r *http.Request, token string
 	g := s.files[token]
 	s.mu.RUnlock()
 	if g == nil {
-		s.writeError(w, r, errf(http.StatusNotFound, CodeNotFound, "File not found."))
+		s.writeError(w, r, errf(http.StatusNotFound, codeNotFound, "File not found."))
 		return
 	}
 	if !now.Before(g.expires) {
-		s.writeError(w, r, errf(http.StatusForbidden, CodeURLExpired, "The temporary URL has expired. Request the attachment again."))
+		s.writeError(w, r, errf(http.StatusForbidden, codeURLExpired, "The temporary URL has expired. Request the attachment again."))
 		return
 	}
 	h := w.Header()

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
 )
 
@@ -56,7 +57,7 @@ func TestAttachmentExchangeAndDownload(t *testing.T) {
 func TestAttachmentNotFound(t *testing.T) {
 	s := newServer(t)
 	other := s.AddCompany("other-key")
-	acc := other.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp})
+	acc := other.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp})
 	ct := other.AddContact(fake.Contact{Account: acc, Phone: "5511911112222"})
 	m := other.AddMessage(other.AddConversation(fake.Conversation{Contact: ct}), fake.Message{Media: &fake.Media{MimeType: "image/png"}})
 	theirs := s.MediaID(m)

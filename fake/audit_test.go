@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
 )
 
@@ -135,7 +136,7 @@ func TestAuditErrorBodyForEveryCode(t *testing.T) {
 			if i := strings.IndexByte(p, '?'); i >= 0 {
 				p = p[:i]
 			}
-			assertError(t, r, tc.status, tc.code, "", "/api"+p, tc.method, tc.details)
+			assertError(t, r, tc.status, convo.ErrorCode(tc.code), "", "/api"+p, tc.method, tc.details)
 			var env map[string]any
 			require.NoError(t, json.Unmarshal(r.Body, &env))
 			assert.Equal(t, false, env["success"])
@@ -152,7 +153,7 @@ func TestAuditErrorBodyForEveryCode(t *testing.T) {
 	get(t, lim, "/channels")
 	assertError(t, get(t, lim, "/channels"), 429, "RATE_LIMITED", "", "/api/v1/channels", "GET", "")
 	// A fault rule with a typed nil as details has no details either.
-	s.AddFault(fake.Fault{Path: "/channels", Status: 500, Code: fake.CodeCancelFailed, Details: map[string]any(nil), Times: 1})
+	s.AddFault(fake.Fault{Path: "/channels", Status: 500, Code: convo.CodeCancelFailed, Details: map[string]any(nil), Times: 1})
 	r := get(t, s, "/channels")
 	assertError(t, r, 500, "CANCEL_FAILED", "", "/api/v1/channels", "GET", "")
 	assert.NotContains(t, string(r.Body), `"details"`)
@@ -376,7 +377,7 @@ func TestAuditConversationCursorKeepsItsFilters(t *testing.T) {
 		b.co.Inbound(c, "x", t0.Add(-time.Duration(i+1)*time.Minute))
 		open = append(open, c)
 	}
-	res := b.co.AddConversation(fake.Conversation{Contact: b.bob, Status: fake.StatusResolved})
+	res := b.co.AddConversation(fake.Conversation{Contact: b.bob, Status: convo.ConversationResolved})
 	b.co.Inbound(res, "x", t0.Add(-30*time.Second))
 	p := listConvs(t, s, url.Values{"limit": {"1"}})
 	require.Equal(t, open[:1], p.ids())
@@ -464,9 +465,9 @@ func TestAuditMediaBlockByType(t *testing.T) {
 		{"audio without media", fake.Message{Type: "audio"}, noRef, "null"},
 		{"video without media", fake.Message{Type: "video"}, noRef, "null"},
 		{"sticker without media", fake.Message{Type: "sticker"}, noRef, "null"},
-		{"sticker unknown", fake.Message{Type: "sticker", Media: &fake.Media{Status: fake.MediaUnknown, MimeType: "image/webp", Size: 300}},
+		{"sticker unknown", fake.Message{Type: "sticker", Media: &fake.Media{Status: convo.MediaUnknown, MimeType: "image/webp", Size: 300}},
 			`{"media_id":null,"media_status":"unknown","mime_type":"image/webp","file_size":300,"filename":null}`, "null"},
-		{"image explicit no_reference", fake.Message{Type: "image", Text: "caption", Media: &fake.Media{Status: fake.MediaNoReference, MimeType: "image/png"}}, noRef, `"caption"`},
+		{"image explicit no_reference", fake.Message{Type: "image", Text: "caption", Media: &fake.Media{Status: convo.MediaNoReference, MimeType: "image/png"}}, noRef, `"caption"`},
 		{"text", fake.Message{Text: "hi"}, "", `"hi"`},
 		{"location", fake.Message{Type: "location"}, "", "null"},
 		{"contact card", fake.Message{Type: "contact"}, "", "null"},
@@ -765,7 +766,7 @@ func TestAuditPhoneBoundsOnEveryContactEndpoint(t *testing.T) {
 func TestAuditContactIdentity(t *testing.T) {
 	s := newServer(t)
 	b := seedBasic(t, s)
-	chat2 := b.co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511900000002"})
+	chat2 := b.co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000002"})
 	create := func(pnid, ph string) resp {
 		return call(t, s, "POST", "/v1/chatapp/contacts", map[string]string{"phone_number_id": pnid, "phone_number": ph, "name": "Zoe"})
 	}
@@ -801,7 +802,7 @@ func TestAuditContactIdentity(t *testing.T) {
 func TestAuditCompanyWideSearchIsChatappOnly(t *testing.T) {
 	s := newServer(t)
 	b := seedBasic(t, s)
-	chat2 := b.co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511900000002"})
+	chat2 := b.co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000002"})
 	older := b.co.AddContact(fake.Contact{Account: chat2, Phone: "5521944441111", Name: "On chatapp", Sequence: "Onboarding"})
 	b.co.Receive(chat2, "5521944441111", "", fake.Message{Text: "x", At: t0.Add(-2 * time.Hour)})
 	bot := b.co.AddContact(fake.Contact{Account: b.bot, Phone: "5521944441111", Name: "On botapp", Sequence: "Bot flow"})
@@ -854,7 +855,7 @@ func TestAuditTenancyEveryEndpoint(t *testing.T) {
 	s := newServer(t)
 	seedBasic(t, s)
 	other := s.AddCompany("other-key")
-	oacc := other.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511977770000"})
+	oacc := other.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511977770000"})
 	oct := other.AddContact(fake.Contact{Account: oacc, Phone: "5521922221111", Sequence: "S", Tags: []string{"t"}})
 	oconv := other.AddConversation(fake.Conversation{Contact: oct})
 	other.Inbound(oconv, "waiting", t0.Add(-5*time.Hour))
@@ -865,7 +866,7 @@ func TestAuditTenancyEveryEndpoint(t *testing.T) {
 		name, method, path string
 		body               any
 		status             int
-		code               string
+		code               convo.ErrorCode
 	}{
 		{"messages", "GET", "/v1/conversations/" + oconv + "/messages", nil, 404, "CONVERSATION_NOT_FOUND"},
 		{"attachment", "GET", "/v1/attachments/" + s.MediaID(om), nil, 404, "MEDIA_NOT_FOUND"},
@@ -943,7 +944,7 @@ func TestAuditMethodsAndPaths(t *testing.T) {
 			require.Equal(t, tc.status, r.Status, "%s", r.Body)
 			assert.Equal(t, tc.allow, r.Header.Get("Allow"))
 			if tc.code != "" {
-				assertError(t, r, tc.status, tc.code, "", strings.Replace(strings.Replace(tc.path, "/v1", "/api/v1", 1), "/api/api/", "/api/", 1), tc.method, "")
+				assertError(t, r, tc.status, convo.ErrorCode(tc.code), "", strings.Replace(strings.Replace(tc.path, "/v1", "/api/v1", 1), "/api/api/", "/api/", 1), tc.method, "")
 			}
 		})
 	}
@@ -974,7 +975,7 @@ func TestAuditCancelSequenceStates(t *testing.T) {
 		call(t, s, "POST", "/v1/chatapp/sequences/cancel", map[string]string{"phone_number": "5521911110000"}).Data(t, 200))
 	// CANCEL_FAILED through a fault rule; the sequence stays scheduled.
 	b.co.ScheduleSequence(b.ana, "Again")
-	s.AddFault(fake.Fault{Method: "POST", Path: "/chatapp/sequences/cancel", Status: 500, Code: fake.CodeCancelFailed, Message: "The sequence could not be canceled.", Times: 1})
+	s.AddFault(fake.Fault{Method: "POST", Path: "/chatapp/sequences/cancel", Status: 500, Code: convo.CodeCancelFailed, Message: "The sequence could not be canceled.", Times: 1})
 	r := call(t, s, "POST", "/v1/chatapp/sequences/cancel", map[string]string{"phone_number": b.anaPhone})
 	assertError(t, r, 500, "CANCEL_FAILED", "The sequence could not be canceled.", "/api/v1/chatapp/sequences/cancel", "POST", "")
 	ct, _ = s.Contact(b.ana)

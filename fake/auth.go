@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	convo "github.com/convoapi/convo-go"
 )
 
 // authenticate finds the company of the request's API key (spec §5): one of
@@ -18,7 +20,7 @@ import (
 // differing byte nor the matching company shows in the timing.
 func (s *Server) authenticate(r *http.Request) (*company, *apiError) {
 	key, ok := requestKey(r)
-	unauthorized := errf(http.StatusUnauthorized, CodeUnauthorized, msgUnauthorized)
+	unauthorized := errf(http.StatusUnauthorized, convo.CodeUnauthorized, msgUnauthorized)
 	if !ok {
 		return nil, unauthorized
 	}
@@ -134,7 +136,7 @@ func take(m map[string]*bucket, key string, now time.Time, rate, burst float64) 
 }
 
 func rateLimited(wait time.Duration) *apiError {
-	e := errf(http.StatusTooManyRequests, CodeRateLimited, "Too many requests. Retry later.")
+	e := errf(http.StatusTooManyRequests, convo.CodeRateLimited, "Too many requests. Retry later.")
 	e.retryAfter = wait
 	return e
 }

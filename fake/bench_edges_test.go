@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
 )
 
@@ -38,7 +39,7 @@ func conversationStore(b *testing.B, n int) *fake.Server {
 		b.Fatal(err)
 	}
 	co := s.Company()
-	acc := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp})
+	acc := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp})
 	for i := range n {
 		ct := co.AddContact(fake.Contact{Account: acc, Phone: fmt.Sprintf("55%011d", i)})
 		cv := co.AddConversation(fake.Conversation{Contact: ct})
@@ -117,7 +118,7 @@ func BenchmarkEdgeAnomaliesCached(b *testing.B) {
 		b.Fatal(err)
 	}
 	co := s.Company()
-	acc := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp})
+	acc := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp})
 	for i := range 100_000 {
 		ct := co.AddContact(fake.Contact{Account: acc, Phone: fmt.Sprintf("55%011d", i)})
 		cv := co.AddConversation(fake.Conversation{Contact: ct})
@@ -161,7 +162,7 @@ func BenchmarkEdgeMemoryAfterReading(b *testing.B) {
 			b.Fatal(err)
 		}
 		co := s.Company()
-		acc := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp})
+		acc := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp})
 		var convs []string
 		for c := range 1000 {
 			ct := co.AddContact(fake.Contact{Account: acc, Phone: fmt.Sprintf("55%011d", c)})

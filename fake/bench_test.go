@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
 )
 
@@ -43,7 +44,7 @@ func BenchmarkMessagesPage(b *testing.B) {
 	s := fake.NewServer(fake.WithClock(clock), fake.WithRateLimit(0, 0))
 	defer s.Close()
 	co := s.Company()
-	acc := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp})
+	acc := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp})
 	var target string
 	for c := 0; c < convs; c++ {
 		ct := co.AddContact(fake.Contact{Account: acc, Phone: fmt.Sprintf("55119%08d", c)})
@@ -131,8 +132,8 @@ func BenchmarkAnomaliesUncached(b *testing.B) {
 	s := fake.NewServer(fake.WithClock(clock), fake.WithRateLimit(0, 0), fake.WithAnomalyCacheTTL(0))
 	defer s.Close()
 	co := s.Company()
-	chat := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp})
-	bot := co.AddChannel(fake.ChannelAccount{Channel: fake.Botapp})
+	chat := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp})
+	bot := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelBotapp})
 	var contacts []string
 	for i := 0; i < 1000; i++ {
 		acc := chat

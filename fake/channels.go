@@ -1,15 +1,19 @@
 package fake
 
-import "net/http"
+import (
+	"net/http"
+
+	convo "github.com/convoapi/convo-go"
+)
 
 // wireChannel is a channel account of spec §2.2.
 type wireChannel struct {
-	ID                 string       `json:"id"`
-	Channel            string       `json:"channel"`
-	DisplayName        string       `json:"display_name"`
-	ProviderIdentifier string       `json:"provider_identifier"`
-	Status             string       `json:"status"`
-	Capabilities       capabilities `json:"capabilities"`
+	ID                 string        `json:"id"`
+	Channel            convo.Channel `json:"channel"`
+	DisplayName        string        `json:"display_name"`
+	ProviderIdentifier string        `json:"provider_identifier"`
+	Status             string        `json:"status"`
+	Capabilities       capabilities  `json:"capabilities"`
 }
 
 type capabilities struct {
@@ -23,12 +27,12 @@ type capabilities struct {
 // capabilitiesFor gives the §2.2 capabilities of each channel: chatapp has no
 // stated caption limit, a 24-hour service window and needs templates outside
 // it; botapp has a 1024 caption limit, no window, no templates.
-func capabilitiesFor(channel string) capabilities {
+func capabilitiesFor(channel convo.Channel) capabilities {
 	c := capabilities{
 		MessageTypes:  []string{"text", "image", "document", "audio", "video"},
 		MaxTextLength: 4096,
 	}
-	if channel == Chatapp {
+	if channel == convo.ChannelChatapp {
 		h := 24
 		c.SessionWindowHours = &h
 		c.RequiresTemplateOutsideWindow = true
@@ -45,7 +49,7 @@ func (s *Server) handleChannels(w http.ResponseWriter, r *http.Request, co *comp
 	s.mu.RLock()
 	items := make([]wireChannel, 0, len(co.accounts))
 	for _, a := range co.accounts {
-		if a.channel != Chatapp && a.channel != Botapp {
+		if a.channel != convo.ChannelChatapp && a.channel != convo.ChannelBotapp {
 			continue
 		}
 		items = append(items, wireChannel{

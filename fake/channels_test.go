@@ -14,7 +14,7 @@ func TestChannelsListExact(t *testing.T) {
 	s := newServer(t)
 	b := seedBasic(t, s)
 	other := s.AddCompany("other")
-	other.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "999999999"})
+	other.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "999999999"})
 
 	r := get(t, s, "/channels")
 	assert.JSONEq(t, `{"items":[

@@ -104,7 +104,7 @@ func (c *Company) AddChannel(a ChannelAccount) string {
 func (c *Company) AddWebchatWidget(displayName string) string {
 	var id string
 	c.with(func(co *company) (err error) {
-		id, err = c.s.addAccount(co, ChannelAccount{Channel: Webchat, DisplayName: displayName}, true)
+		id, err = c.s.addAccount(co, ChannelAccount{Channel: convo.ChannelWebchat, DisplayName: displayName}, true)
 		return
 	})
 	return id
@@ -169,10 +169,10 @@ func (c *Company) SetStatus(conversationID string, status convo.ConversationStat
 		if conv == nil {
 			return fmt.Errorf("unknown conversation %q", conversationID)
 		}
-		if status != StatusOpen && status != StatusResolved && status != StatusArchived {
+		if status != convo.ConversationOpen && status != convo.ConversationResolved && status != convo.ConversationArchived {
 			return fmt.Errorf("unknown status %q", status)
 		}
-		conv.status = string(status)
+		conv.status = status
 		return nil
 	})
 }
@@ -235,7 +235,7 @@ func (c *Company) Receive(accountID, phoneNumber, name string, m Message) (conve
 		}
 		var conv *conversation
 		for _, cv := range co.conversations {
-			if cv.contact == ct && cv.status == StatusOpen {
+			if cv.contact == ct && cv.status == convo.ConversationOpen {
 				conv = cv
 			}
 		}

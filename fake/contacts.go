@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/internal/phone"
 )
 
@@ -37,7 +38,7 @@ func normalizeParam(name, v string) (string, *apiError) {
 // identifier is phoneNumberID.
 func (co *company) chatappAccount(phoneNumberID string) *account {
 	for _, a := range co.accounts {
-		if a.channel == Chatapp && a.provider == phoneNumberID {
+		if a.channel == convo.ChannelChatapp && a.provider == phoneNumberID {
 			return a
 		}
 	}
@@ -54,7 +55,7 @@ func (co *company) findContact(phoneNumberID, norm string) *contact {
 	if phoneNumberID == "" {
 		var onChatapp []*contact
 		for _, ct := range co.contactsByPhone[norm] {
-			if ct.account.channel == Chatapp {
+			if ct.account.channel == convo.ChannelChatapp {
 				onChatapp = append(onChatapp, ct)
 			}
 		}
@@ -67,7 +68,7 @@ func (co *company) findContact(phoneNumberID, norm string) *contact {
 	return co.contactsByIdent[identKey{acc.id, norm}]
 }
 
-var errContactNotFound = errf(http.StatusNotFound, CodeContactNotFound, "Contact not found.")
+var errContactNotFound = errf(http.StatusNotFound, convo.CodeContactNotFound, "Contact not found.")
 
 // contactTarget reads phone_number_id (optional) and phone_number (required)
 // from a body and finds the contact; the caller holds the lock.
@@ -123,18 +124,18 @@ func (s *Server) handleCreateContact(w http.ResponseWriter, r *http.Request, co 
 	acc := co.chatappAccount(pnid)
 	if acc == nil {
 		s.mu.Unlock()
-		s.writeError(w, r, errf(http.StatusNotFound, CodeChannelNotFound, "Channel not found for phone_number_id "+pnid+"."))
+		s.writeError(w, r, errf(http.StatusNotFound, convo.CodeChannelNotFound, "Channel not found for phone_number_id "+pnid+"."))
 		return
 	}
 	if co.contactsByIdent[identKey{acc.id, norm}] != nil {
 		s.mu.Unlock()
-		s.writeError(w, r, errf(http.StatusConflict, CodeContactExists, "A contact with this phone number already exists."))
+		s.writeError(w, r, errf(http.StatusConflict, convo.CodeContactExists, "A contact with this phone number already exists."))
 		return
 	}
 	_, err := s.addContact(co, Contact{Account: acc.id, Phone: norm, Name: name})
 	s.mu.Unlock()
 	if err != nil {
-		s.writeError(w, r, errf(http.StatusInternalServerError, CodeInternalError, "The contact could not be created."))
+		s.writeError(w, r, errf(http.StatusInternalServerError, codeInternalError, "The contact could not be created."))
 		return
 	}
 	s.writeJSON(w, r, http.StatusCreated, messageData{MsgContactCreated})

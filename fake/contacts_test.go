@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
 )
 
@@ -35,7 +36,7 @@ func TestCreateContact(t *testing.T) {
 	r = call(t, s, "POST", "/v1/chatapp/contacts", map[string]string{"phone_number_id": b.chatPNID, "phone_number": "5521888887777", "name": "Dora"})
 	assert.Equal(t, 409, r.Status)
 	// The same phone on another chatapp number is another contact.
-	chat2 := b.co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511900000002"})
+	chat2 := b.co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000002"})
 	r = call(t, s, "POST", "/v1/chatapp/contacts", map[string]string{"phone_number_id": "5511900000002", "phone_number": "5521999990000", "name": "Carla"})
 	assert.Equal(t, 201, r.Status)
 	_, ok = b.co.ContactByPhone(chat2, "5521999990000")
@@ -46,13 +47,13 @@ func TestCreateContactErrors(t *testing.T) {
 	s := newServer(t)
 	b := seedBasic(t, s)
 	other := s.AddCompany("other-key")
-	other.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511955555555"})
+	other.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511955555555"})
 	before := len(b.co.Contacts())
 	tests := []struct {
 		name   string
 		body   any
 		status int
-		code   string
+		code   convo.ErrorCode
 		msg    string
 	}{
 		{"no body", nil, 400, "MISSING_PARAM", "phone_number_id is required"},
@@ -81,7 +82,7 @@ func TestLookupContact(t *testing.T) {
 	assert.JSONEq(t, `{"id":"`+b.ana+`","phone_number":"5511987654321","name":"Ana","email":null,"gender":null,"tag_names":"vip,lead"}`, r.Data(t, 200))
 
 	// Without phone_number_id: the contact with the most recent interaction (D25).
-	chat2 := b.co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511900000002"})
+	chat2 := b.co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000002"})
 	ana2 := b.co.AddContact(fake.Contact{Account: chat2, Phone: "5511987654321", Name: "Ana (2)", Email: "ana@example.com", Gender: "female"})
 	b.co.Receive(chat2, "5511987654321", "", fake.Message{Text: "hi", At: t0.Add(-time.Hour)})
 	b.co.Receive(b.chat, "5511987654321", "", fake.Message{Text: "older", At: t0.Add(-2 * time.Hour)})
@@ -113,7 +114,7 @@ func TestCustomFieldsMerge(t *testing.T) {
 		name   string
 		body   any
 		status int
-		code   string
+		code   convo.ErrorCode
 		msg    string
 	}{
 		{"missing custom_fields", map[string]any{"phone_number": b.anaPhone}, 400, "MISSING_PARAM", "custom_fields is required"},

@@ -8,22 +8,23 @@ import (
 	"strconv"
 	"time"
 
+	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/internal/phone"
 )
 
 // wireConversation is a conversation item of the list.
 type wireConversation struct {
-	ID                string  `json:"id"`
-	ContactID         string  `json:"contact_id"`
-	Channel           string  `json:"channel"`
-	ChannelAccountID  string  `json:"channel_account_id"`
-	ChannelIdentifier string  `json:"channel_identifier"`
-	Status            string  `json:"status"`
-	Assigned          bool    `json:"assigned"`
-	UnreadCount       int     `json:"unread_count"`
-	LastInboundAt     *string `json:"last_inbound_at"`
-	LastMessageAt     *string `json:"last_message_at"`
-	CreatedAt         string  `json:"created_at"`
+	ID                string                   `json:"id"`
+	ContactID         string                   `json:"contact_id"`
+	Channel           convo.Channel            `json:"channel"`
+	ChannelAccountID  string                   `json:"channel_account_id"`
+	ChannelIdentifier string                   `json:"channel_identifier"`
+	Status            convo.ConversationStatus `json:"status"`
+	Assigned          bool                     `json:"assigned"`
+	UnreadCount       int                      `json:"unread_count"`
+	LastInboundAt     *string                  `json:"last_inbound_at"`
+	LastMessageAt     *string                  `json:"last_message_at"`
+	CreatedAt         string                   `json:"created_at"`
 }
 
 func (c *conversation) wire() wireConversation {
@@ -59,18 +60,18 @@ type convFilters struct {
 func parseConvFilters(q url.Values) (convFilters, *apiError) {
 	var f convFilters
 	if v, ok := q["channel"]; ok {
-		switch v[0] {
-		case Chatapp, Botapp, Webchat:
+		switch convo.Channel(v[0]) {
+		case convo.ChannelChatapp, convo.ChannelBotapp, convo.ChannelWebchat:
 			f.Channel = v[0]
 		default:
 			return f, invalidParam("channel must be one of chatapp, botapp, webchat")
 		}
 	}
 	f.ChannelID = q.Get("channel_id")
-	f.Status = StatusOpen
+	f.Status = string(convo.ConversationOpen)
 	if v, ok := q["status"]; ok {
-		switch v[0] {
-		case StatusOpen, StatusResolved, StatusArchived, "all":
+		switch convo.ConversationStatus(v[0]) {
+		case convo.ConversationOpen, convo.ConversationResolved, convo.ConversationArchived, "all":
 			f.Status = v[0]
 		default:
 			return f, invalidParam("status must be one of open, resolved, archived, all")
@@ -121,9 +122,9 @@ func (f *convFilters) matches(c *conversation, asOf uint64) (time.Time, bool) {
 	if c.createdSeq > asOf {
 		return time.Time{}, false
 	}
-	if f.Channel != "" && c.account.channel != f.Channel ||
+	if f.Channel != "" && string(c.account.channel) != f.Channel ||
 		f.ChannelID != "" && c.account.id != f.ChannelID ||
-		f.Status != "all" && c.status != f.Status ||
+		f.Status != "all" && string(c.status) != f.Status ||
 		f.Assigned != nil && (c.assignedTo != "") != *f.Assigned ||
 		f.Identifier != "" && c.contact.ident != f.Identifier ||
 		f.Phone != "" && c.contact.phone != f.Phone {

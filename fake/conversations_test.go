@@ -55,18 +55,18 @@ func TestConversationFilters(t *testing.T) {
 	b := seedBasic(t, s)
 	co := b.co
 	// Ana has a second identity on another chatapp number (D24: another contact).
-	chat2 := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511900000002"})
+	chat2 := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000002"})
 	ana2 := co.AddContact(fake.Contact{Account: chat2, Phone: "5511987654321", Name: "Ana"})
-	mk := func(id, contact, status, agent string, lastAgo time.Duration) string {
-		c := co.AddConversation(fake.Conversation{ID: id, Contact: contact, Status: convo.ConversationStatus(status), AssignedTo: agent, CreatedAt: t0.Add(-48 * time.Hour)})
+	mk := func(id, contact string, status convo.ConversationStatus, agent string, lastAgo time.Duration) string {
+		c := co.AddConversation(fake.Conversation{ID: id, Contact: contact, Status: status, AssignedTo: agent, CreatedAt: t0.Add(-48 * time.Hour)})
 		co.Inbound(c, "msg", t0.Add(-lastAgo))
 		return c
 	}
 	anaOpen := mk("a-open", b.ana, "", "Marta", 1*time.Hour)
-	anaRes := mk("a-res", b.ana, fake.StatusResolved, "", 5*time.Hour)
+	anaRes := mk("a-res", b.ana, convo.ConversationResolved, "", 5*time.Hour)
 	ana2Open := mk("a2-open", ana2, "", "", 2*time.Hour)
 	botOpen := mk("bot-open", b.bob, "", "", 3*time.Hour)
-	webArch := mk("web-arch", b.visitor, fake.StatusArchived, "Leo", 4*time.Hour)
+	webArch := mk("web-arch", b.visitor, convo.ConversationArchived, "Leo", 4*time.Hour)
 
 	tests := []struct {
 		q    string

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
 )
 
@@ -50,7 +51,7 @@ func TestConversationPagesKeepTheFirstPagesOrderUnderChange(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 7))
 			s := fake.New(t, fake.WithClock(fake.NewManualClock(t0)))
 			co := s.Company()
-			acc := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp})
+			acc := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp})
 			var convs []string
 			addConv := func() {
 				ct := co.AddContact(fake.Contact{Account: acc, Phone: fmt.Sprintf("55119%08d", len(convs))})

@@ -1,5 +1,7 @@
 package fake
 
+import convo "github.com/convoapi/convo-go"
+
 // onePixelPNG is a valid 1×1 PNG, so that demo downloads open in a viewer.
 const onePixelPNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII="
 
@@ -19,14 +21,14 @@ const demoPDF = "%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n2 0
 // Each call returns a fresh value; callers may modify it.
 func DemoSeed() *Seed {
 	img := func(filename string) *MediaSeed {
-		return &MediaSeed{Status: MediaAvailable, MimeType: "image/png", Filename: filename, DataBase64: onePixelPNG}
+		return &MediaSeed{Status: convo.MediaAvailable, MimeType: "image/png", Filename: filename, DataBase64: onePixelPNG}
 	}
 	return &Seed{Companies: []CompanySeed{{
 		Channels: []ChannelSeed{
-			{Ref: "support", Channel: Chatapp, DisplayName: "Acme Support", ProviderIdentifier: "5511940000001"},
-			{Ref: "sales", Channel: Chatapp, DisplayName: "Acme Sales", ProviderIdentifier: "5511940000002"},
-			{Ref: "bot", Channel: Botapp, DisplayName: "Acme Help Bot", ProviderIdentifier: "acme_help_bot"},
-			{Ref: "site", Channel: Webchat, DisplayName: "acme.example website"},
+			{Ref: "support", Channel: convo.ChannelChatapp, DisplayName: "Acme Support", ProviderIdentifier: "5511940000001"},
+			{Ref: "sales", Channel: convo.ChannelChatapp, DisplayName: "Acme Sales", ProviderIdentifier: "5511940000002"},
+			{Ref: "bot", Channel: convo.ChannelBotapp, DisplayName: "Acme Help Bot", ProviderIdentifier: "acme_help_bot"},
+			{Ref: "site", Channel: convo.ChannelWebchat, DisplayName: "acme.example website"},
 		},
 		Contacts: []ContactSeed{
 			{Ref: "ana", Channel: "support", Phone: "+55 11 98765-4321", Name: "Ana Souza", Email: "ana.souza@example.com", Gender: "female",
@@ -50,32 +52,32 @@ func DemoSeed() *Seed {
 				{Sender: "agent", Type: "image", Text: "Here is the tracking page", Status: "read", Ago: "25h40m",
 					Media: img("tracking.png"), Reactions: []ReactionSeed{{Emoji: "👍", Ago: "25h35m"}}},
 				{Sender: "contact", Text: "Thanks! 🙏", Ago: "25h30m"},
-				{Sender: "contact", Type: "audio", Ago: "5h10m", Media: &MediaSeed{Status: MediaAvailable, MimeType: "audio/ogg", Filename: "voice-note.ogg", Size: 2048}},
+				{Sender: "contact", Type: "audio", Ago: "5h10m", Media: &MediaSeed{Status: convo.MediaAvailable, MimeType: "audio/ogg", Filename: "voice-note.ogg", Size: 2048}},
 				{Sender: "contact", Text: "It still says 'in transit'… can you help?", Ago: "5h"},
-				{Sender: "contact", Type: "image", Ago: "4h58m", Media: &MediaSeed{Status: MediaUnknown, MimeType: "image/jpeg"}},
+				{Sender: "contact", Type: "image", Ago: "4h58m", Media: &MediaSeed{Status: convo.MediaUnknown, MimeType: "image/jpeg"}},
 			}},
 			{Ref: "bruno-shipping", Contact: "bruno", Messages: []MessageSeed{
 				{Sender: "contact", Text: "Good morning! Do you ship to Recife?", Ago: "7h20m"},
 				{Sender: "contact", Type: "document", Ago: "7h15m"},
 				{Sender: "contact", Text: "That was my shopping list, sorry 😅", Ago: "7h"},
 			}},
-			{Ref: "bruno-old", Contact: "bruno", Status: StatusResolved, AssignedTo: "Marta", Messages: []MessageSeed{
+			{Ref: "bruno-old", Contact: "bruno", Status: convo.ConversationResolved, AssignedTo: "Marta", Messages: []MessageSeed{
 				{Sender: "contact", Text: "How do I reset my password?", Ago: "20d"},
 				{Sender: "agent", Text: "Tap 'Forgot password' on the login screen.", Status: "read", Ago: "19d23h"},
-				{Sender: "contact", Text: "Worked, thanks!", Ago: "19d22h", Reactions: []ReactionSeed{{Emoji: "❤️", Direction: Outbound, Ago: "19d21h"}}},
+				{Sender: "contact", Text: "Worked, thanks!", Ago: "19d22h", Reactions: []ReactionSeed{{Emoji: "❤️", Direction: convo.DirectionOutbound, Ago: "19d21h"}}},
 				{Sender: "system", Ago: "19d20h"},
 			}},
 			{Ref: "carla-demo", Contact: "carla", AssignedTo: "Rafael", Messages: []MessageSeed{
 				{Sender: "contact", Text: "Hello, can I get a demo next week?", Ago: "6h"},
 				{Sender: "automation", Text: "Thanks for reaching out! A specialist will contact you shortly.", Status: "read", Ago: "5h59m"},
 				{Sender: "automation", Text: "Meanwhile, here is our product overview.", Type: "document", Status: "delivered", Ago: "5h58m",
-					Media: &MediaSeed{Status: MediaAvailable, MimeType: "application/pdf", Filename: "acme-overview.pdf", Content: demoPDF}},
+					Media: &MediaSeed{Status: convo.MediaAvailable, MimeType: "application/pdf", Filename: "acme-overview.pdf", Content: demoPDF}},
 			}},
-			{Ref: "diego-deal", Contact: "diego", Status: StatusResolved, AssignedTo: "Rafael", Messages: []MessageSeed{
+			{Ref: "diego-deal", Contact: "diego", Status: convo.ConversationResolved, AssignedTo: "Rafael", Messages: []MessageSeed{
 				{Sender: "contact", Text: "Could you send the proposal?", Ago: "3d4h"},
 				{Sender: "agent", Text: "Sure, attached.", Type: "document", Status: "read", Ago: "3d3h",
-					Media: &MediaSeed{Status: MediaAvailable, MimeType: "application/pdf", Filename: "proposal-ferreira.pdf", Content: demoPDF}},
-				{Sender: "contact", Text: "Signed! 🎉", Ago: "2d", Reactions: []ReactionSeed{{Emoji: "🎉", Direction: Outbound, Ago: "1d23h"}}},
+					Media: &MediaSeed{Status: convo.MediaAvailable, MimeType: "application/pdf", Filename: "proposal-ferreira.pdf", Content: demoPDF}},
+				{Sender: "contact", Text: "Signed! 🎉", Ago: "2d", Reactions: []ReactionSeed{{Emoji: "🎉", Direction: convo.DirectionOutbound, Ago: "1d23h"}}},
 				{Sender: "agent", Text: "Welcome aboard, Diego!", Status: "read", Ago: "1d23h"},
 				{Sender: "system", Ago: "1d22h"},
 			}},
@@ -95,7 +97,7 @@ func DemoSeed() *Seed {
 				{Sender: "contact", Text: "Do you have the Aurora lamp in blue?", Ago: "12h30m"},
 				{Sender: "contact", Type: "image", Text: "This one", Ago: "12h29m", Media: img("aurora-lamp.png")},
 			}},
-			{Ref: "gabi-old", Contact: "gabi", Status: StatusArchived, Messages: []MessageSeed{
+			{Ref: "gabi-old", Contact: "gabi", Status: convo.ConversationArchived, Messages: []MessageSeed{
 				{Sender: "contact", Text: "Hi, is the sale still on?", Ago: "40d"},
 				{Sender: "agent", Text: "It ended yesterday, sorry!", Status: "read", Ago: "39d23h"},
 				{Sender: "contact", Text: "Any news on the next one?", Ago: "10d"},

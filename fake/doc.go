@@ -31,7 +31,7 @@
 //
 //	s := fake.New(t, fake.WithClock(fake.NewManualClock(start)))
 //	co := s.Company()
-//	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, DisplayName: "Sales", ProviderIdentifier: "5511900000000"})
+//	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, DisplayName: "Sales", ProviderIdentifier: "5511900000000"})
 //	ana := co.AddContact(fake.Contact{Account: line, Phone: "+55 11 98765-4321", Name: "Ana"})
 //	conv := co.AddConversation(fake.Conversation{Contact: ana})
 //	co.Inbound(conv, "Hello!", s.Clock().Now().Add(-5*time.Hour))

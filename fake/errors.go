@@ -10,31 +10,17 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	convo "github.com/convoapi/convo-go"
 )
 
-// Error codes of the §7 table, plus the send-side codes the fake emits only
-// through fault rules, plus the codes the fake adds for
-// situations the specification does not show.
+// The fake's own error codes, for situations the service's interface does not
+// show; every other code it answers is one of convo's ErrorCode constants.
 const (
-	CodeInvalidParam          = "INVALID_PARAM"            // 400, spec §7
-	CodeMissingParam          = "MISSING_PARAM"            // 400, spec §7
-	CodeInvalidBucket         = "INVALID_BUCKET"           // 400, spec §7 and §4.4 rule 5
-	CodeUnauthorized          = "UNAUTHORIZED"             // 401, spec §5
-	CodeConversationNotFound  = "CONVERSATION_NOT_FOUND"   // 404, spec §7
-	CodeContactNotFound       = "CONTACT_NOT_FOUND"        // 404, spec §7
-	CodeChannelNotFound       = "CHANNEL_NOT_FOUND"        // 404, spec §7
-	CodeContactExists         = "CONTACT_EXISTS"           // 409, spec §7
-	CodeRateLimited           = "RATE_LIMITED"             // 429, spec §7
-	CodeCancelFailed          = "CANCEL_FAILED"            // 500, spec §7 (fault rules only)
-	CodeChannelMismatch       = "CHANNEL_MISMATCH"         // spec §7 (fault rules only)
-	CodeNoOpenConversation    = "NO_OPEN_CONVERSATION"     // spec §7 (fault rules only)
-	CodeRecipientNotOnChannel = "RECIPIENT_NOT_ON_CHANNEL" // spec §7 (fault rules only)
-	CodeUnsupportedCapability = "UNSUPPORTED_CAPABILITY"   // spec §7 (fault rules only)
-	CodeNotFound              = "NOT_FOUND"                // 404, fake's own: unknown route or file URL
-	CodeMethodNotAllowed      = "METHOD_NOT_ALLOWED"       // 405, fake's own: known path, other method
-	CodeMediaNotFound         = "MEDIA_NOT_FOUND"          // 404, fake's own: unknown or other company's media (§4.2)
-	CodeURLExpired            = "URL_EXPIRED"              // 403, fake's own: an attachment URL past its expires_at
-	CodeInternalError         = "INTERNAL_ERROR"           // 500, fake's own: default code of a fault rule with status 500
+	codeNotFound         convo.ErrorCode = "NOT_FOUND"          // 404: unknown route or file URL
+	codeMethodNotAllowed convo.ErrorCode = "METHOD_NOT_ALLOWED" // 405: known path, other method
+	codeURLExpired       convo.ErrorCode = "URL_EXPIRED"        // 403: an attachment URL past its expires_at
+	codeInternalError    convo.ErrorCode = "INTERNAL_ERROR"     // 500: default code of a fault rule with status 500
 )
 
 const (
@@ -53,20 +39,22 @@ func appendTime(b []byte, t time.Time) []byte { return t.UTC().AppendFormat(b, t
 // apiError is an error answer of the §7 shape before it is written.
 type apiError struct {
 	status  int
-	code    string
+	code    convo.ErrorCode
 	message string
 	details any // nil: no details key at all (spec §7: present only for codes that emit it)
 	// retryAfter, when positive, is sent as Retry-After in whole seconds.
 	retryAfter time.Duration
 }
 
-func errf(status int, code, message string) *apiError {
+func errf(status int, code convo.ErrorCode, message string) *apiError {
 	return &apiError{status: status, code: code, message: message}
 }
 
-func invalidParam(msg string) *apiError { return errf(http.StatusBadRequest, CodeInvalidParam, msg) }
+func invalidParam(msg string) *apiError {
+	return errf(http.StatusBadRequest, convo.CodeInvalidParam, msg)
+}
 func missingParam(name string) *apiError {
-	return errf(http.StatusBadRequest, CodeMissingParam, name+" is required")
+	return errf(http.StatusBadRequest, convo.CodeMissingParam, name+" is required")
 }
 
 // errorIDs makes errorId values of the form ERR-XXXXXXXX-XXXX (upper-case
@@ -115,9 +103,9 @@ type errorBody struct {
 }
 
 type errorMessage struct {
-	Error   string `json:"error"`
-	Message string `json:"message"`
-	Details any    `json:"details,omitempty"`
+	Error   convo.ErrorCode `json:"error"`
+	Message string          `json:"message"`
+	Details any             `json:"details,omitempty"`
 }
 
 // writeError writes e as the §7 envelope. internalPath is the request path
@@ -198,7 +186,7 @@ func (s *Server) writeData(w http.ResponseWriter, status int, data []byte) {
 func (s *Server) writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
 	data, err := json.Marshal(v)
 	if err != nil {
-		s.writeError(w, r, errf(http.StatusInternalServerError, CodeInternalError, "The fake could not encode its answer."))
+		s.writeError(w, r, errf(http.StatusInternalServerError, codeInternalError, "The fake could not encode its answer."))
 		return
 	}
 	s.writeData(w, status, data)

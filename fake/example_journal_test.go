@@ -16,7 +16,7 @@ func ExampleServer_CheckRequests() {
 	var passed bool
 	testing.Benchmark(func(b *testing.B) {
 		s := fake.New(b)
-		s.Company().AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "109876543210"})
+		s.Company().AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "109876543210"})
 		_, err := s.Client().Contacts.Create(context.Background(), &convo.CreateContactParams{
 			PhoneNumberID: "109876543210", PhoneNumber: "5511987654321", Name: "Ana",
 		})
@@ -36,7 +36,7 @@ func ExampleServer_CheckLastBody() {
 	var passed bool
 	testing.Benchmark(func(b *testing.B) {
 		s := fake.New(b)
-		line := s.Company().AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "109876543210"})
+		line := s.Company().AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "109876543210"})
 		s.Company().AddContact(fake.Contact{Account: line, Phone: "5511987654321"})
 		_, err := s.Client().Contacts.UpdateCustomFields(context.Background(), &convo.UpdateCustomFieldsParams{
 			PhoneNumber: "5511987654321", CustomFields: map[string]string{"plan": "gold"},
@@ -92,7 +92,7 @@ func ExampleWithJournalBytes() {
 	// oldest requests go first, and long bodies are cut with a marker.
 	s := fake.NewServer(fake.WithJournalBytes(4 << 10))
 	defer s.Close()
-	line := s.Company().AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "109876543210"})
+	line := s.Company().AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "109876543210"})
 	s.Company().AddContact(fake.Contact{Account: line, Phone: "5511987654321"})
 
 	_, err := s.Client().Contacts.UpdateCustomFields(context.Background(), &convo.UpdateCustomFieldsParams{

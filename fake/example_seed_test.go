@@ -51,7 +51,7 @@ func ExampleLoadSeed() {
 func ExampleWithSeed() {
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	seed := &fake.Seed{Now: &now, Companies: []fake.CompanySeed{{
-		Channels: []fake.ChannelSeed{{Ref: "bot", Channel: fake.Botapp, DisplayName: "Help bot", ProviderIdentifier: "acme_bot"}},
+		Channels: []fake.ChannelSeed{{Ref: "bot", Channel: convo.ChannelBotapp, DisplayName: "Help bot", ProviderIdentifier: "acme_bot"}},
 	}}}
 	s := fake.NewServer(fake.WithSeed(seed))
 	defer s.Close()
@@ -102,7 +102,7 @@ func ExampleServer_Load() {
 	fmt.Println(s.Load(bad) != nil)
 
 	good := &fake.Seed{Companies: []fake.CompanySeed{{
-		Channels: []fake.ChannelSeed{{Channel: fake.Chatapp, ProviderIdentifier: "5511940000001"}},
+		Channels: []fake.ChannelSeed{{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"}},
 	}}}
 	fmt.Println(s.Load(good))
 	fmt.Println(len(s.Company().Contacts()))
@@ -127,7 +127,7 @@ func ExampleServer_AddCompany() {
 	s := fake.NewServer()
 	defer s.Close()
 	mine := s.Company()
-	line := mine.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511940000001"})
+	line := mine.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
 	conv := mine.AddConversation(fake.Conversation{ID: "c-1", Contact: mine.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
 
 	// Another tenant: its key sees nothing of the first company's data.
@@ -184,7 +184,7 @@ func ExampleCompany_ID() {
 	s := fake.NewServer()
 	defer s.Close()
 	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511940000001"})
+	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
 	ana := co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})
 
 	// State snapshots name their company by ID.
@@ -201,7 +201,7 @@ func ExampleCompany_AddChannel() {
 
 	// For chatapp, ProviderIdentifier is the phone_number_id of the contact
 	// endpoints.
-	id := co.AddChannel(fake.ChannelAccount{ID: "acc-1", Channel: fake.Chatapp, DisplayName: "Support", ProviderIdentifier: "5511940000001"})
+	id := co.AddChannel(fake.ChannelAccount{ID: "acc-1", Channel: convo.ChannelChatapp, DisplayName: "Support", ProviderIdentifier: "5511940000001"})
 	accounts, _ := s.Client().Channels.List(context.Background())
 	fmt.Println(id, accounts[0].ID, accounts[0].ProviderIdentifier)
 	// Output:
@@ -232,8 +232,8 @@ func ExampleCompany_AddContact() {
 	s := fake.NewServer()
 	defer s.Close()
 	co := s.Company()
-	support := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511940000001"})
-	sales := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511940000002"})
+	support := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
+	sales := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000002"})
 
 	// The phone is normalized; the same phone on two numbers is two contacts.
 	a := co.AddContact(fake.Contact{Account: support, Phone: "+55 11 98765-4321", Name: "Ana", Tags: []string{"vip"}})
@@ -248,7 +248,7 @@ func ExampleCompany_AddConversation() {
 	s := fake.NewServer()
 	defer s.Close()
 	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511940000001"})
+	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
 	ana := co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})
 
 	conv := co.AddConversation(fake.Conversation{ID: "c-1", Contact: ana, AssignedTo: "Marta"})
@@ -263,14 +263,14 @@ func ExampleCompany_AddMessage() {
 	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
 	defer s.Close()
 	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511940000001"})
+	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
 	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
 
 	// Any message: here an image the contact sent, with a caption and a
 	// reaction from the agent.
 	co.AddMessage(conv, fake.Message{ID: "m-1", Sender: fake.SenderContact, Text: "my receipt", At: now.Add(-time.Hour),
 		Media:     &fake.Media{MimeType: "image/png", Filename: "receipt.png", Data: []byte("png")},
-		Reactions: []fake.Reaction{{Emoji: "👍", Direction: fake.Outbound}}})
+		Reactions: []fake.Reaction{{Emoji: "👍", Direction: convo.DirectionOutbound}}})
 
 	page, _ := s.Client().Messages.List(context.Background(), conv, nil)
 	m := page.Items[0]
@@ -284,7 +284,7 @@ func ExampleCompany_Inbound() {
 	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
 	defer s.Close()
 	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511940000001"})
+	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
 	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
 
 	// A text from the contact, five hours ago: an unanswered conversation.
@@ -300,7 +300,7 @@ func ExampleCompany_Reply() {
 	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
 	defer s.Close()
 	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511940000001"})
+	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
 	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
 	co.Inbound(conv, "Where is my order?", now.Add(-6*time.Hour))
 
@@ -318,7 +318,7 @@ func ExampleCompany_Receive() {
 	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
 	defer s.Close()
 	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511940000001"})
+	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
 
 	// A message from a new phone creates the contact and its conversation,
 	// as the service's inbound path does; the next one joins them.
@@ -335,7 +335,7 @@ func ExampleCompany_AddReaction() {
 	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
 	defer s.Close()
 	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511940000001"})
+	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
 	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
 	msg := co.Reply(conv, fake.SenderAgent, "Your order shipped.", now.Add(-time.Hour))
 
@@ -351,7 +351,7 @@ func ExampleCompany_Assign() {
 	s := fake.NewServer()
 	defer s.Close()
 	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511940000001"})
+	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
 	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
 
 	co.Assign(conv, "Marta")
@@ -369,10 +369,10 @@ func ExampleCompany_SetStatus() {
 	s := fake.NewServer()
 	defer s.Close()
 	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511940000001"})
+	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
 	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
 
-	co.SetStatus(conv, fake.StatusResolved)
+	co.SetStatus(conv, convo.ConversationResolved)
 	client := s.Client()
 	open, _ := client.Conversations.List(context.Background(), nil) // open only, by default
 	all, _ := client.Conversations.List(context.Background(), &convo.ListConversationsParams{Status: convo.ConversationAll})
@@ -385,7 +385,7 @@ func ExampleCompany_TagContact() {
 	s := fake.NewServer()
 	defer s.Close()
 	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511940000001"})
+	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
 	ana := co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})
 
 	co.TagContact(ana, "vip", "lead")
@@ -399,7 +399,7 @@ func ExampleCompany_TagID() {
 	s := fake.NewServer()
 	defer s.Close()
 	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511940000001"})
+	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
 	ana := co.AddContact(fake.Contact{Account: line, Phone: "5511987654321", Tags: []string{"vip", "lead"}})
 
 	// Tag ids are company-wide; RemoveTags takes them.
@@ -416,7 +416,7 @@ func ExampleCompany_ScheduleSequence() {
 	s := fake.NewServer()
 	defer s.Close()
 	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511940000001"})
+	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
 	ana := co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})
 
 	co.ScheduleSequence(ana, "Onboarding")
@@ -431,7 +431,7 @@ func ExampleCompany_Contacts() {
 	s := fake.NewServer()
 	defer s.Close()
 	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "109876543210"})
+	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "109876543210"})
 	co.AddContact(fake.Contact{Account: line, Phone: "5511987654321", Name: "Ana"})
 
 	// Assert on what the code under test created.
@@ -452,7 +452,7 @@ func ExampleCompany_ContactByPhone() {
 	s := fake.NewServer()
 	defer s.Close()
 	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "109876543210"})
+	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "109876543210"})
 	co.AddContact(fake.Contact{Account: line, Phone: "5511987654321", CustomFields: map[string]string{"plan": "silver"}})
 
 	_, err := s.Client().Contacts.UpdateCustomFields(context.Background(), &convo.UpdateCustomFieldsParams{
@@ -469,7 +469,7 @@ func ExampleServer_Contact() {
 	s := fake.NewServer()
 	defer s.Close()
 	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511940000001"})
+	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
 	ana := co.AddContact(fake.Contact{Account: line, Phone: "5511987654321", Name: "Ana", Email: "ana@example.com"})
 
 	st, ok := s.Contact(ana)
@@ -486,7 +486,7 @@ func ExampleServer_Conversation() {
 	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
 	defer s.Close()
 	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511940000001"})
+	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
 	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
 	co.Inbound(conv, "Hi", now.Add(-2*time.Hour))
 	co.Reply(conv, fake.SenderAgent, "Hello!", now.Add(-time.Hour))
@@ -502,7 +502,7 @@ func ExampleServer_Message() {
 	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
 	defer s.Close()
 	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511940000001"})
+	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
 	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
 	msg := co.Reply(conv, fake.SenderPhone, "Sent from my phone", now.Add(-time.Hour))
 
@@ -518,7 +518,7 @@ func ExampleServer_MediaID() {
 	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
 	defer s.Close()
 	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511940000001"})
+	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
 	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
 	withFile := co.AddMessage(conv, fake.Message{Sender: fake.SenderContact, At: now.Add(-time.Hour),
 		Media: &fake.Media{MimeType: "application/pdf", Filename: "invoice.pdf", Data: []byte("%PDF")}})

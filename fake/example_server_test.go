@@ -28,7 +28,7 @@ func ExampleNew() {
 	var names []string
 	testing.Benchmark(func(b *testing.B) {
 		s := fake.New(b)
-		s.Company().AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, DisplayName: "Support", ProviderIdentifier: "5511940000001"})
+		s.Company().AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, DisplayName: "Support", ProviderIdentifier: "5511940000001"})
 		accounts, err := s.Client().Channels.List(context.Background())
 		if err != nil {
 			b.Fatal(err)
@@ -148,7 +148,7 @@ func ExampleServer_Client() {
 	s := fake.NewServer()
 	defer s.Close()
 	other := s.AddCompany("other-key")
-	other.AddChannel(fake.ChannelAccount{Channel: fake.Botapp, ProviderIdentifier: "other_bot"})
+	other.AddChannel(fake.ChannelAccount{Channel: convo.ChannelBotapp, ProviderIdentifier: "other_bot"})
 
 	// A *convo.Client pointed at the fake with the default company's key;
 	// options come after, so they can change the key or the retries.
@@ -283,7 +283,7 @@ func ExampleServer_ClearRequests() {
 func ExampleServer_Clear() {
 	s := fake.NewServer()
 	defer s.Close()
-	s.Company().AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511940000001"})
+	s.Company().AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
 	s.AddCompany("other-key")
 	key := s.APIKey()
 

@@ -19,7 +19,7 @@ func Example() {
 	defer s.Close()
 
 	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, DisplayName: "Support", ProviderIdentifier: "5511940000001"})
+	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, DisplayName: "Support", ProviderIdentifier: "5511940000001"})
 	ana := co.AddContact(fake.Contact{Account: line, Phone: "+55 11 98765-4321", Name: "Ana"})
 	conv := co.AddConversation(fake.Conversation{Contact: ana})
 	co.Inbound(conv, "Where is my order?", clock.Now().Add(-5*time.Hour))
@@ -107,7 +107,7 @@ func TestSDKAgainstFake(t *testing.T) {
 func ExampleWithInMemoryNetwork() {
 	s := fake.NewServer(fake.WithInMemoryNetwork())
 	defer s.Close()
-	s.Company().AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, DisplayName: "Support", ProviderIdentifier: "5511940000001"})
+	s.Company().AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, DisplayName: "Support", ProviderIdentifier: "5511940000001"})
 
 	channels, err := s.Client().Channels.List(context.Background())
 	if err != nil {

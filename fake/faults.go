@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	convo "github.com/convoapi/convo-go"
 )
 
 // Fault is a rule that makes matching requests misbehave: an error answer of
@@ -30,7 +32,7 @@ type Fault struct {
 	Status int
 	// Code is message.error of the answer; default derived from Status
 	// (e.g. INTERNAL_ERROR for 500).
-	Code string
+	Code convo.ErrorCode
 	// Message is message.message; default a short text naming the code.
 	Message string
 	// Details is message.details (any JSON-encodable value); nil: no details.
@@ -175,7 +177,7 @@ func (s *Server) applyFaults(w http.ResponseWriter, r *http.Request) bool {
 	}
 	msg := f.Message
 	if msg == "" {
-		msg = "Injected fault: " + code + "."
+		msg = "Injected fault: " + string(code) + "."
 	}
 	e := errf(f.Status, code, msg)
 	if b, err := json.Marshal(f.Details); err == nil && string(b) != "null" {
@@ -198,20 +200,20 @@ func dropConnection(w http.ResponseWriter) {
 	panic(http.ErrAbortHandler)
 }
 
-func defaultCode(status int) string {
+func defaultCode(status int) convo.ErrorCode {
 	switch status {
 	case http.StatusBadRequest:
-		return CodeInvalidParam
+		return convo.CodeInvalidParam
 	case http.StatusUnauthorized:
-		return CodeUnauthorized
+		return convo.CodeUnauthorized
 	case http.StatusNotFound:
-		return CodeNotFound
+		return codeNotFound
 	case http.StatusTooManyRequests:
-		return CodeRateLimited
+		return convo.CodeRateLimited
 	}
 	text := strings.ToUpper(strings.ReplaceAll(http.StatusText(status), " ", "_"))
 	if text == "" {
-		return CodeInternalError
+		return codeInternalError
 	}
-	return text
+	return convo.ErrorCode(text)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
 )
 
@@ -20,14 +21,14 @@ func TestFaultCodesAndDetails(t *testing.T) {
 		fault   fake.Fault
 		details string
 	}{
-		{fake.Fault{Status: 422, Code: fake.CodeChannelMismatch, Message: "Recipient is on another channel.", Details: map[string]any{"expected_channel": "botapp"}}, `{"expected_channel":"botapp"}`},
-		{fake.Fault{Status: 409, Code: fake.CodeNoOpenConversation, Message: "No open conversation.", Details: map[string]any{"contact_id": "x"}}, `{"contact_id":"x"}`},
-		{fake.Fault{Status: 422, Code: fake.CodeRecipientNotOnChannel, Message: "Not on channel.", Details: map[string]any{"channel": "chatapp"}}, `{"channel":"chatapp"}`},
-		{fake.Fault{Status: 422, Code: fake.CodeUnsupportedCapability, Message: "Unsupported.", Details: map[string]any{"capability": "video"}}, `{"capability":"video"}`},
+		{fake.Fault{Status: 422, Code: convo.CodeChannelMismatch, Message: "Recipient is on another channel.", Details: map[string]any{"expected_channel": "botapp"}}, `{"expected_channel":"botapp"}`},
+		{fake.Fault{Status: 409, Code: convo.CodeNoOpenConversation, Message: "No open conversation.", Details: map[string]any{"contact_id": "x"}}, `{"contact_id":"x"}`},
+		{fake.Fault{Status: 422, Code: convo.CodeRecipientNotOnChannel, Message: "Not on channel.", Details: map[string]any{"channel": "chatapp"}}, `{"channel":"chatapp"}`},
+		{fake.Fault{Status: 422, Code: convo.CodeUnsupportedCapability, Message: "Unsupported.", Details: map[string]any{"capability": "video"}}, `{"capability":"video"}`},
 		{fake.Fault{Status: 503}, ""},
 	}
 	for _, tc := range tests {
-		t.Run(tc.fault.Code, func(t *testing.T) {
+		t.Run(string(tc.fault.Code), func(t *testing.T) {
 			tc.fault.Method, tc.fault.Path, tc.fault.Times = "GET", "/conversations/*/messages", 1
 			s.AddFault(tc.fault)
 			r := get(t, s, "/conversations/abc/messages")

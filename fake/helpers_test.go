@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
 )
 
@@ -117,7 +118,7 @@ func get(t *testing.T, s *fake.Server, path string, headers ...header) resp {
 // assertError checks the §7 envelope exactly: keys, statusCode equal to the
 // HTTP status, timestamp form, /api/v1 path, method, message object, errorId
 // form. details is the expected JSON of message.details ("" for absent).
-func assertError(t *testing.T, r resp, status int, code, message, path, method, details string) {
+func assertError(t *testing.T, r resp, status int, code convo.ErrorCode, message, path, method, details string) {
 	t.Helper()
 	require.Equal(t, status, r.Status, "body: %s", r.Body)
 	assert.Equal(t, "application/json; charset=utf-8", r.Header.Get("Content-Type"))
@@ -151,7 +152,7 @@ func assertError(t *testing.T, r resp, status int, code, message, path, method, 
 		assert.ElementsMatch(t, []string{"error", "message", "details"}, keysOf(msg))
 		assert.JSONEq(t, details, string(msg["details"]))
 	}
-	assert.JSONEq(t, jsonString(code), string(msg["error"]))
+	assert.JSONEq(t, jsonString(string(code)), string(msg["error"]))
 	if message != "" {
 		assert.JSONEq(t, jsonString(message), string(msg["message"]))
 	}
@@ -183,8 +184,8 @@ func seedBasic(t *testing.T, s *fake.Server) basic {
 	t.Helper()
 	co := s.Company()
 	b := basic{co: co, anaPhone: "5511987654321", chatPNID: "5511900000001"}
-	b.chat = co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, DisplayName: "Support", ProviderIdentifier: b.chatPNID})
-	b.bot = co.AddChannel(fake.ChannelAccount{Channel: fake.Botapp, DisplayName: "Help bot", ProviderIdentifier: "acme_bot"})
+	b.chat = co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, DisplayName: "Support", ProviderIdentifier: b.chatPNID})
+	b.bot = co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelBotapp, DisplayName: "Help bot", ProviderIdentifier: "acme_bot"})
 	b.widget = co.AddWebchatWidget("Website")
 	b.ana = co.AddContact(fake.Contact{Account: b.chat, Phone: "+55 (11) 98765-4321", Name: "Ana", Tags: []string{"vip", "lead"}, CustomFields: map[string]string{"plan": "gold"}})
 	b.bob = co.AddContact(fake.Contact{Account: b.bot, ChannelIdentifier: "bob-77", Name: "Bob"})

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
 )
 
@@ -215,7 +216,7 @@ func TestResetRestoresTheStartClearEmpties(t *testing.T) {
 	require.NotZero(t, start)
 	startNow := clock.Now()
 
-	acc := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp})
+	acc := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp})
 	co.AddContact(fake.Contact{Account: acc, Phone: "5511900001111"})
 	require.NoError(t, s.Load(&fake.Seed{Companies: []fake.CompanySeed{{APIKey: "loaded-key"}}}))
 	s.AddCompany("second")

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	convo "github.com/convoapi/convo-go"
 )
 
 // RecentWindowDays is the read window without since (spec §4.1 rule 1, §8).
@@ -29,9 +31,9 @@ func appendMessage(b []byte, m *message) []byte {
 	b = append(b, `{"message_id":`...)
 	b = appendString(b, m.id)
 	b = append(b, `,"direction":`...)
-	b = appendString(b, m.direction)
+	b = appendString(b, string(m.direction))
 	b = append(b, `,"type":`...)
-	b = appendString(b, m.typ)
+	b = appendString(b, string(m.typ))
 	b = append(b, `,"status":`...)
 	b = appendOptString(b, m.status)
 	b = append(b, `,"text":`...)
@@ -41,13 +43,13 @@ func appendMessage(b []byte, m *message) []byte {
 		b = append(b, "null"...)
 	} else {
 		b = append(b, `{"media_id":`...)
-		if md.status == MediaAvailable {
+		if md.status == convo.MediaAvailable {
 			b = appendString(b, md.id)
 		} else {
 			b = append(b, "null"...)
 		}
 		b = append(b, `,"media_status":`...)
-		b = appendString(b, md.status)
+		b = appendString(b, string(md.status))
 		b = append(b, `,"mime_type":`...)
 		b = appendOptString(b, md.mime)
 		b = append(b, `,"file_size":`...)
@@ -68,7 +70,7 @@ func appendMessage(b []byte, m *message) []byte {
 		b = append(b, `{"emoji":`...)
 		b = appendString(b, r.emoji)
 		b = append(b, `,"direction":`...)
-		b = appendString(b, r.direction)
+		b = appendString(b, string(r.direction))
 		b = append(b, `,"reacted_at":"`...)
 		b = appendTimeFast(b, r.at)
 		b = append(b, `"}`...)
@@ -98,7 +100,7 @@ func appendRaw(b []byte, m *message) []byte {
 		b = appendString(b, *m.text)
 		b = append(b, ',')
 	}
-	if md := m.media; md != nil && md.status == MediaAvailable {
+	if md := m.media; md != nil && md.status == convo.MediaAvailable {
 		b = append(b, `"file_size":`...)
 		b = strconv.AppendInt(b, *md.size, 10)
 		b = append(b, `,"mime_type":`...)
@@ -106,7 +108,7 @@ func appendRaw(b []byte, m *message) []byte {
 		b = append(b, ',')
 	}
 	b = append(b, `"type":`...)
-	b = appendString(b, m.typ)
+	b = appendString(b, string(m.typ))
 	b = append(b, `},"origin":`...)
 	b = appendString(b, string(m.sender))
 	b = append(b, `,"provider_message_id":`...)
@@ -219,7 +221,7 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request, co *comp
 	conv := co.convsByID[args[0]]
 	if conv == nil {
 		s.mu.RUnlock()
-		s.writeError(w, r, errf(http.StatusNotFound, CodeConversationNotFound, "Conversation not found."))
+		s.writeError(w, r, errf(http.StatusNotFound, convo.CodeConversationNotFound, "Conversation not found."))
 		return
 	}
 	if hasCursor && cur.Conv != conv.id {

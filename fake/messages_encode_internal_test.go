@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	convo "github.com/convoapi/convo-go"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -45,7 +46,7 @@ type wireReaction struct {
 // referenceEncoding is the encoding/json rendering appendMessage must match.
 func referenceEncoding(m *message) []byte {
 	wm := wireMessage{
-		MessageID: m.id, Direction: m.direction, Type: m.typ, Status: m.status, Text: m.text,
+		MessageID: m.id, Direction: string(m.direction), Type: string(m.typ), Status: m.status, Text: m.text,
 		Reactions: make([]wireReaction, 0, len(m.reactions)),
 		SentAt:    optTime(m.sentAt), DeliveredAt: optTime(m.deliveredAt), ReadAt: optTime(m.readAt),
 		FailureReason: m.failureReason,
@@ -54,14 +55,14 @@ func referenceEncoding(m *message) []byte {
 		wm.Raw = rawFor(m)
 	}
 	if md := m.media; md != nil {
-		wm.Media = &wireMedia{MediaStatus: md.status, MimeType: md.mime, FileSize: md.size, Filename: md.filename}
-		if md.status == MediaAvailable {
+		wm.Media = &wireMedia{MediaStatus: string(md.status), MimeType: md.mime, FileSize: md.size, Filename: md.filename}
+		if md.status == convo.MediaAvailable {
 			id := md.id
 			wm.Media.MediaID = &id
 		}
 	}
 	for _, r := range m.reactions {
-		wm.Reactions = append(wm.Reactions, wireReaction{Emoji: r.emoji, Direction: r.direction, ReactedAt: formatTime(r.at)})
+		wm.Reactions = append(wm.Reactions, wireReaction{Emoji: r.emoji, Direction: string(r.direction), ReactedAt: formatTime(r.at)})
 	}
 	b, _ := json.Marshal(wm)
 	return b
@@ -72,16 +73,16 @@ func TestAppendMessageMatchesEncodingJSON(t *testing.T) {
 	at := time.Date(2026, 11, 22, 10, 0, 0, 123e6, time.UTC)
 	size := int64(2048)
 	tests := map[string]*message{
-		"plain text": {id: "0b9c-11", direction: Inbound, sender: SenderContact, typ: "text", text: str("hello"), at: at, sentAt: &at},
-		"escapes": {id: "id<&>\"\\", direction: Outbound, sender: SenderAgent, typ: "text",
+		"plain text": {id: "0b9c-11", direction: convo.DirectionInbound, sender: SenderContact, typ: "text", text: str("hello"), at: at, sentAt: &at},
+		"escapes": {id: "id<&>\"\\", direction: convo.DirectionOutbound, sender: SenderAgent, typ: "text",
 			text: str("<b>\"quoted\" & \\ \n\t\x01 é 😀 \u2028 \xff</b>"), status: str("failed"), failureReason: str("a\u2029b"),
 			at: at, sentAt: &at, deliveredAt: &at, readAt: &at},
-		"media available": {id: "m-1", direction: Inbound, sender: SenderContact, typ: "image", at: at,
-			media:     &media{id: "media-1", status: MediaAvailable, mime: str("image/png"), size: &size, filename: str("a b.png")},
-			reactions: []reaction{{emoji: "👍", direction: Outbound, at: at}, {emoji: "<3", direction: Inbound, at: at}}},
-		"media unknown": {id: "m-2", direction: Inbound, sender: SenderContact, typ: "document", at: at,
+		"media available": {id: "m-1", direction: convo.DirectionInbound, sender: SenderContact, typ: "image", at: at,
+			media:     &media{id: "media-1", status: convo.MediaAvailable, mime: str("image/png"), size: &size, filename: str("a b.png")},
+			reactions: []reaction{{emoji: "👍", direction: convo.DirectionOutbound, at: at}, {emoji: "<3", direction: convo.DirectionInbound, at: at}}},
+		"media unknown": {id: "m-2", direction: convo.DirectionInbound, sender: SenderContact, typ: "document", at: at,
 			media: &media{status: "unknown", mime: str("application/pdf")}},
-		"system": {id: "m-3", direction: Outbound, sender: SenderSystem, typ: "system", at: at},
+		"system": {id: "m-3", direction: convo.DirectionOutbound, sender: SenderSystem, typ: "system", at: at},
 	}
 	for name, m := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
 )
 
@@ -43,11 +44,11 @@ func TestMessagesExactShapes(t *testing.T) {
 	conv := co.AddConversation(fake.Conversation{Contact: b.ana})
 	at := func(h int) time.Time { return t0.Add(-time.Duration(h) * time.Hour) }
 	mText := co.AddMessage(conv, fake.Message{ID: "m-text", Sender: fake.SenderContact, Text: "Hi there", At: at(10),
-		Reactions: []fake.Reaction{{Emoji: "👍", Direction: fake.Outbound, At: at(9)}}})
+		Reactions: []fake.Reaction{{Emoji: "👍", Direction: convo.DirectionOutbound, At: at(9)}}})
 	mImg := co.AddMessage(conv, fake.Message{ID: "m-img", Sender: fake.SenderAgent, Text: "Our catalog", Status: "read", At: at(8),
 		Media: &fake.Media{MimeType: "image/jpeg", Filename: "catalog.jpg", Data: []byte("jpegdata")}})
 	co.AddMessage(conv, fake.Message{ID: "m-unknown", Sender: fake.SenderContact, Type: "audio", At: at(7),
-		Media: &fake.Media{Status: fake.MediaUnknown, MimeType: "audio/ogg"}})
+		Media: &fake.Media{Status: convo.MediaUnknown, MimeType: "audio/ogg"}})
 	co.AddMessage(conv, fake.Message{ID: "m-noref", Sender: fake.SenderContact, Type: "document", At: at(6)})
 	co.AddMessage(conv, fake.Message{ID: "m-sys", Sender: fake.SenderSystem, Text: "ignored", At: at(5)})
 	co.AddMessage(conv, fake.Message{ID: "m-unsup", Sender: fake.SenderContact, Type: "unsupported", At: at(4)})
@@ -143,7 +144,7 @@ func TestMessagesLimitValidation(t *testing.T) {
 func TestMessagesNotFoundIncludingOtherCompany(t *testing.T) {
 	s := newServer(t)
 	other := s.AddCompany("other-key")
-	acc := other.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp})
+	acc := other.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp})
 	ct := other.AddContact(fake.Contact{Account: acc, Phone: "5511911112222"})
 	theirs := other.AddConversation(fake.Conversation{Contact: ct})
 	for _, id := range []string{theirs, "00000000-0000-4000-8000-000000000000"} {
@@ -192,7 +193,7 @@ func TestMessagesForgedCursor(t *testing.T) {
 	s := newServer(t)
 	b := seedBasic(t, s)
 	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
-	conv2 := b.co.AddConversation(fake.Conversation{Contact: b.ana, Status: fake.StatusResolved})
+	conv2 := b.co.AddConversation(fake.Conversation{Contact: b.ana, Status: convo.ConversationResolved})
 	for i := 0; i < 3; i++ {
 		b.co.Inbound(conv, "x", t0.Add(-time.Duration(i+1)*time.Minute))
 	}

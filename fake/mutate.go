@@ -67,10 +67,10 @@ func within(prefix string, err error) error {
 func (s *Server) addAccount(co *company, a ChannelAccount, widget bool) (string, error) {
 	switch {
 	case widget:
-	case a.Channel == Chatapp || a.Channel == Botapp:
+	case a.Channel == convo.ChannelChatapp || a.Channel == convo.ChannelBotapp:
 	case a.Channel == "sms":
 		return "", fieldErr("channel", "channel sms has no accounts (spec §1: SMS is one-way)")
-	case a.Channel == Webchat:
+	case a.Channel == convo.ChannelWebchat:
 		return "", fieldErr("channel", "webchat widgets are added with AddWebchatWidget")
 	default:
 		return "", fieldErr("channel", "unknown channel %q (want chatapp or botapp)", a.Channel)
@@ -81,9 +81,9 @@ func (s *Server) addAccount(co *company, a ChannelAccount, widget bool) (string,
 	}
 	if a.ProviderIdentifier == "" {
 		switch a.Channel {
-		case Chatapp:
+		case convo.ChannelChatapp:
 			a.ProviderIdentifier = fmt.Sprintf("1%014d", s.seq+uint64(len(co.accounts))+100000)
-		case Botapp:
+		case convo.ChannelBotapp:
 			a.ProviderIdentifier = "bot_" + id[:8]
 		default:
 			a.ProviderIdentifier = "widget_" + id[:8]
@@ -92,14 +92,14 @@ func (s *Server) addAccount(co *company, a ChannelAccount, widget bool) (string,
 	if a.DisplayName == "" {
 		a.DisplayName = string(a.Channel) + " " + a.ProviderIdentifier
 	}
-	if a.Channel == Chatapp {
+	if a.Channel == convo.ChannelChatapp {
 		for _, other := range co.accounts {
-			if other.channel == Chatapp && other.provider == a.ProviderIdentifier {
+			if other.channel == convo.ChannelChatapp && other.provider == a.ProviderIdentifier {
 				return "", fieldErr("provider_identifier", "provider identifier %q is already used by account %s", a.ProviderIdentifier, other.id)
 			}
 		}
 	}
-	acc := &account{id: id, channel: string(a.Channel), displayName: a.DisplayName, provider: a.ProviderIdentifier, company: co}
+	acc := &account{id: id, channel: a.Channel, displayName: a.DisplayName, provider: a.ProviderIdentifier, company: co}
 	co.accounts = append(co.accounts, acc)
 	co.accountsByID[id] = acc
 	s.index[id] = acc
@@ -128,7 +128,7 @@ func (s *Server) addContact(co *company, ct Contact) (string, error) {
 		if norm, err = phone.Normalize(ct.Phone); err != nil {
 			return "", fieldErr("phone", "%q: %v", ct.Phone, err)
 		}
-	} else if acc.channel == Chatapp {
+	} else if acc.channel == convo.ChannelChatapp {
 		return "", fieldErr("phone", "a chatapp contact needs a phone")
 	}
 	id, err := s.newID(ct.ID)
@@ -138,9 +138,9 @@ func (s *Server) addContact(co *company, ct Contact) (string, error) {
 	ident := ct.ChannelIdentifier
 	if ident == "" {
 		switch {
-		case acc.channel == Chatapp || (norm != "" && acc.channel == Botapp):
+		case acc.channel == convo.ChannelChatapp || (norm != "" && acc.channel == convo.ChannelBotapp):
 			ident = norm
-		case acc.channel == Botapp:
+		case acc.channel == convo.ChannelBotapp:
 			ident = "bot-user-" + id[:8]
 		default:
 			ident = "visitor-" + id[:8]
@@ -224,9 +224,9 @@ func (s *Server) addConversation(co *company, cv Conversation) (string, error) {
 	}
 	status := cv.Status
 	if status == "" {
-		status = StatusOpen
+		status = convo.ConversationOpen
 	}
-	if status != StatusOpen && status != StatusResolved && status != StatusArchived {
+	if status != convo.ConversationOpen && status != convo.ConversationResolved && status != convo.ConversationArchived {
 		return "", fieldErr("status", "unknown status %q (want open, resolved or archived)", status)
 	}
 	if cv.UnreadCount != nil && *cv.UnreadCount < 0 {
@@ -242,7 +242,7 @@ func (s *Server) addConversation(co *company, cv Conversation) (string, error) {
 	}
 	s.seq++
 	conv := &conversation{
-		id: id, company: co, contact: ct, account: ct.account, status: string(status),
+		id: id, company: co, contact: ct, account: ct.account, status: status,
 		assignedTo: cv.AssignedTo, createdAt: created, createdAt0: created, createdSeq: s.seq, unreadOverride: cv.UnreadCount,
 	}
 	co.conversations = append(co.conversations, conv)
@@ -278,7 +278,7 @@ func (s *Server) addMessage(co *company, conversationID string, m Message) (stri
 		return "", fmt.Errorf("unknown conversation %q", conversationID)
 	}
 	switch {
-	case m.Sender == "" && m.Direction == Outbound:
+	case m.Sender == "" && m.Direction == convo.DirectionOutbound:
 		m.Sender = SenderAgent
 	case m.Sender == "":
 		m.Sender = SenderContact
@@ -289,15 +289,15 @@ func (s *Server) addMessage(co *company, conversationID string, m Message) (stri
 		return "", fieldErr("sender", "unknown sender %q (want contact, agent, phone, automation or system)", m.Sender)
 	}
 	if m.Direction == "" {
-		m.Direction = Outbound
+		m.Direction = convo.DirectionOutbound
 		if m.Sender == SenderContact {
-			m.Direction = Inbound
+			m.Direction = convo.DirectionInbound
 		}
 	}
-	if m.Direction != Inbound && m.Direction != Outbound {
+	if m.Direction != convo.DirectionInbound && m.Direction != convo.DirectionOutbound {
 		return "", fieldErr("direction", "unknown direction %q (want inbound or outbound)", m.Direction)
 	}
-	if (m.Sender == SenderContact) != (m.Direction == Inbound) && m.Sender != SenderSystem {
+	if (m.Sender == SenderContact) != (m.Direction == convo.DirectionInbound) && m.Sender != SenderSystem {
 		return "", fieldErr("direction", "sender %s cannot send a message %s", m.Sender, m.Direction)
 	}
 	if m.Type == "" {
@@ -317,7 +317,7 @@ func (s *Server) addMessage(co *company, conversationID string, m Message) (stri
 	if at.IsZero() {
 		at = s.clock.Now()
 	}
-	msg := &message{id: id, conv: conv, direction: string(m.Direction), sender: m.Sender, typ: string(m.Type), at: at, failureReason: optString(m.FailureReason)}
+	msg := &message{id: id, conv: conv, direction: m.Direction, sender: m.Sender, typ: m.Type, at: at, failureReason: optString(m.FailureReason)}
 	special := m.Type == "system" || m.Type == "unsupported" // spec §2.3 rule 6
 	if !special {
 		msg.text = optString(m.Text)
@@ -327,7 +327,7 @@ func (s *Server) addMessage(co *company, conversationID string, m Message) (stri
 			return "", fieldErr("status", "unknown status %q (want queued, sent, delivered, read or failed)", m.Status)
 		}
 		msg.status = internStatus(string(m.Status))
-	} else if m.Direction == Outbound && !special {
+	} else if m.Direction == convo.DirectionOutbound && !special {
 		msg.status = internStatus("delivered")
 	}
 	st := ""
@@ -349,7 +349,7 @@ func (s *Server) addMessage(co *company, conversationID string, m Message) (stri
 	if mediaTypes[string(m.Type)] {
 		md := m.Media
 		if md == nil {
-			md = &Media{Status: MediaNoReference}
+			md = &Media{Status: convo.MediaNoReference}
 		}
 		built, err := s.buildMedia(co, md)
 		if err != nil {
@@ -386,9 +386,9 @@ func typeForMIME(m string) string {
 func (s *Server) buildMedia(co *company, md *Media) (*media, error) {
 	status := md.Status
 	if status == "" {
-		status = MediaAvailable
+		status = convo.MediaAvailable
 		if len(md.Data) == 0 && md.Size == 0 && md.MimeType == "" {
-			status = MediaNoReference
+			status = convo.MediaNoReference
 		}
 	}
 	// Spec §2.3 rule 1: a message never carries a storage path, so a file
@@ -396,9 +396,9 @@ func (s *Server) buildMedia(co *company, md *Media) (*media, error) {
 	if strings.ContainsAny(md.Filename, `/\`) {
 		return nil, fieldErr("filename", "%q is a path; a message never carries a storage path (spec §2.3 rule 1): give a bare file name", md.Filename)
 	}
-	out := &media{status: string(status), company: co}
+	out := &media{status: status, company: co}
 	switch status {
-	case MediaAvailable:
+	case convo.MediaAvailable:
 		out.id = newUUID()
 		out.data = md.Data
 		if len(out.data) == 0 {
@@ -421,13 +421,13 @@ func (s *Server) buildMedia(co *company, md *Media) (*media, error) {
 		}
 		out.filename = &fn
 		co.media[out.id] = out
-	case MediaUnknown:
+	case convo.MediaUnknown:
 		out.mime, out.filename = optString(md.MimeType), optString(md.Filename)
 		if md.Size > 0 {
 			size := md.Size
 			out.size = &size
 		}
-	case MediaNoReference:
+	case convo.MediaNoReference:
 	default:
 		return nil, fieldErr("status", "unknown status %q (want available, unknown or no_reference)", status)
 	}
@@ -474,16 +474,16 @@ func buildReaction(r Reaction, msgAt time.Time) (reaction, error) {
 	}
 	dir := r.Direction
 	if dir == "" {
-		dir = Inbound
+		dir = convo.DirectionInbound
 	}
-	if dir != Inbound && dir != Outbound {
+	if dir != convo.DirectionInbound && dir != convo.DirectionOutbound {
 		return reaction{}, fieldErr("direction", "unknown direction %q (want inbound or outbound)", dir)
 	}
 	at := r.At
 	if at.IsZero() {
 		at = msgAt.Add(time.Minute)
 	}
-	return reaction{emoji: r.Emoji, direction: string(dir), at: at}, nil
+	return reaction{emoji: r.Emoji, direction: dir, at: at}, nil
 }
 
 // rawFor builds the raw object of a message: an internal-looking form of the
@@ -494,7 +494,7 @@ func rawFor(m *message) map[string]any {
 	if m.text != nil {
 		content["body"] = *m.text
 	}
-	if md := m.media; md != nil && md.status == MediaAvailable {
+	if md := m.media; md != nil && md.status == convo.MediaAvailable {
 		content["mime_type"] = *md.mime
 		content["file_size"] = *md.size
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
 	"github.com/convoapi/convo-go/internal/oascheck"
 )
@@ -62,7 +63,7 @@ func TestOpenAPIDriftBounds(t *testing.T) {
 	require.NoError(t, err)
 	s := newServer(t)
 	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, DisplayName: "Sales", ProviderIdentifier: "5511900000000"})
+	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, DisplayName: "Sales", ProviderIdentifier: "5511900000000"})
 	ana := co.AddContact(fake.Contact{Account: line, Phone: "5511987654321", Name: "Ana"})
 	conv := co.AddConversation(fake.Conversation{Contact: ana})
 

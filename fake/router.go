@@ -122,7 +122,7 @@ func isClean(escaped string) bool {
 // set on w for a 405).
 func route(w http.ResponseWriter, r *http.Request) (*endpoint, []string, *apiError) {
 	escaped := r.URL.EscapedPath()
-	notFound := errf(http.StatusNotFound, CodeNotFound, "Cannot "+r.Method+" "+internalPath(escaped))
+	notFound := errf(http.StatusNotFound, codeNotFound, "Cannot "+r.Method+" "+internalPath(escaped))
 	if !isClean(escaped) {
 		return nil, nil, notFound
 	}
@@ -148,7 +148,7 @@ func route(w http.ResponseWriter, r *http.Request) (*endpoint, []string, *apiErr
 	h.ServeHTTP(probe, r)
 	if probe.status == http.StatusMethodNotAllowed {
 		w.Header().Set("Allow", probe.header.Get("Allow"))
-		return nil, nil, errf(http.StatusMethodNotAllowed, CodeMethodNotAllowed, "Method "+r.Method+" is not allowed on "+internalPath(escaped)+".")
+		return nil, nil, errf(http.StatusMethodNotAllowed, codeMethodNotAllowed, "Method "+r.Method+" is not allowed on "+internalPath(escaped)+".")
 	}
 	return nil, nil, notFound
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
 )
 
@@ -21,7 +22,7 @@ func TestEscapedIDReachesItsEndpoint(t *testing.T) {
 	tests := []struct {
 		name, path string
 		status     int
-		code       string
+		code       convo.ErrorCode
 	}{
 		{"unknown id with a slash", "/v1/conversations/abc%2Fxyz/messages", 404, "CONVERSATION_NOT_FOUND"},
 		{"lower-case escape", "/v1/conversations/abc%2fxyz/messages", 404, "CONVERSATION_NOT_FOUND"},
@@ -33,7 +34,7 @@ func TestEscapedIDReachesItsEndpoint(t *testing.T) {
 			r := callRaw(t, s, http.MethodGet, tc.path, nil, bearer(s.APIKey()))
 			require.Equal(t, tc.status, r.Status, "%s", r.Body)
 			if tc.code != "" {
-				assert.Equal(t, tc.code, r.JSON(t)["message"].(map[string]any)["error"])
+				assert.Equal(t, string(tc.code), r.JSON(t)["message"].(map[string]any)["error"])
 			}
 		})
 	}

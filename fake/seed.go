@@ -450,7 +450,7 @@ func (s *Server) loadLocked(seed *Seed, now time.Time) error {
 			return "", fmt.Errorf("unknown %s %q", kind, r)
 		}
 		for j, ch := range cs.Channels {
-			id, err := s.addAccount(co, ChannelAccount{ID: ch.ID, Channel: ch.Channel, DisplayName: ch.DisplayName, ProviderIdentifier: ch.ProviderIdentifier}, ch.Channel == Webchat)
+			id, err := s.addAccount(co, ChannelAccount{ID: ch.ID, Channel: ch.Channel, DisplayName: ch.DisplayName, ProviderIdentifier: ch.ProviderIdentifier}, ch.Channel == convo.ChannelWebchat)
 			if err != nil {
 				return atPath(fmt.Sprintf("%s.channels[%d]", path, j), err)
 			}

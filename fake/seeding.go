@@ -11,41 +11,7 @@ import (
 
 // The seeding fields take the SDK's types (convo.Channel,
 // convo.ConversationStatus, convo.Direction, convo.MessageType,
-// convo.MessageStatus, convo.MediaStatus) and their constants. The untyped
-// constants below have the same values and fit those fields too; they keep
-// seeding code short.
-
-// Channel names (spec §2.2, §4.3): the values of convo.ChannelChatapp,
-// convo.ChannelBotapp and convo.ChannelWebchat. SMS has neither accounts nor
-// conversations (spec §1) and cannot be seeded.
-const (
-	Chatapp = "chatapp"
-	Botapp  = "botapp"
-	Webchat = "webchat"
-)
-
-// Message directions (spec §2.3): the values of convo.DirectionInbound and
-// convo.DirectionOutbound.
-const (
-	Inbound  = "inbound"
-	Outbound = "outbound"
-)
-
-// Conversation statuses (spec §3): the values of convo.ConversationOpen,
-// convo.ConversationResolved and convo.ConversationArchived.
-const (
-	StatusOpen     = "open"
-	StatusResolved = "resolved"
-	StatusArchived = "archived"
-)
-
-// Media statuses (spec §2.3): the values of convo.MediaAvailable,
-// convo.MediaUnknown and convo.MediaNoReference.
-const (
-	MediaAvailable   = "available"
-	MediaUnknown     = "unknown"
-	MediaNoReference = "no_reference"
-)
+// convo.MessageStatus, convo.MediaStatus) and their constants.
 
 // Sequence states (spec §3), as [ContactState.Sequence] reports them.
 const (

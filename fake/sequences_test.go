@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
 )
 
@@ -25,7 +26,7 @@ func TestCancelSequenceOnceThenFalse(t *testing.T) {
 func TestCancelSequenceCompanyWideMostRecent(t *testing.T) {
 	s := newServer(t)
 	b := seedBasic(t, s)
-	chat2 := b.co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511900000002"})
+	chat2 := b.co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000002"})
 	ana2 := b.co.AddContact(fake.Contact{Account: chat2, Phone: b.anaPhone, Sequence: "Winback"})
 	b.co.ScheduleSequence(b.ana, "Onboarding")
 	b.co.Receive(chat2, b.anaPhone, "", fake.Message{Text: "recent", At: t0.Add(-time.Minute)})
@@ -45,7 +46,7 @@ func TestCancelSequenceErrors(t *testing.T) {
 	assertError(t, call(t, s, "POST", "/v1/chatapp/sequences/cancel", map[string]string{}), 400, "MISSING_PARAM", "phone_number is required", p, "POST", "")
 	assertError(t, call(t, s, "POST", "/v1/chatapp/sequences/cancel", map[string]string{"phone_number": "5599999999999"}), 404, "CONTACT_NOT_FOUND", "Contact not found.", p, "POST", "")
 	// CANCEL_FAILED through a fault rule.
-	s.AddFault(fake.Fault{Method: "POST", Path: "/chatapp/sequences/cancel", Status: 500, Code: fake.CodeCancelFailed, Message: "The sequence could not be canceled.", Times: 1})
+	s.AddFault(fake.Fault{Method: "POST", Path: "/chatapp/sequences/cancel", Status: 500, Code: convo.CodeCancelFailed, Message: "The sequence could not be canceled.", Times: 1})
 	body := map[string]string{"phone_number": b.anaPhone}
 	assertError(t, call(t, s, "POST", "/v1/chatapp/sequences/cancel", body), 500, "CANCEL_FAILED", "The sequence could not be canceled.", p, "POST", "")
 	assert.Equal(t, 200, call(t, s, "POST", "/v1/chatapp/sequences/cancel", body).Status)

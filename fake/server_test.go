@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
 )
 
@@ -51,7 +52,7 @@ func TestRoutingErrorsUseEnvelope(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			r := call(t, s, tc.method, tc.path, nil)
-			assertError(t, r, tc.status, tc.code, "", tc.errPath, tc.method, "")
+			assertError(t, r, tc.status, convo.ErrorCode(tc.code), "", tc.errPath, tc.method, "")
 			assert.Equal(t, tc.allow, r.Header.Get("Allow"))
 		})
 	}
@@ -95,7 +96,7 @@ func TestHandlerMountedURLs(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "", s.URL())
 	co := s.Company()
-	acc := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp})
+	acc := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp})
 	ct := co.AddContact(fake.Contact{Account: acc, Phone: "5511911112222"})
 	cv := co.AddConversation(fake.Conversation{Contact: ct})
 	m := co.AddMessage(cv, fake.Message{Sender: fake.SenderContact, Media: &fake.Media{MimeType: "image/png", Data: []byte("png")}})
@@ -110,7 +111,7 @@ func TestHandlerMountedURLs(t *testing.T) {
 	s2, err := fake.NewHandler(fake.WithPublicURL("https://fake.example.com/convo/"))
 	require.NoError(t, err)
 	co2 := s2.Company()
-	acc2 := co2.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp})
+	acc2 := co2.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp})
 	ct2 := co2.AddContact(fake.Contact{Account: acc2, Phone: "5511911112222"})
 	m2 := co2.AddMessage(co2.AddConversation(fake.Conversation{Contact: ct2}), fake.Message{Media: &fake.Media{MimeType: "image/png"}})
 	req = httptest.NewRequest("GET", "/v1/attachments/"+s2.MediaID(m2), nil)

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	convo "github.com/convoapi/convo-go"
 )
 
 // The in-memory model. Everything below is guarded by Server.mu, the one
@@ -61,7 +63,7 @@ type identKey struct{ account, ident string }
 
 type account struct {
 	id          string
-	channel     string // chatapp, botapp, webchat (webchat: a widget, never listed in /channels)
+	channel     convo.Channel // chatapp, botapp, webchat (webchat: a widget, never listed in /channels)
 	displayName string
 	provider    string
 	company     *company
@@ -90,7 +92,7 @@ type conversation struct {
 	company    *company
 	contact    *contact
 	account    *account
-	status     string
+	status     convo.ConversationStatus
 	assignedTo string
 	createdAt  time.Time
 	createdSeq uint64
@@ -130,9 +132,9 @@ type lmaPoint struct {
 type message struct {
 	id            string
 	conv          *conversation
-	direction     string
+	direction     convo.Direction
 	sender        Sender
-	typ           string
+	typ           convo.MessageType
 	status        *string
 	text          *string
 	media         *media
@@ -147,13 +149,13 @@ type message struct {
 
 type reaction struct {
 	emoji     string
-	direction string
+	direction convo.Direction
 	at        time.Time
 }
 
 type media struct {
 	id       string // empty unless status is available
-	status   string
+	status   convo.MediaStatus
 	mime     *string
 	size     *int64
 	filename *string
@@ -240,13 +242,13 @@ func (c *conversation) insertMessage(m *message, seq uint64) {
 // countsAsInbound: the contact spoke. System messages (by sender or by
 // type) never count.
 func (m *message) countsAsInbound() bool {
-	return m.direction == Inbound && m.sender != SenderSystem && m.typ != "system"
+	return m.direction == convo.DirectionInbound && m.sender != SenderSystem && m.typ != "system"
 }
 
 // countsAsReply: something was sent to the contact (spec §2.6 unanswered).
 // System messages (by sender or by type) never count.
 func (m *message) countsAsReply() bool {
-	return m.direction == Outbound && m.typ != "system" &&
+	return m.direction == convo.DirectionOutbound && m.typ != "system" &&
 		(m.sender == SenderAgent || m.sender == SenderPhone || m.sender == SenderAutomation)
 }
 

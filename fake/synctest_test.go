@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
 )
 
@@ -32,7 +33,7 @@ func TestInMemoryNetworkRetryAfterInSynctest(t *testing.T) {
 	before := runtime.NumGoroutine()
 	took := inBubble(t, func(t *testing.T) {
 		s := fake.New(t, fake.WithInMemoryNetwork())
-		s.Company().AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511900000001"})
+		s.Company().AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000001"})
 		s.AddFault(fake.Fault{Method: http.MethodGet, Path: "/channels", Status: http.StatusTooManyRequests,
 			RetryAfter: 30 * time.Second, Times: 1})
 		c := s.Client()
@@ -59,7 +60,7 @@ func TestInMemoryNetworkAnomalyCacheInSynctest(t *testing.T) {
 	took := inBubble(t, func(t *testing.T) {
 		s := fake.New(t, fake.WithInMemoryNetwork())
 		co := s.Company()
-		acc := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511900000001"})
+		acc := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000001"})
 		waiting := func(phone string) {
 			ct := co.AddContact(fake.Contact{Account: acc, Phone: phone})
 			co.Inbound(co.AddConversation(fake.Conversation{Contact: ct}), "anyone there?", s.Clock().Now().Add(-5*time.Hour))
@@ -91,7 +92,7 @@ func TestInMemoryNetworkDownloadInSynctest(t *testing.T) {
 	inBubble(t, func(t *testing.T) {
 		s := fake.New(t, fake.WithInMemoryNetwork(), fake.WithAttachmentTTL(15*time.Minute))
 		co := s.Company()
-		acc := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511900000001"})
+		acc := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000001"})
 		conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: acc, Phone: "5511900000010"})})
 		co.AddMessage(conv, fake.Message{Sender: fake.SenderContact, At: s.Clock().Now().Add(-time.Hour),
 			Media: &fake.Media{MimeType: "image/png", Filename: "a.png", Data: []byte("png")}})

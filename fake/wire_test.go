@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
 )
 
@@ -171,7 +172,7 @@ func TestAttachmentHostIsNeverTheHostHeader(t *testing.T) {
 	h, err := fake.NewHandler(fake.WithClock(fake.NewManualClock(t0)))
 	require.NoError(t, err)
 	co := h.Company()
-	acc := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp})
+	acc := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp})
 	ct := co.AddContact(fake.Contact{Account: acc, Phone: "5511977776666"})
 	m2 := co.AddMessage(co.AddConversation(fake.Conversation{Contact: ct}), fake.Message{Media: &fake.Media{MimeType: "image/png", Data: []byte("png")}})
 	req := httptest.NewRequest(http.MethodGet, "http://evil.example/v1/attachments/"+h.MediaID(m2), nil)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
 )
 
@@ -82,7 +83,7 @@ func (a *admin) addFault(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	f := fake.Fault{
-		Method: strings.ToUpper(fj.Method), Path: fj.Path, Status: fj.Status, Code: fj.Code, Message: fj.Message,
+		Method: strings.ToUpper(fj.Method), Path: fj.Path, Status: fj.Status, Code: convo.ErrorCode(fj.Code), Message: fj.Message,
 		RetryAfter: time.Duration(fj.RetryAfter), Latency: time.Duration(fj.Latency), Drop: fj.Drop, Times: fj.Times,
 	}
 	if d := bytes.TrimSpace(fj.Details); len(d) > 0 && !bytes.Equal(d, []byte("null")) {
@@ -118,7 +119,7 @@ func (a *admin) listFaults(w http.ResponseWriter, _ *http.Request) error {
 	for _, fr := range a.srv.Faults() {
 		f := fr.Fault
 		fo := faultOutJSON{
-			ID: fr.ID, Method: f.Method, Path: f.Path, Status: f.Status, Code: f.Code, Message: f.Message,
+			ID: fr.ID, Method: f.Method, Path: f.Path, Status: f.Status, Code: string(f.Code), Message: f.Message,
 			Details: json.RawMessage("null"), RetryAfter: f.RetryAfter.String(), Latency: f.Latency.String(),
 			Drop: f.Drop, Times: f.Times,
 		}

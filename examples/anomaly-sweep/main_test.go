@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/examples/internal/demo"
 	"github.com/convoapi/convo-go/fake"
 )
@@ -36,7 +37,7 @@ func newService(t *testing.T) *fake.Server {
 	t.Helper()
 	s := fake.New(t, fake.WithClock(fake.NewManualClock(now)))
 	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, DisplayName: "Sales", ProviderIdentifier: "5511900000001"})
+	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, DisplayName: "Sales", ProviderIdentifier: "5511900000001"})
 	conv := func(id, phone, agent string) string {
 		ct := co.AddContact(fake.Contact{Account: line, Phone: phone})
 		return co.AddConversation(fake.Conversation{ID: id, Contact: ct, AssignedTo: agent})

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/examples/internal/demo"
 	"github.com/convoapi/convo-go/fake"
 )
@@ -26,7 +27,7 @@ func networkWorld(b *testing.B, rows int, opts ...fake.Option) (*fake.Server, st
 	s := fake.NewServer(append([]fake.Option{fake.WithJournalLimit(1 << 20)}, opts...)...)
 	b.Cleanup(s.Close)
 	co := s.Company()
-	acc := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, DisplayName: "Sales", ProviderIdentifier: line})
+	acc := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, DisplayName: "Sales", ProviderIdentifier: line})
 	var csv strings.Builder
 	csv.WriteString("phone,name,cf:city,remove_tags\n")
 	for i := range rows {

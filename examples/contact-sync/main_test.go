@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/examples/internal/demo"
 	"github.com/convoapi/convo-go/fake"
 )
@@ -29,8 +30,8 @@ func newWorld(t *testing.T) *world {
 	t.Helper()
 	s := fake.New(t, fake.WithClock(fake.NewManualClock(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))))
 	co := s.Company()
-	acc := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, DisplayName: "Sales", ProviderIdentifier: line})
-	co.AddChannel(fake.ChannelAccount{Channel: fake.Botapp, DisplayName: "Bot", ProviderIdentifier: "bot-1"})
+	acc := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, DisplayName: "Sales", ProviderIdentifier: line})
+	co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelBotapp, DisplayName: "Bot", ProviderIdentifier: "bot-1"})
 	co.AddContact(fake.Contact{Account: acc, Phone: "5511987654321", Name: "Ana Souza",
 		Tags: []string{"vip", "newsletter", "trial"}, CustomFields: map[string]string{"city": "São Paulo", "plan": "gold"}})
 	co.AddContact(fake.Contact{Account: acc, Phone: "5511911112222", Name: "Carla Mendes", Tags: []string{"trial"}})

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/examples/internal/demo"
 	"github.com/convoapi/convo-go/fake"
 )
@@ -33,7 +34,7 @@ func BenchmarkExportOverNetwork(b *testing.B) {
 	s := fake.NewServer(fake.WithClock(fake.NewManualClock(t0)), fake.WithJournalLimit(1<<20), fake.WithRateLimit(0, 0))
 	b.Cleanup(s.Close)
 	co := s.Company()
-	acc := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511900000001"})
+	acc := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000001"})
 	for c := range convs {
 		ct := co.AddContact(fake.Contact{Account: acc, Phone: fmt.Sprintf("55119%08d", c)})
 		cv := co.AddConversation(fake.Conversation{Contact: ct})

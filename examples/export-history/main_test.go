@@ -45,7 +45,7 @@ func newWorld(t *testing.T) *world {
 	t.Helper()
 	s := fake.New(t, fake.WithClock(fake.NewManualClock(t0)))
 	co := s.Company()
-	acc := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511900000001"})
+	acc := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000001"})
 	w := &world{s: s, co: co, want: map[string]string{}, data: map[string][]byte{}}
 	days := func(n int) time.Time { return t0.AddDate(0, 0, -n) }
 	n := 0
@@ -73,30 +73,30 @@ func newWorld(t *testing.T) *world {
 		return co.AddConversation(fake.Conversation{ID: id, Contact: ct, Status: status})
 	}
 
-	conv(convA, "5511900000010", fake.StatusOpen)
+	conv(convA, "5511900000010", convo.ConversationOpen)
 	add(convA, days(60), fake.Message{})
 	add(convA, days(45), fake.Message{Type: "image", Text: "the sofa", Media: &fake.Media{MimeType: "image/png", Filename: "sofa.png", Data: []byte("\x89PNG sofa")}})
 	add(convA, days(31), fake.Message{Sender: fake.SenderAgent})
-	add(convA, days(10), fake.Message{Type: "document", Media: &fake.Media{Status: fake.MediaUnknown, MimeType: "application/pdf"}})
+	add(convA, days(10), fake.Message{Type: "document", Media: &fake.Media{Status: convo.MediaUnknown, MimeType: "application/pdf"}})
 	add(convA, days(2), fake.Message{Sender: fake.SenderAutomation, Reactions: []fake.Reaction{{Emoji: "👍"}}})
 	add(convA, t0.Add(-time.Hour), fake.Message{})
 
-	conv(convB, "5511900000011", fake.StatusResolved)
+	conv(convB, "5511900000011", convo.ConversationResolved)
 	add(convB, days(40), fake.Message{})
 	add(convB, days(40).Add(time.Minute), fake.Message{Sender: fake.SenderAgent, Type: "document", Media: &fake.Media{MimeType: "application/pdf", Data: []byte("%PDF-1.4 quote")}})
-	add(convB, days(40).Add(2*time.Minute), fake.Message{Type: "audio", Media: &fake.Media{Status: fake.MediaNoReference}})
+	add(convB, days(40).Add(2*time.Minute), fake.Message{Type: "audio", Media: &fake.Media{Status: convo.MediaNoReference}})
 	add(convB, days(39), fake.Message{Sender: fake.SenderAgent})
 
-	conv(convC, "5511900000012", fake.StatusArchived)
+	conv(convC, "5511900000012", convo.ConversationArchived)
 	add(convC, days(100), fake.Message{})
 	add(convC, days(99), fake.Message{Sender: fake.SenderAgent})
 
-	conv(convD, "5511900000013", fake.StatusOpen)
+	conv(convD, "5511900000013", convo.ConversationOpen)
 	add(convD, days(95), fake.Message{})
 	add(convD, days(20), fake.Message{})
 	add(convD, days(5), fake.Message{Sender: fake.SenderPhone})
 
-	conv(convE, "5511900000014", fake.StatusOpen)
+	conv(convE, "5511900000014", convo.ConversationOpen)
 
 	demo.PointAt(t, s)
 	return w
@@ -383,7 +383,7 @@ func bigWorld(t *testing.T, n, perConv int) *fake.Server {
 	t.Helper()
 	s := fake.New(t, fake.WithClock(fake.NewManualClock(t0)))
 	co := s.Company()
-	acc := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, ProviderIdentifier: "5511900000001"})
+	acc := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000001"})
 	for c := range n {
 		ct := co.AddContact(fake.Contact{ID: fmt.Sprintf("00000000-0000-4000-8000-1%011d", c), Account: acc, Phone: fmt.Sprintf("55119%08d", c), Name: fmt.Sprint("C", c)})
 		cv := co.AddConversation(fake.Conversation{ID: fmt.Sprintf("00000000-0000-4000-8000-2%011d", c), Contact: ct})

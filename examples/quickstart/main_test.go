@@ -50,8 +50,8 @@ func newServiceAt(t *testing.T, start time.Time) *fake.Server {
 	t.Helper()
 	s := fake.New(t, fake.WithClock(fake.NewManualClock(start)))
 	co := s.Company()
-	sales := co.AddChannel(fake.ChannelAccount{Channel: fake.Chatapp, DisplayName: "Sales", ProviderIdentifier: "5511900000001"})
-	bot := co.AddChannel(fake.ChannelAccount{Channel: fake.Botapp, DisplayName: "Help bot", ProviderIdentifier: "help_bot"})
+	sales := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, DisplayName: "Sales", ProviderIdentifier: "5511900000001"})
+	bot := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelBotapp, DisplayName: "Help bot", ProviderIdentifier: "help_bot"})
 	ago := func(d time.Duration) time.Time { return start.Add(-d) }
 
 	// Ana: 3 unread, a photo we can fetch, a document we cannot, reactions.
@@ -61,7 +61,7 @@ func newServiceAt(t *testing.T, start time.Time) *fake.Server {
 	reply := co.Reply(ana, fake.SenderAgent, "Yes, two left in stock.", ago(25*time.Hour))
 	co.AddReaction(reply, fake.Reaction{Emoji: "👍", At: ago(24 * time.Hour)})
 	co.AddMessage(ana, fake.Message{Type: "document", Text: "My old quote", At: ago(6 * time.Hour),
-		Media: &fake.Media{Status: fake.MediaUnknown, MimeType: "application/pdf"}})
+		Media: &fake.Media{Status: convo.MediaUnknown, MimeType: "application/pdf"}})
 	co.AddMessage(ana, fake.Message{Type: "image", Text: "Where it would go", At: ago(5*time.Hour + 30*time.Minute),
 		Media: &fake.Media{MimeType: "image/png", Filename: "room.png", Data: []byte("\x89PNG\r\n\x1a\n fake room")}})
 	co.Inbound(ana, "Can you deliver on Saturday?", ago(5*time.Hour))
@@ -73,7 +73,7 @@ func newServiceAt(t *testing.T, start time.Time) *fake.Server {
 	co.Reply(bruno, fake.SenderAutomation, "An agent will answer soon.", ago(8*time.Hour-time.Minute))
 
 	// Carla: resolved, not listed as open.
-	carla := co.AddConversation(fake.Conversation{Status: fake.StatusResolved,
+	carla := co.AddConversation(fake.Conversation{Status: convo.ConversationResolved,
 		Contact: co.AddContact(fake.Contact{Account: sales, Phone: "5531988881234", Name: "Carla"})})
 	co.Inbound(carla, "Thanks!", ago(3*time.Hour))
 
