@@ -16,7 +16,7 @@ import (
 // validates it as OpenAPI 3.0.3 (references, schemas, examples, parameters).
 func TestDocumentIsValidOpenAPI303(t *testing.T) {
 	loader := openapi3.NewLoader()
-	doc, err := loader.LoadFromData(api.OpenAPI)
+	doc, err := loader.LoadFromData(api.OpenAPI())
 	require.NoError(t, err)
 	require.NoError(t, doc.Validate(context.Background()))
 	assert.Equal(t, "3.0.3", doc.OpenAPI)

@@ -1,0 +1,197 @@
+package oascheck
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"testing"
+)
+
+// maxReported bounds the mismatches a test reports.
+const maxReported = 40
+
+// Middleware returns a handler middleware, for fake.WithHandlerMiddleware,
+// that validates every request the handler receives and every answer it
+// gives. When t ends, each mismatch fails it, and -v logs the tally. Under
+// -bench and -fuzz it leaves the handler as it is, so that they measure and
+// fuzz the code, not the validator.
+func Middleware(t testing.TB) func(http.Handler) http.Handler {
+	c := forTest(t)
+	if c == nil {
+		return func(h http.Handler) http.Handler { return h }
+	}
+	return c.Middleware
+}
+
+// Transport wraps a client's transport so that every request it sends and
+// every answer it receives is validated, as [Middleware] does on the
+// server's side: for a server the test cannot wrap, such as a convofake
+// process.
+func Transport(t testing.TB, next http.RoundTripper) http.RoundTripper {
+	return wrapTransport(t, next, true)
+}
+
+// RequestTransport wraps the transport of a test's SDK client so that every
+// request the SDK sends is validated. Answers are not: they are the test's
+// canned fixtures, often off the contract on purpose.
+func RequestTransport(t testing.TB, next http.RoundTripper) http.RoundTripper {
+	return wrapTransport(t, next, false)
+}
+
+func wrapTransport(t testing.TB, next http.RoundTripper, answers bool) http.RoundTripper {
+	if c := forTest(t); c != nil {
+		return roundTripper{c: c, next: next, answers: answers}
+	}
+	return next
+}
+
+// forTest returns a Checker that reports to t when t ends, or nil when
+// validation is off (benchmarks, fuzzing).
+func forTest(t testing.TB) *Checker {
+	t.Helper()
+	if _, bench := t.(*testing.B); bench {
+		return nil
+	}
+	for _, name := range []string{"test.bench", "test.fuzz"} {
+		if f := flag.Lookup(name); f != nil && f.Value.String() != "" {
+			return nil
+		}
+	}
+	c, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		st := c.Stats()
+		if st.Exchanges > 0 {
+			t.Log(st.Summary())
+		}
+		for i, line := range dedupe(st.Mismatches) {
+			if i == maxReported {
+				t.Error("oascheck: ... and more")
+				break
+			}
+			t.Error("oascheck: mismatch: " + line)
+		}
+	})
+	return c
+}
+
+// Middleware wraps a handler so that every exchange is validated.
+func (c *Checker) Middleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, inAPI := apiPath(r.URL.EscapedPath()); !inAPI {
+			c.check(exchange{r: r}) // tallied as outside; its body left alone
+			next.ServeHTTP(w, r)
+			return
+		}
+		x := exchange{r: r, answers: true}
+		x.body, x.complete, r.Body = capture(r.Body)
+		rec := &recorder{ResponseWriter: w}
+		answered := false
+		defer func() {
+			if answered { // else a fault rule hijacked the connection and panicked
+				x.status, x.header, x.answer = rec.status, rec.Header(), rec.body.Bytes()
+			}
+			c.check(x)
+		}()
+		next.ServeHTTP(rec, r)
+		answered = true
+	})
+}
+
+type roundTripper struct {
+	c       *Checker
+	next    http.RoundTripper
+	answers bool
+}
+
+func (rt roundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context()) // a RoundTripper must not change the caller's request
+	x := exchange{r: r, answers: rt.answers}
+	x.body, x.complete, r.Body = capture(r.Body)
+	resp, err := rt.next.RoundTrip(r)
+	if err == nil {
+		x.status, x.header = resp.StatusCode, resp.Header
+		if rt.answers {
+			var whole bool
+			x.answer, whole, resp.Body = capture(resp.Body)
+			if !whole { // cut by a fault rule, or too long to judge
+				x.status = 0
+			}
+		}
+	}
+	rt.c.check(x)
+	return resp, err
+}
+
+// capture reads a body for validation and returns a body that reads the same
+// bytes, then whatever the original had left or its error.
+func capture(rc io.ReadCloser) (b []byte, complete bool, again io.ReadCloser) {
+	if rc == nil || rc == http.NoBody {
+		return nil, true, rc
+	}
+	b, err := io.ReadAll(io.LimitReader(rc, maxCapture))
+	var rest io.Reader = rc
+	if err != nil {
+		rest = errReader{err}
+	}
+	return b, err == nil && len(b) < maxCapture, readCloser{io.MultiReader(bytes.NewReader(b), rest), rc}
+}
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+// recorder passes the answer through and keeps a copy of status and body.
+type recorder struct {
+	http.ResponseWriter
+	status int
+	body   bytes.Buffer
+}
+
+func (w *recorder) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *recorder) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	if w.body.Len()+len(b) <= maxCapture {
+		w.body.Write(b)
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets the fake's drop faults reach the connection.
+func (w *recorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// dedupe keeps the first occurrence of each mismatch, in order, with a
+// count when it repeats.
+func dedupe(lines []string) []string {
+	count := map[string]int{}
+	var out []string
+	for _, l := range lines {
+		if count[l] == 0 {
+			out = append(out, l)
+		}
+		count[l]++
+	}
+	for i, l := range out {
+		if n := count[l]; n > 1 {
+			out[i] = fmt.Sprintf("%s (%d times)", l, n)
+		}
+	}
+	return out
+}
