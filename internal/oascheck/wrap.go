@@ -18,7 +18,7 @@ const maxReported = 40
 // -bench and -fuzz it leaves the handler as it is, so that they measure and
 // fuzz the code, not the validator.
 func Middleware(t testing.TB) func(http.Handler) http.Handler {
-	c := forTest(t)
+	c := forTest(t, "fake")
 	if c == nil {
 		return func(h http.Handler) http.Handler { return h }
 	}
@@ -41,15 +41,17 @@ func RequestTransport(t testing.TB, next http.RoundTripper) http.RoundTripper {
 }
 
 func wrapTransport(t testing.TB, next http.RoundTripper, answers bool) http.RoundTripper {
-	if c := forTest(t); c != nil {
+	label := map[bool]string{true: "client", false: "SDK requests"}[answers]
+	if c := forTest(t, label); c != nil {
 		return roundTripper{c: c, next: next, answers: answers}
 	}
 	return next
 }
 
 // forTest returns a Checker that reports to t when t ends, or nil when
-// validation is off (benchmarks, fuzzing).
-func forTest(t testing.TB) *Checker {
+// validation is off (benchmarks, fuzzing). The label names the side in the
+// tally.
+func forTest(t testing.TB, label string) *Checker {
 	t.Helper()
 	if _, bench := t.(*testing.B); bench {
 		return nil
@@ -66,7 +68,7 @@ func forTest(t testing.TB) *Checker {
 	t.Cleanup(func() {
 		st := c.Stats()
 		if st.Exchanges > 0 {
-			t.Log(st.Summary())
+			t.Log("(" + label + ") " + st.Summary())
 		}
 		for i, line := range dedupe(st.Mismatches) {
 			if i == maxReported {
