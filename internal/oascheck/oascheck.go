@@ -334,11 +334,7 @@ func apiPath(p string) (string, bool) {
 func describe(err error) []string {
 	switch e := err.(type) {
 	case openapi3.MultiError:
-		var out []string
-		for _, sub := range e {
-			out = append(out, describe(sub)...)
-		}
-		return out
+		return describeAll(e)
 	case *openapi3filter.ResponseError:
 		if e.Err != nil {
 			return prefixed(e.Reason, describe(e.Err))
@@ -356,17 +352,19 @@ func describe(err error) []string {
 		}
 		return []string{where + ": " + e.Reason}
 	case *openapi3.SchemaError:
-		ptr := pointer(e.JSONPointer())
 		if kids := children(e.Origin); len(kids) > 0 {
-			var out []string
-			for _, k := range kids {
-				out = append(out, describe(k)...) // kin-openapi gives nested errors their full path
-			}
-			return out
+			return describeAll(kids) // kin-openapi gives nested errors their full path
 		}
-		return []string{fmt.Sprintf("field %s = %s: %s", orRoot(ptr), short(e.Value), e.Reason)}
+		return []string{fmt.Sprintf("field /%s = %s: %s", strings.Join(e.JSONPointer(), "/"), short(e.Value), e.Reason)}
 	}
 	return []string{err.Error()}
+}
+
+func describeAll(errs []error) (out []string) {
+	for _, e := range errs {
+		out = append(out, describe(e)...)
+	}
+	return out
 }
 
 // children finds the schema errors an error wraps: a list (allOf, oneOf,
@@ -402,20 +400,6 @@ func prefixed(p string, lines []string) []string {
 		lines[i] = p + ": " + lines[i]
 	}
 	return lines
-}
-
-func pointer(parts []string) string {
-	if len(parts) == 0 {
-		return ""
-	}
-	return "/" + strings.Join(parts, "/")
-}
-
-func orRoot(p string) string {
-	if p == "" {
-		return "/"
-	}
-	return p
 }
 
 // short renders a value in at most 120 characters of JSON.
