@@ -23,9 +23,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -57,13 +59,7 @@ func Load() (*openapi3.T, error) {
 // only read afterwards.
 type spec struct {
 	doc    *openapi3.T
-	routes []route
-}
-
-// route is one operation of the document.
-type route struct {
-	segs []string // path template cut at "/"; "{name}" segments are parameters
-	r    *routers.Route
+	routes []*routers.Route
 }
 
 var loadSpec = sync.OnceValues(func() (*spec, error) {
@@ -75,10 +71,7 @@ var loadSpec = sync.OnceValues(func() (*spec, error) {
 	for _, path := range doc.Paths.InMatchingOrder() {
 		item := doc.Paths.Value(path)
 		for method, op := range item.Operations() {
-			sp.routes = append(sp.routes, route{
-				segs: strings.Split(strings.Trim(path, "/"), "/"),
-				r:    &routers.Route{Spec: doc, Path: path, PathItem: item, Method: method, Operation: op},
-			})
+			sp.routes = append(sp.routes, &routers.Route{Spec: doc, Path: path, PathItem: item, Method: method, Operation: op})
 		}
 	}
 	return sp, nil
@@ -106,7 +99,7 @@ type Stats struct {
 	Requests, Answers int            // validated, and valid
 	Refused           int            // requests the document refuses (bad input, unknown route) that were refused too (4xx): malformed on purpose
 	Skipped           map[string]int // by reason
-	Mismatches        []string
+	Mismatches        []string       // each once
 }
 
 // Stats returns a copy of the tally.
@@ -114,11 +107,7 @@ func (c *Checker) Stats() Stats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s := c.st
-	s.Skipped = map[string]int{}
-	for k, v := range c.st.Skipped {
-		s.Skipped[k] = v
-	}
-	s.Mismatches = append([]string(nil), c.st.Mismatches...)
+	s.Skipped, s.Mismatches = maps.Clone(s.Skipped), slices.Clone(s.Mismatches)
 	return s
 }
 
@@ -145,7 +134,11 @@ func (c *Checker) skip(reason string) { c.tally(func(s *Stats) { s.Skipped[reaso
 
 func (c *Checker) mismatch(format string, args ...any) {
 	line := fmt.Sprintf(format, args...)
-	c.tally(func(s *Stats) { s.Mismatches = append(s.Mismatches, line) })
+	c.tally(func(s *Stats) {
+		if !slices.Contains(s.Mismatches, line) { // each once, however often it happens
+			s.Mismatches = append(s.Mismatches, line)
+		}
+	})
 }
 
 // Skip reasons, as reported.
@@ -272,11 +265,12 @@ func (c *Checker) match(method, rel string) (*routers.Route, map[string]string) 
 	segs := strings.Split(strings.TrimSuffix(strings.TrimPrefix(rel, "/"), "/"), "/")
 next:
 	for _, rt := range c.routes {
-		if rt.r.Method != method || len(rt.segs) != len(segs) {
+		tmpl := strings.Split(strings.Trim(rt.Path, "/"), "/") // "{name}" segments are parameters
+		if rt.Method != method || len(tmpl) != len(segs) {
 			continue
 		}
 		params := map[string]string{}
-		for i, s := range rt.segs {
+		for i, s := range tmpl {
 			if name, ok := strings.CutPrefix(s, "{"); ok && segs[i] != "" {
 				v, err := url.PathUnescape(segs[i])
 				if err != nil {
@@ -287,7 +281,7 @@ next:
 				continue next
 			}
 		}
-		return rt.r, params
+		return rt, params
 	}
 	return nil, nil
 }

@@ -3,10 +3,11 @@ package oascheck
 import (
 	"bytes"
 	"flag"
-	"fmt"
 	"io"
 	"net/http"
 	"testing"
+
+	"github.com/convoapi/convo-go/internal/statuswriter"
 )
 
 // maxReported bounds the mismatches a test reports.
@@ -30,20 +31,18 @@ func Middleware(t testing.TB) func(http.Handler) http.Handler {
 // server's side: for a server the test cannot wrap, such as a convofake
 // process.
 func Transport(t testing.TB, next http.RoundTripper) http.RoundTripper {
-	return wrapTransport(t, next, true)
+	if c := forTest(t, "client"); c != nil {
+		return roundTripper{c: c, next: next, answers: true}
+	}
+	return next
 }
 
 // RequestTransport wraps the transport of a test's SDK client so that every
 // request the SDK sends is validated. Answers are not: they are the test's
 // canned fixtures, often off the contract on purpose.
 func RequestTransport(t testing.TB, next http.RoundTripper) http.RoundTripper {
-	return wrapTransport(t, next, false)
-}
-
-func wrapTransport(t testing.TB, next http.RoundTripper, answers bool) http.RoundTripper {
-	label := map[bool]string{true: "client", false: "SDK requests"}[answers]
-	if c := forTest(t, label); c != nil {
-		return roundTripper{c: c, next: next, answers: answers}
+	if c := forTest(t, "SDK requests"); c != nil {
+		return roundTripper{c: c, next: next}
 	}
 	return next
 }
@@ -70,7 +69,7 @@ func forTest(t testing.TB, label string) *Checker {
 		if st.Exchanges > 0 {
 			t.Log("(" + label + ") " + st.Summary())
 		}
-		for i, line := range dedupe(st.Mismatches) {
+		for i, line := range st.Mismatches {
 			if i == maxReported {
 				t.Error("oascheck: ... and more")
 				break
@@ -91,11 +90,11 @@ func (c *Checker) Middleware(next http.Handler) http.Handler {
 		}
 		x := exchange{r: r, answers: true}
 		x.body, x.complete, r.Body = capture(r.Body)
-		rec := &recorder{ResponseWriter: w}
+		rec := &recorder{Writer: statuswriter.Writer{ResponseWriter: w}}
 		answered := false
 		defer func() {
 			if answered { // else a fault rule hijacked the connection and panicked
-				x.status, x.header, x.answer = rec.status, rec.Header(), rec.body.Bytes()
+				x.status, x.header, x.answer = rec.Status, rec.Header(), rec.body.Bytes()
 			}
 			c.check(x)
 		}()
@@ -154,46 +153,13 @@ type readCloser struct {
 
 // recorder passes the answer through and keeps a copy of status and body.
 type recorder struct {
-	http.ResponseWriter
-	status int
-	body   bytes.Buffer
-}
-
-func (w *recorder) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
-	w.ResponseWriter.WriteHeader(code)
+	statuswriter.Writer
+	body bytes.Buffer
 }
 
 func (w *recorder) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
 	if w.body.Len()+len(b) <= maxCapture {
 		w.body.Write(b)
 	}
-	return w.ResponseWriter.Write(b)
-}
-
-// Unwrap lets the fake's drop faults reach the connection.
-func (w *recorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-// dedupe keeps the first occurrence of each mismatch, in order, with a
-// count when it repeats.
-func dedupe(lines []string) []string {
-	count := map[string]int{}
-	var out []string
-	for _, l := range lines {
-		if count[l] == 0 {
-			out = append(out, l)
-		}
-		count[l]++
-	}
-	for i, l := range out {
-		if n := count[l]; n > 1 {
-			out[i] = fmt.Sprintf("%s (%d times)", l, n)
-		}
-	}
-	return out
+	return w.Writer.Write(b)
 }
