@@ -36,24 +36,19 @@ type Target struct {
 
 // Run runs every scenario as a subtest.
 func Run(t *testing.T, target Target) {
-	scenarios := []struct {
-		name string
-		fn   func(*testing.T, Target)
-	}{
-		{"auth/three header forms", authForms},
-		{"auth/wrong key", wrongKey},
-		{"channels/capabilities", channels},
-		{"conversations/defaults and pagination", conversations},
-		{"conversations/bad filters", conversationBadFilters},
-		{"messages/order window and shapes", messages},
-		{"messages/bad limit and unknown conversation", messageErrors},
-		{"attachments/exchange", attachments},
-		{"contacts/lookup errors", contactErrors},
-		{"anomalies/report and errors", anomalies},
+	run := func(name string, fn func(*testing.T, Target)) {
+		t.Run(name, func(t *testing.T) { fn(t, target) })
 	}
-	for _, s := range scenarios {
-		t.Run(s.name, func(t *testing.T) { s.fn(t, target) })
-	}
+	run("auth/three header forms", authForms)
+	run("auth/wrong key", wrongKey)
+	run("channels/capabilities", channels)
+	run("conversations/defaults and pagination", conversations)
+	run("conversations/bad filters", conversationBadFilters)
+	run("messages/order window and shapes", messages)
+	run("messages/bad limit and unknown conversation", messageErrors)
+	run("attachments/exchange", attachments)
+	run("contacts/lookup errors", contactErrors)
+	run("anomalies/report and errors", anomalies)
 }
 
 func client(t *testing.T, target Target, opts ...convo.Option) *convo.Client {
@@ -101,19 +96,17 @@ func channels(t *testing.T, target Target) {
 		switch a.Channel {
 		case convo.ChannelChatapp:
 			assert.Nil(t, a.Capabilities.MaxCaptionLength, "chatapp states no caption limit")
-			if assert.NotNil(t, a.Capabilities.SessionWindowHours) {
-				assert.Equal(t, 24, *a.Capabilities.SessionWindowHours)
-			}
+			assert.Equal(t, ptr(24), a.Capabilities.SessionWindowHours)
 			assert.True(t, a.Capabilities.RequiresTemplateOutsideWindow)
 		case convo.ChannelBotapp:
-			if assert.NotNil(t, a.Capabilities.MaxCaptionLength) {
-				assert.Equal(t, 1024, *a.Capabilities.MaxCaptionLength)
-			}
+			assert.Equal(t, ptr(1024), a.Capabilities.MaxCaptionLength)
 			assert.Nil(t, a.Capabilities.SessionWindowHours)
 			assert.False(t, a.Capabilities.RequiresTemplateOutsideWindow)
 		}
 	}
 }
+
+func ptr[T any](v T) *T { return &v }
 
 func conversations(t *testing.T, target Target) {
 	ctx := context.Background()

@@ -115,9 +115,6 @@ func ResponseCodes(doc *openapi3.T) []string {
 	out := set{}
 	var visit func(s *openapi3.Schema)
 	visit = func(s *openapi3.Schema) {
-		if s == nil {
-			return
-		}
 		if msg := s.Properties["message"]; msg != nil && msg.Value != nil {
 			for _, alt := range append(openapi3.SchemaRefs{msg}, append(msg.Value.OneOf, msg.Value.AnyOf...)...) {
 				if e := alt.Value.Properties["error"]; e != nil {

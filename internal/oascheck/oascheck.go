@@ -46,11 +46,11 @@ const maxCapture = 4 << 20
 // Load parses and validates the document.
 func Load() (*openapi3.T, error) {
 	doc, err := openapi3.NewLoader().LoadFromData(api.OpenAPI())
-	if err != nil {
-		return nil, fmt.Errorf("oascheck: load: %w", err)
+	if err == nil {
+		err = doc.Validate(context.Background())
 	}
-	if err := doc.Validate(context.Background()); err != nil {
-		return nil, fmt.Errorf("oascheck: the document is not valid OpenAPI: %w", err)
+	if err != nil {
+		return nil, fmt.Errorf("oascheck: api/openapi.yaml is not valid OpenAPI 3.0.3: %w", err)
 	}
 	return doc, nil
 }
@@ -99,8 +99,11 @@ type Stats struct {
 	Requests, Answers int            // validated, and valid
 	Refused           int            // requests the document refuses (bad input, unknown route) that were refused too (4xx): malformed on purpose
 	Skipped           map[string]int // by reason
-	Mismatches        []string       // each once
+	Mismatches        []string       // each once, the first maxReported
 }
+
+// maxReported bounds the mismatches a Checker keeps.
+const maxReported = 40
 
 // Stats returns a copy of the tally.
 func (c *Checker) Stats() Stats {
@@ -135,7 +138,7 @@ func (c *Checker) skip(reason string) { c.tally(func(s *Stats) { s.Skipped[reaso
 func (c *Checker) mismatch(format string, args ...any) {
 	line := fmt.Sprintf(format, args...)
 	c.tally(func(s *Stats) {
-		if !slices.Contains(s.Mismatches, line) { // each once, however often it happens
+		if len(s.Mismatches) < maxReported && !slices.Contains(s.Mismatches, line) {
 			s.Mismatches = append(s.Mismatches, line)
 		}
 	})
