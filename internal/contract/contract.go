@@ -58,7 +58,7 @@ func client(t *testing.T, target Target, opts ...convo.Option) *convo.Client {
 	return c
 }
 
-// requireCode asserts a typed error with the status and code of spec §7.
+// requireCode asserts a typed error with its status and code (docs/behaviour.md, "Errors").
 func requireCode(t *testing.T, err error, status int, sentinel error) *convo.Error {
 	t.Helper()
 	var apiErr *convo.Error
@@ -66,7 +66,7 @@ func requireCode(t *testing.T, err error, status int, sentinel error) *convo.Err
 	assert.Equal(t, status, apiErr.StatusCode)
 	assert.ErrorIs(t, err, sentinel)
 	assert.Regexp(t, `^ERR-[0-9A-Z]+-[0-9A-Z]+$`, apiErr.ErrorID)
-	assert.Regexp(t, `^/api/v1/`, apiErr.Path, "error paths show the internal /api/v1 prefix (spec §9.4)")
+	assert.Regexp(t, `^/api/v1/`, apiErr.Path, "error paths show the internal /api/v1 prefix")
 	assert.NotEmpty(t, apiErr.Message)
 	return apiErr
 }
@@ -90,7 +90,7 @@ func channels(t *testing.T, target Target) {
 	require.NoError(t, err)
 	for _, a := range accounts {
 		assert.NotEmpty(t, a.ID)
-		assert.Contains(t, []convo.Channel{convo.ChannelChatapp, convo.ChannelBotapp}, a.Channel, "no SMS account and no webchat widget in the channel list (spec §1)")
+		assert.Contains(t, []convo.Channel{convo.ChannelChatapp, convo.ChannelBotapp}, a.Channel, "no SMS account and no webchat widget in the channel list (GET /channels)")
 		assert.NotEmpty(t, a.Status)
 		assert.Positive(t, a.Capabilities.MaxTextLength)
 		switch a.Channel {

@@ -24,9 +24,10 @@ func TestDocumentIsValidOpenAPI303(t *testing.T) {
 	assert.Equal(t, "{base_url}", doc.Servers[0].URL)
 }
 
-// TestEveryOperationAnswersTheCommonErrors checks the rules of spec §4 and
-// §5 that hold on every endpoint: the three key forms, 401 UNAUTHORIZED,
-// 429 RATE_LIMITED with Retry-After, and the error envelope as default.
+// TestEveryOperationAnswersTheCommonErrors checks the rules that hold on
+// every endpoint (docs/behaviour.md, "Connecting" and "Errors"): the three
+// key forms, 401 UNAUTHORIZED, 429 RATE_LIMITED with Retry-After, and the
+// error envelope as default.
 func TestEveryOperationAnswersTheCommonErrors(t *testing.T) {
 	doc, err := oascheck.Load()
 	require.NoError(t, err)
