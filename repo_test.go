@@ -2,7 +2,6 @@ package convo_test
 
 import (
 	"bytes"
-	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -75,21 +74,10 @@ func TestNoTrackedBinaryOrLargeFile(t *testing.T) {
 			continue // deleted in the work tree, or a symlink
 		}
 		assert.LessOrEqual(t, info.Size(), int64(maxTrackedFile), "%s: a tracked file over 1 MiB", name)
-		if kind := binaryKind(readHead(t, name)); kind != "" {
+		b, err := os.ReadFile(name)
+		require.NoError(t, err)
+		if kind := binaryKind(b); kind != "" {
 			t.Errorf("%s: a tracked %s; delete it with git rm and ignore it in .gitignore", name, kind)
 		}
 	}
-}
-
-func readHead(t *testing.T, name string) []byte {
-	t.Helper()
-	f, err := os.Open(name)
-	require.NoError(t, err)
-	defer f.Close()
-	head := make([]byte, 8)
-	n, err := io.ReadFull(f, head)
-	if err != io.ErrUnexpectedEOF && err != io.EOF {
-		require.NoError(t, err)
-	}
-	return head[:n]
 }
