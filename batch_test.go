@@ -17,6 +17,7 @@ import (
 
 	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
+	"github.com/convoapi/convo-go/internal/oascheck"
 )
 
 // memTransport serves requests with a handler in memory: no socket, so a
@@ -39,7 +40,7 @@ func (t memTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 // in memory.
 func inMemoryFake(t *testing.T, rtt time.Duration, fopts []fake.Option, copts ...convo.Option) (*fake.Server, *convo.Client) {
 	t.Helper()
-	s, err := fake.NewHandler(fopts...)
+	s, err := fake.NewHandler(append(fopts, fake.WithHandlerMiddleware(oascheck.Middleware(t)))...)
 	require.NoError(t, err)
 	copts = append([]convo.Option{
 		convo.WithBaseURL("http://127.0.0.1/v1"), convo.WithAPIKey(s.APIKey()),

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/convoapi/convo-go/fake"
+	"github.com/convoapi/convo-go/internal/oascheck"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -43,7 +44,7 @@ func TestDownloadAttachmentReusesTheAddress(t *testing.T) {
 
 func testDownloadAttachmentAt(t *testing.T, at time.Time) {
 	clock := fake.NewManualClock(at)
-	s := fake.New(t, fake.WithClock(clock), fake.WithAttachmentTTL(15*time.Minute))
+	s := fake.New(t, fake.WithClock(clock), fake.WithAttachmentTTL(15*time.Minute), fake.WithHandlerMiddleware(oascheck.Middleware(t)))
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: "chatapp", ProviderIdentifier: "5511900000000"})
 	ana := co.AddContact(fake.Contact{Account: line, Phone: "+55 11 98765-4321", Name: "Ana"})

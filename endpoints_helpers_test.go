@@ -76,7 +76,7 @@ func newMock(t *testing.T, reply func(r *http.Request) (*http.Response, error), 
 	base := []convo.Option{
 		convo.WithAPIKey(testKey),
 		convo.WithBaseURL(testBase),
-		convo.WithHTTPClient(&http.Client{Transport: oascheck.Transport(m)}),
+		convo.WithHTTPClient(&http.Client{Transport: oascheck.RequestTransport(t, m)}),
 		convo.WithRetryWait(0, 0),
 	}
 	c, err := convo.NewClient(append(base, opts...)...)

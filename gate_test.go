@@ -14,6 +14,7 @@ import (
 
 	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
+	"github.com/convoapi/convo-go/internal/oascheck"
 )
 
 // inMemory serves requests with a handler after a fixed one-way latency, in
@@ -56,7 +57,7 @@ func (m *inMemory) RoundTrip(r *http.Request) (*http.Response, error) {
 // client when the 429 reached it (in flight).
 func stormCounts(t *testing.T, gate bool) (during, inFlight int) {
 	synctest.Test(t, func(t *testing.T) {
-		s, err := fake.NewHandler(fake.WithRateLimit(1e6, 1e6))
+		s, err := fake.NewHandler(fake.WithRateLimit(1e6, 1e6), fake.WithHandlerMiddleware(oascheck.Middleware(t)))
 		require.NoError(t, err)
 		s.AddFault(fake.Fault{Status: http.StatusTooManyRequests, RetryAfter: 2 * time.Second, Times: 1})
 		tr := &inMemory{h: s.Handler(), latency: 25 * time.Millisecond}
@@ -100,7 +101,7 @@ func TestRateLimitGateCalmsAStorm(t *testing.T) {
 
 func TestRateLimitGateHoldsWithinEachCallsBounds(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s, err := fake.NewHandler(fake.WithRateLimit(1e6, 1e6))
+		s, err := fake.NewHandler(fake.WithRateLimit(1e6, 1e6), fake.WithHandlerMiddleware(oascheck.Middleware(t)))
 		require.NoError(t, err)
 		s.AddFault(fake.Fault{Status: http.StatusTooManyRequests, RetryAfter: 10 * time.Second, Times: 1})
 		tr := &inMemory{h: s.Handler(), latency: time.Millisecond}
@@ -146,7 +147,7 @@ func TestRateLimitGateHoldsWithinEachCallsBounds(t *testing.T) {
 // anomaly calls only, never the rest of the client.
 func TestAnomalyRateLimitHoldsOnlyAnomalyCalls(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s, err := fake.NewHandler(fake.WithRateLimit(1e6, 1e6))
+		s, err := fake.NewHandler(fake.WithRateLimit(1e6, 1e6), fake.WithHandlerMiddleware(oascheck.Middleware(t)))
 		require.NoError(t, err)
 		s.AddFault(fake.Fault{Path: "/conversations/anomalies", Status: http.StatusTooManyRequests, RetryAfter: 6 * time.Hour, Times: 1})
 		tr := &inMemory{h: s.Handler(), latency: time.Millisecond}
@@ -171,7 +172,7 @@ func TestAnomalyRateLimitHoldsOnlyAnomalyCalls(t *testing.T) {
 // call's 429: it returns the typed 429 instead of sending into the wait.
 func TestRateLimitGateHoldsARetry(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s, err := fake.NewHandler(fake.WithRateLimit(1e6, 1e6))
+		s, err := fake.NewHandler(fake.WithRateLimit(1e6, 1e6), fake.WithHandlerMiddleware(oascheck.Middleware(t)))
 		require.NoError(t, err)
 		s.AddFault(fake.Fault{Path: "/channels", Status: http.StatusServiceUnavailable, RetryAfter: time.Second, Times: 1})
 		s.AddFault(fake.Fault{Path: "/conversations", Status: http.StatusTooManyRequests, RetryAfter: 100 * time.Second, Times: 1})

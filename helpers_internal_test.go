@@ -55,7 +55,7 @@ func newMock(t *testing.T, opts ...Option) *mockEnv {
 	base := []Option{
 		WithAPIKey(testKey),
 		WithBaseURL(mockBase),
-		WithHTTPClient(&http.Client{Transport: oascheck.Transport(mock)}),
+		WithHTTPClient(&http.Client{Transport: oascheck.RequestTransport(t, mock)}),
 		WithLogger(logger),
 	}
 	c, err := NewClient(append(base, opts...)...)

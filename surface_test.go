@@ -16,6 +16,7 @@ import (
 
 	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
+	"github.com/convoapi/convo-go/internal/oascheck"
 )
 
 // channelsOK is a success answer of GET /channels.
@@ -170,7 +171,7 @@ func TestResponseMetadata(t *testing.T) {
 // though messages arrive between the runs.
 func TestPagesResumeFromTheLastCursor(t *testing.T) {
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	s := fake.New(t, fake.WithClock(fake.NewManualClock(now)))
+	s := fake.New(t, fake.WithClock(fake.NewManualClock(now)), fake.WithHandlerMiddleware(oascheck.Middleware(t)))
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, DisplayName: "Sales", ProviderIdentifier: "5511900000000"})
 	ana := co.AddContact(fake.Contact{Account: line, Phone: "5511987654321", Name: "Ana"})
@@ -224,7 +225,7 @@ func TestPagesResumeFromTheLastCursor(t *testing.T) {
 }
 
 func TestEnsureUnderFiftyConcurrentCallers(t *testing.T) {
-	s := fake.New(t, fake.WithRateLimit(1e6, 1e6))
+	s := fake.New(t, fake.WithRateLimit(1e6, 1e6), fake.WithHandlerMiddleware(oascheck.Middleware(t)))
 	co := s.Company()
 	co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, DisplayName: "Sales", ProviderIdentifier: "5511900000000"})
 	c := s.Client()

@@ -3,9 +3,14 @@
 // checked against. It has no dependencies, so that any binary can serve it.
 package api
 
-import _ "embed"
+import (
+	"bytes"
+	_ "embed"
+)
 
-// OpenAPI is the document (YAML), as shipped in api/openapi.yaml.
-//
 //go:embed openapi.yaml
-var OpenAPI []byte
+var openAPI []byte
+
+// OpenAPI returns the document (YAML), as shipped in api/openapi.yaml. Each
+// call returns a fresh copy, so that no caller can change what another reads.
+func OpenAPI() []byte { return bytes.Clone(openAPI) }

@@ -144,7 +144,7 @@ func TestAnomaliesParams(t *testing.T) {
 
 func TestAnomaliesCacheOnFakeClock(t *testing.T) {
 	clock := fake.NewManualClock(t0)
-	s := fake.New(t, fake.WithClock(clock), fake.WithAnomalyCacheTTL(5*time.Minute))
+	s := newServer(t, fake.WithClock(clock), fake.WithAnomalyCacheTTL(5*time.Minute))
 	b := seedBasic(t, s)
 	count := func(q string) float64 {
 		m := map[string]any{}

@@ -57,7 +57,7 @@ func TestDateSensitivePathsOnAnyDate(t *testing.T) {
 
 func answersAt(t *testing.T, now time.Time) dateAnswers {
 	clock := fake.NewManualClock(now)
-	s := fake.New(t, fake.WithClock(clock))
+	s := newServer(t, fake.WithClock(clock))
 	co := s.Company()
 	acc := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000001"})
 	phone := 5511900000100

@@ -17,7 +17,7 @@ import (
 
 func TestAttachmentExchangeAndDownload(t *testing.T) {
 	clock := fake.NewManualClock(t0)
-	s := fake.New(t, fake.WithClock(clock), fake.WithAttachmentTTL(10*time.Minute))
+	s := newServer(t, fake.WithClock(clock), fake.WithAttachmentTTL(10*time.Minute))
 	b := seedBasic(t, s)
 	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
 	m := b.co.AddMessage(conv, fake.Message{Sender: fake.SenderContact, Media: &fake.Media{MimeType: "application/pdf", Filename: "invoice.pdf", Data: []byte("%PDF-1.7 fake")}})

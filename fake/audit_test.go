@@ -109,7 +109,7 @@ func TestAuditOversizedBody(t *testing.T) {
 // null, elsewhere.
 func TestAuditErrorBodyForEveryCode(t *testing.T) {
 	clock := fake.NewManualClock(t0.Add(123456789 * time.Nanosecond))
-	s := fake.New(t, fake.WithClock(clock), fake.WithRateLimit(1, 1000))
+	s := newServer(t, fake.WithClock(clock), fake.WithRateLimit(1, 1000))
 	b := seedBasic(t, s)
 	bucketDetails := `{"valid_buckets":["unanswered","never_engaged","unassigned","automation_only"],"opt_in":["unassigned","automation_only"]}`
 	tests := []struct {
@@ -149,7 +149,7 @@ func TestAuditErrorBodyForEveryCode(t *testing.T) {
 	}
 	// 401 and 429.
 	assertError(t, get(t, s, "/channels", header{}), 401, "UNAUTHORIZED", "Invalid or missing API key.", "/api/v1/channels", "GET", "")
-	lim := fake.New(t, fake.WithClock(clock), fake.WithRateLimit(1, 1))
+	lim := newServer(t, fake.WithClock(clock), fake.WithRateLimit(1, 1))
 	get(t, lim, "/channels")
 	assertError(t, get(t, lim, "/channels"), 429, "RATE_LIMITED", "", "/api/v1/channels", "GET", "")
 	// A fault rule with a typed nil as details has no details either.
@@ -165,7 +165,7 @@ func TestAuditErrorBodyForEveryCode(t *testing.T) {
 // message is a URL or a storage path.
 func TestAuditTimestampsAndNoURLsAcrossTheDemo(t *testing.T) {
 	clock := fake.NewManualClock(t0.Add(987654321 * time.Nanosecond)) // sub-millisecond on purpose
-	s := fake.New(t, fake.WithClock(clock), fake.WithSeed(fake.DemoSeed()))
+	s := newServer(t, fake.WithClock(clock), fake.WithSeed(fake.DemoSeed()))
 	var times int
 	var walk func(key string, v any, inMessage bool)
 	walk = func(key string, v any, inMessage bool) {
@@ -227,7 +227,7 @@ func TestAuditTimestampsAndNoURLsAcrossTheDemo(t *testing.T) {
 // the instant applied is the one echoed.
 func TestAuditMessageWindowBoundaries(t *testing.T) {
 	now := t0.Add(500*time.Millisecond + 700*time.Microsecond) // 10:00:00.5007
-	s := fake.New(t, fake.WithClock(fake.NewManualClock(now)))
+	s := newServer(t, fake.WithClock(fake.NewManualClock(now)))
 	b := seedBasic(t, s)
 	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
 	start := time.Date(2026, 10, 23, 10, 0, 0, 500_000_000, time.UTC) // now - 30 days, to the ms
@@ -308,7 +308,7 @@ func always(int) bool { return true }
 // times of messages already read).
 func TestAuditMessagesCursorStableWhileBackfilling(t *testing.T) {
 	clock := fake.NewManualClock(t0)
-	s := fake.New(t, fake.WithClock(clock))
+	s := newServer(t, fake.WithClock(clock))
 	b := seedBasic(t, s)
 	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
 	existing := map[string]bool{}
@@ -634,7 +634,7 @@ func TestAuditAnomaliesThresholdEdgesAndDecimals(t *testing.T) {
 // keeps its stale answer.
 func TestAuditAnomaliesCachePerBucket(t *testing.T) {
 	clock := fake.NewManualClock(t0)
-	s := fake.New(t, fake.WithClock(clock))
+	s := newServer(t, fake.WithClock(clock))
 	b := seedBasic(t, s)
 	get(t, s, "/conversations/anomalies").Data(t, 200) // caches unanswered and never_engaged
 	b.co.Inbound(b.co.AddConversation(fake.Conversation{Contact: b.ana}), "x", t0.Add(-5*time.Hour))

@@ -56,7 +56,7 @@ func TestKeyInQueryOrBodyAuthenticatesNothing(t *testing.T) {
 
 func TestRateLimitPerKeyAllFormsTogether(t *testing.T) {
 	clock := fake.NewManualClock(t0)
-	s := fake.New(t, fake.WithClock(clock), fake.WithRateLimit(1, 3))
+	s := newServer(t, fake.WithClock(clock), fake.WithRateLimit(1, 3))
 	other := s.AddCompany("other-key")
 	key := s.APIKey()
 	forms := []header{bearer(key), {"Authorization", "ApiKey " + key}, {"x-api-key", key}}
@@ -77,7 +77,7 @@ func TestRateLimitPerKeyAllFormsTogether(t *testing.T) {
 
 func TestRateLimitRetryAfterWholeSeconds(t *testing.T) {
 	clock := fake.NewManualClock(t0)
-	s := fake.New(t, fake.WithClock(clock), fake.WithRateLimit(0.25, 1)) // one token every 4 s
+	s := newServer(t, fake.WithClock(clock), fake.WithRateLimit(0.25, 1)) // one token every 4 s
 	require.Equal(t, 200, get(t, s, "/channels").Status)
 	r := get(t, s, "/channels")
 	require.Equal(t, 429, r.Status)
@@ -96,7 +96,7 @@ func TestRateLimitDisabled(t *testing.T) {
 
 func TestAnomalyRateLimitOnePassPerDay(t *testing.T) {
 	clock := fake.NewManualClock(t0)
-	s := fake.New(t, fake.WithClock(clock), fake.WithAnomalyRateLimit(1, 24*time.Hour))
+	s := newServer(t, fake.WithClock(clock), fake.WithAnomalyRateLimit(1, 24*time.Hour))
 	assert.Equal(t, 200, get(t, s, "/conversations/anomalies").Status)
 	r := get(t, s, "/conversations/anomalies")
 	assertError(t, r, 429, "RATE_LIMITED", "", "/api/v1/conversations/anomalies", "GET", "")

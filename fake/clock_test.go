@@ -28,7 +28,7 @@ func TestClocks(t *testing.T) {
 
 func TestTimestampsFollowTheClock(t *testing.T) {
 	clock := fake.NewManualClock(t0)
-	s := fake.New(t, fake.WithClock(clock))
+	s := newServer(t, fake.WithClock(clock))
 	assert.Same(t, clock, s.Clock())
 	clock.Advance(1234 * time.Millisecond)
 	assert.JSONEq(t, `{"success":true,"data":{"items":[]},"timestamp":"2026-11-22T10:00:01.234Z"}`, string(get(t, s, "/channels").Body))

@@ -127,7 +127,7 @@ func TestConversationBadFilters(t *testing.T) {
 
 func TestConversationPaginationStable(t *testing.T) {
 	clock := fake.NewManualClock(t0)
-	s := fake.New(t, fake.WithClock(clock))
+	s := newServer(t, fake.WithClock(clock))
 	b := seedBasic(t, s)
 	var convs []string
 	for i := 0; i < 60; i++ {

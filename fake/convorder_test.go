@@ -49,7 +49,7 @@ func TestConversationPagesKeepTheFirstPagesOrderUnderChange(t *testing.T) {
 	for seed := range uint64(20) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 7))
-			s := fake.New(t, fake.WithClock(fake.NewManualClock(t0)))
+			s := newServer(t, fake.WithClock(fake.NewManualClock(t0)))
 			co := s.Company()
 			acc := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp})
 			var convs []string

@@ -15,6 +15,7 @@ import (
 
 	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
+	"github.com/convoapi/convo-go/internal/oascheck"
 )
 
 // t0 is the manual clock's start in every test.
@@ -24,7 +25,7 @@ const ts0 = "2026-11-22T10:00:00.000Z"
 
 func newServer(t *testing.T, opts ...fake.Option) *fake.Server {
 	t.Helper()
-	return fake.New(t, append([]fake.Option{fake.WithClock(fake.NewManualClock(t0))}, opts...)...)
+	return fake.New(t, append([]fake.Option{fake.WithClock(fake.NewManualClock(t0)), fake.WithHandlerMiddleware(oascheck.Middleware(t))}, opts...)...)
 }
 
 // resp is a raw answer.

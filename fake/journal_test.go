@@ -210,7 +210,7 @@ func TestCheckHelpers(t *testing.T) {
 // Clear empties it.
 func TestResetRestoresTheStartClearEmpties(t *testing.T) {
 	clock := fake.NewManualClock(t0)
-	s := fake.New(t, fake.WithClock(clock), fake.WithSeed(fake.DemoSeed()), fake.WithAPIKey("start-key"))
+	s := newServer(t, fake.WithClock(clock), fake.WithSeed(fake.DemoSeed()), fake.WithAPIKey("start-key"))
 	co := s.Company()
 	start := len(co.Contacts())
 	require.NotZero(t, start)

@@ -156,7 +156,7 @@ func TestMessagesNotFoundIncludingOtherCompany(t *testing.T) {
 
 func TestMessagesCursorStableWhileMessagesArrive(t *testing.T) {
 	clock := fake.NewManualClock(t0)
-	s := fake.New(t, fake.WithClock(clock))
+	s := newServer(t, fake.WithClock(clock))
 	b := seedBasic(t, s)
 	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
 	var all []string

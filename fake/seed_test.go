@@ -105,7 +105,7 @@ func TestLoadReplacesAndRestoresOnError(t *testing.T) {
 
 func TestDemoSeed(t *testing.T) {
 	clock := fake.NewManualClock(t0)
-	s := fake.New(t, fake.WithClock(clock), fake.WithSeed(fake.DemoSeed()))
+	s := newServer(t, fake.WithClock(clock), fake.WithSeed(fake.DemoSeed()))
 	co := s.Company()
 	assert.Len(t, co.Contacts(), 9)
 	ch := get(t, s, "/channels").Data(t, 200)

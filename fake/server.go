@@ -11,8 +11,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/convoapi/convo-go/internal/testhook"
 )
 
 // DefaultAPIKey is the API key of the default company unless [WithAPIKey]
@@ -75,6 +73,7 @@ type config struct {
 	journalLimitOK bool
 	journalBytes   int64
 	inMemory       bool
+	middleware     []func(http.Handler) http.Handler
 }
 
 // Option configures a [Server].
@@ -140,6 +139,19 @@ func WithJournalLimit(n int) Option {
 // is small), then cut with a marker (see [Request.Body]). The entry limit of
 // [WithJournalLimit] applies as well.
 func WithJournalBytes(n int64) Option { return func(cfg *config) { cfg.journalBytes = n } }
+
+// WithHandlerMiddleware wraps the server's HTTP handler in mw, e.g. to log
+// or to validate every request the server receives and every answer it
+// gives. It applies wherever the server answers: its own listener, the
+// in-memory network and [Server.Handler]. Given more than once, the first is
+// the outermost (it sees each request first).
+func WithHandlerMiddleware(mw func(http.Handler) http.Handler) Option {
+	return func(cfg *config) {
+		if mw != nil {
+			cfg.middleware = append(cfg.middleware, mw)
+		}
+	}
+}
 
 // New starts a server for the test t on a loopback address and closes it with
 // t.Cleanup. A seed given by [WithSeed] that does not load fails the test.
@@ -218,15 +230,15 @@ func newServer(listen bool, opts ...Option) (*Server, error) {
 	s.startNow = clock.Now()
 	switch {
 	case listen && cfg.inMemory:
-		s.mem = startPipeNet(testhook.Handler(s))
+		s.mem = startPipeNet(s.Handler())
 	case listen:
-		s.ts = newLoopbackServer(s)
+		s.ts = newLoopbackServer(s.Handler())
 	}
 	return s, err
 }
 
 func newLoopbackServer(h http.Handler) *httptest.Server {
-	ts := httptest.NewUnstartedServer(testhook.Handler(h))
+	ts := httptest.NewUnstartedServer(h)
 	// Loopback only (the brief's rule); httptest already binds 127.0.0.1.
 	if l, err := net.Listen("tcp", "127.0.0.1:0"); err == nil {
 		ts.Listener.Close()
@@ -273,8 +285,14 @@ func (s *Server) Clock() *Clock { return s.clock }
 
 // Handler returns the server as an http.Handler, to mount in a server of
 // your own. It serves /v1/..., /api/v1/... and the temporary
-// attachment URLs under /_files/.
-func (s *Server) Handler() http.Handler { return testhook.Handler(s) }
+// attachment URLs under /_files/, wrapped by [WithHandlerMiddleware].
+func (s *Server) Handler() http.Handler {
+	var h http.Handler = s
+	for i := len(s.cfg.middleware) - 1; i >= 0; i-- {
+		h = s.cfg.middleware[i](h)
+	}
+	return h
+}
 
 // HTTPClient returns an *http.Client suitable for the server (the listener's
 // own client); plain http.DefaultClient works too, except with

@@ -215,7 +215,7 @@ func TestAdminOnItsOwnAddress(t *testing.T) {
 		req, err := http.NewRequest(http.MethodGet, url, nil)
 		require.NoError(t, err)
 		req.Header.Set("Authorization", auth)
-		resp, err := p.client.Do(req)
+		resp, err := http.DefaultClient.Do(req) // not p.client, which validates: the admin-only address answers /v1 outside the API contract
 		require.NoError(t, err)
 		defer resp.Body.Close()
 		b, err := io.ReadAll(resp.Body)

@@ -16,6 +16,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/convoapi/convo-go/internal/oascheck"
 )
 
 // testAdminToken is the admin token of the servers the tests start.
@@ -106,7 +108,7 @@ func start(t *testing.T, args ...string) *proc {
 		t.Fatal("convofake did not start")
 	}
 	p.base = "http://" + p.addr
-	p.client = &http.Client{Timeout: safetyTimeout, Transport: &http.Transport{}}
+	p.client = &http.Client{Timeout: safetyTimeout, Transport: oascheck.Transport(t, &http.Transport{})}
 	t.Cleanup(func() {
 		p.client.CloseIdleConnections()
 		assert.Equal(t, exitOK, p.stop(), "exit code after cancel")

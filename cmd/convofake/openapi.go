@@ -28,6 +28,6 @@ func withOpenAPI(next http.Handler) http.Handler {
 		}
 		// RFC 9512 registers application/yaml.
 		w.Header().Set("Content-Type", "application/yaml")
-		http.ServeContent(w, r, "openapi.yaml", time.Time{}, bytes.NewReader(api.OpenAPI))
+		http.ServeContent(w, r, "openapi.yaml", time.Time{}, bytes.NewReader(api.OpenAPI()))
 	})
 }

@@ -25,7 +25,7 @@ func TestServesTheOpenAPIDocument(t *testing.T) {
 
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
 	assert.Equal(t, "application/yaml", resp.Header.Get("Content-Type"))
-	assert.Equal(t, api.OpenAPI, body)
+	assert.Equal(t, api.OpenAPI(), body)
 	doc, err := openapi3.NewLoader().LoadFromData(body)
 	require.NoError(t, err)
 	assert.Equal(t, "3.0.3", doc.OpenAPI)

@@ -18,6 +18,7 @@ import (
 	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/examples/internal/demo"
 	"github.com/convoapi/convo-go/fake"
+	"github.com/convoapi/convo-go/internal/oascheck"
 )
 
 var now = time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
@@ -35,7 +36,7 @@ const (
 // situation the sweep distinguishes.
 func newService(t *testing.T) *fake.Server {
 	t.Helper()
-	s := fake.New(t, fake.WithClock(fake.NewManualClock(now)))
+	s := fake.New(t, fake.WithClock(fake.NewManualClock(now)), fake.WithHandlerMiddleware(oascheck.Middleware(t)))
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, DisplayName: "Sales", ProviderIdentifier: "5511900000001"})
 	conv := func(id, phone, agent string) string {

@@ -17,6 +17,7 @@ import (
 	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/examples/internal/demo"
 	"github.com/convoapi/convo-go/fake"
+	"github.com/convoapi/convo-go/internal/oascheck"
 )
 
 const line = "5511900000001" // the chatapp account's provider_identifier
@@ -28,7 +29,7 @@ type world struct {
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
-	s := fake.New(t, fake.WithClock(fake.NewManualClock(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))))
+	s := fake.New(t, fake.WithClock(fake.NewManualClock(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))), fake.WithHandlerMiddleware(oascheck.Middleware(t)))
 	co := s.Company()
 	acc := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, DisplayName: "Sales", ProviderIdentifier: line})
 	co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelBotapp, DisplayName: "Bot", ProviderIdentifier: "bot-1"})

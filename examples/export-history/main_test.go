@@ -18,6 +18,7 @@ import (
 	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/examples/internal/demo"
 	"github.com/convoapi/convo-go/fake"
+	"github.com/convoapi/convo-go/internal/oascheck"
 )
 
 var (
@@ -43,7 +44,7 @@ type world struct {
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
-	s := fake.New(t, fake.WithClock(fake.NewManualClock(t0)))
+	s := fake.New(t, fake.WithClock(fake.NewManualClock(t0)), fake.WithHandlerMiddleware(oascheck.Middleware(t)))
 	co := s.Company()
 	acc := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000001"})
 	w := &world{s: s, co: co, want: map[string]string{}, data: map[string][]byte{}}
@@ -381,7 +382,7 @@ func TestEmbeddedDemo(t *testing.T) {
 // draws itself, which are fixed here.
 func bigWorld(t *testing.T, n, perConv int) *fake.Server {
 	t.Helper()
-	s := fake.New(t, fake.WithClock(fake.NewManualClock(t0)))
+	s := fake.New(t, fake.WithClock(fake.NewManualClock(t0)), fake.WithHandlerMiddleware(oascheck.Middleware(t)))
 	co := s.Company()
 	acc := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000001"})
 	for c := range n {

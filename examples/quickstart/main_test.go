@@ -15,6 +15,7 @@ import (
 	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/examples/internal/demo"
 	"github.com/convoapi/convo-go/fake"
+	"github.com/convoapi/convo-go/internal/oascheck"
 )
 
 var start = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
@@ -48,7 +49,7 @@ func newService(t *testing.T) *fake.Server {
 // newServiceAt seeds the same data relative to another service date.
 func newServiceAt(t *testing.T, start time.Time) *fake.Server {
 	t.Helper()
-	s := fake.New(t, fake.WithClock(fake.NewManualClock(start)))
+	s := fake.New(t, fake.WithClock(fake.NewManualClock(start)), fake.WithHandlerMiddleware(oascheck.Middleware(t)))
 	co := s.Company()
 	sales := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, DisplayName: "Sales", ProviderIdentifier: "5511900000001"})
 	bot := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelBotapp, DisplayName: "Help bot", ProviderIdentifier: "help_bot"})

@@ -10,7 +10,6 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -19,19 +18,24 @@ import (
 
 // This file holds what the drift tests compare: the names the document
 // declares, and the names the Go code declares (by reflection over struct
-// tags, or by reading the source for what reflection cannot list).
+// tags, or by reading the source for what reflection cannot list). Every
+// list comes back sorted and without repeats.
+
+// set collects names and lists them sorted.
+type set map[string]bool
+
+func (s set) sorted() []string { return slices.Sorted(maps.Keys(s)) }
 
 // Operations lists the document's operations as "METHOD /path", with every
 // path parameter written "{}".
 func Operations(doc *openapi3.T) []string {
-	var out []string
+	out := set{}
 	for path, item := range doc.Paths.Map() {
 		for method := range item.Operations() {
-			out = append(out, method+" "+WildPath(path))
+			out[method+" "+WildPath(path)] = true
 		}
 	}
-	sort.Strings(out)
-	return out
+	return out.sorted()
 }
 
 var wildcard = regexp.MustCompile(`\{[^}]*\}`)
@@ -53,18 +57,15 @@ func Operation(doc *openapi3.T, id string) *openapi3.Operation {
 
 // QueryParams lists the query parameter names of the operation id.
 func QueryParams(doc *openapi3.T, id string) []string {
-	op := Operation(doc, id)
-	if op == nil {
-		return nil
-	}
-	var out []string
-	for _, p := range op.Parameters {
-		if p.Value.In == openapi3.ParameterInQuery {
-			out = append(out, p.Value.Name)
+	out := set{}
+	if op := Operation(doc, id); op != nil {
+		for _, p := range op.Parameters {
+			if p.Value.In == openapi3.ParameterInQuery {
+				out[p.Value.Name] = true
+			}
 		}
 	}
-	sort.Strings(out)
-	return out
+	return out.sorted()
 }
 
 // Schema resolves a dotted path from a component schema, e.g.
@@ -77,32 +78,20 @@ func Schema(doc *openapi3.T, dotted string) (*openapi3.Schema, error) {
 	}
 	s := ref.Value
 	for _, p := range parts[1:] {
-		props := properties(s)
-		next, ok := props[p]
-		if !ok {
+		if s = properties(s)[p]; s == nil {
 			return nil, fmt.Errorf("no property %s in %s", p, dotted)
 		}
-		s = next
 	}
 	return s, nil
 }
 
 // PropertyNames lists the properties of a schema, through allOf.
-func PropertyNames(s *openapi3.Schema) []string {
-	var out []string
-	for name := range properties(s) {
-		out = append(out, name)
-	}
-	sort.Strings(out)
-	return out
-}
+func PropertyNames(s *openapi3.Schema) []string { return slices.Sorted(maps.Keys(properties(s))) }
 
 func properties(s *openapi3.Schema) map[string]*openapi3.Schema {
 	out := map[string]*openapi3.Schema{}
 	for _, sub := range s.AllOf {
-		for k, v := range properties(sub.Value) {
-			out[k] = v
-		}
+		maps.Copy(out, properties(sub.Value))
 	}
 	for k, v := range s.Properties {
 		out[k] = v.Value
@@ -112,33 +101,25 @@ func properties(s *openapi3.Schema) map[string]*openapi3.Schema {
 
 // Enum lists the string values of a schema's enum.
 func Enum(s *openapi3.Schema) []string {
-	var out []string
+	out := set{}
 	for _, v := range s.Enum {
-		out = append(out, fmt.Sprint(v))
+		out[fmt.Sprint(v)] = true
 	}
-	sort.Strings(out)
-	return out
+	return out.sorted()
 }
 
 // ResponseCodes lists every message.error value that some response of the
-// document restricts itself to.
+// document restricts itself to, in message itself or in one of its
+// alternatives (oneOf, anyOf), through allOf.
 func ResponseCodes(doc *openapi3.T) []string {
-	seen := map[string]bool{}
+	out := set{}
 	var visit func(s *openapi3.Schema)
 	visit = func(s *openapi3.Schema) {
-		if s == nil {
-			return
-		}
-		if msg, ok := s.Properties["message"]; ok && msg.Value != nil {
-			if e, ok := msg.Value.Properties["error"]; ok {
-				for _, v := range Enum(e.Value) {
-					seen[v] = true
-				}
-			}
-			for _, alt := range append(msg.Value.OneOf, msg.Value.AnyOf...) {
-				if e, ok := alt.Value.Properties["error"]; ok {
+		if msg := s.Properties["message"]; msg != nil && msg.Value != nil {
+			for _, alt := range append(openapi3.SchemaRefs{msg}, append(msg.Value.OneOf, msg.Value.AnyOf...)...) {
+				if e := alt.Value.Properties["error"]; e != nil {
 					for _, v := range Enum(e.Value) {
-						seen[v] = true
+						out[v] = true
 					}
 				}
 			}
@@ -150,46 +131,34 @@ func ResponseCodes(doc *openapi3.T) []string {
 	for _, ref := range doc.Components.Schemas {
 		visit(ref.Value)
 	}
-	var out []string
-	for v := range seen {
-		out = append(out, v)
-	}
-	sort.Strings(out)
-	return out
+	return out.sorted()
 }
 
 // JSONNames lists the JSON names of a struct type's fields ("-" and
 // unexported fields left out; embedded structs flattened).
-func JSONNames(t reflect.Type) []string {
-	return tagNames(t, "json")
-}
+func JSONNames(t reflect.Type) []string { return tagNames(t, "json").sorted() }
 
 // URLNames lists the go-querystring names of a struct type's fields.
-func URLNames(t reflect.Type) []string {
-	return tagNames(t, "url")
-}
+func URLNames(t reflect.Type) []string { return tagNames(t, "url").sorted() }
 
-func tagNames(t reflect.Type, key string) []string {
+func tagNames(t reflect.Type, key string) set {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	var out []string
+	out := set{}
 	for i := range t.NumField() {
 		f := t.Field(i)
-		if f.Anonymous && f.Type.Kind() == reflect.Struct {
-			out = append(out, tagNames(f.Type, key)...)
-			continue
-		}
 		name, _, _ := strings.Cut(f.Tag.Get(key), ",")
-		if name == "-" || (!f.IsExported() && name == "") {
-			continue
+		switch {
+		case f.Anonymous && f.Type.Kind() == reflect.Struct:
+			maps.Copy(out, tagNames(f.Type, key))
+		case name == "-" || (!f.IsExported() && name == ""):
+		case name == "":
+			out[f.Name] = true
+		default:
+			out[name] = true
 		}
-		if name == "" {
-			name = f.Name
-		}
-		out = append(out, name)
 	}
-	sort.Strings(out)
 	return out
 }
 
@@ -210,33 +179,22 @@ func SourceConstsOfType(dir, typeName string) ([]string, error) {
 }
 
 func sourceConsts(dir string, keep func(name string, typ ast.Expr) bool) ([]string, error) {
-	files, err := goFiles(dir)
-	if err != nil {
-		return nil, err
-	}
-	seen := map[string]bool{}
-	for _, f := range files {
-		for _, decl := range f.Decls {
-			gd, ok := decl.(*ast.GenDecl)
-			if !ok || gd.Tok != token.CONST {
-				continue
-			}
-			for _, spec := range gd.Specs {
-				vs := spec.(*ast.ValueSpec)
-				for i, name := range vs.Names {
-					if !keep(name.Name, vs.Type) || i >= len(vs.Values) {
-						continue
-					}
-					if lit, ok := vs.Values[i].(*ast.BasicLit); ok && lit.Kind == token.STRING {
-						if v, err := strconv.Unquote(lit.Value); err == nil {
-							seen[v] = true
-						}
+	return inspect(dir, func(n ast.Node, out set) {
+		gd, ok := n.(*ast.GenDecl)
+		if !ok || gd.Tok != token.CONST {
+			return
+		}
+		for _, spec := range gd.Specs {
+			vs := spec.(*ast.ValueSpec)
+			for i, name := range vs.Names {
+				if i < len(vs.Values) && keep(name.Name, vs.Type) {
+					if v, ok := stringLit(vs.Values[i]); ok {
+						out[v] = true
 					}
 				}
 			}
 		}
-	}
-	return slices.Sorted(maps.Keys(seen)), nil
+	})
 }
 
 // SourceCalls reads the non-test Go files of dir for calls of a method named
@@ -244,30 +202,17 @@ func sourceConsts(dir string, keep func(name string, typ ast.Expr) bool) ([]stri
 // (the SDK's one request pipeline), and returns them as "METHOD /path" with
 // every non-literal part of the path written "{}".
 func SourceCalls(dir, method string) ([]string, error) {
-	files, err := goFiles(dir)
-	if err != nil {
-		return nil, err
-	}
-	seen := map[string]bool{}
-	for _, f := range files {
-		ast.Inspect(f, func(n ast.Node) bool {
-			call, ok := n.(*ast.CallExpr)
-			if !ok || len(call.Args) < 3 {
-				return true
+	return inspect(dir, func(n ast.Node, out set) {
+		call, ok := n.(*ast.CallExpr)
+		if !ok || len(call.Args) < 3 {
+			return
+		}
+		if sel, ok := call.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == method {
+			if verb, ok := stringLit(call.Args[1]); ok {
+				out[verb+" "+pathOf(call.Args[2])] = true
 			}
-			sel, ok := call.Fun.(*ast.SelectorExpr)
-			if !ok || sel.Sel.Name != method {
-				return true
-			}
-			verb, ok := stringLit(call.Args[1])
-			if !ok {
-				return true
-			}
-			seen[verb+" "+pathOf(call.Args[2])] = true
-			return true
-		})
-	}
-	return slices.Sorted(maps.Keys(seen)), nil
+		}
+	})
 }
 
 // pathOf renders a path expression: literals as they are, anything else
@@ -282,8 +227,53 @@ func pathOf(e ast.Expr) string {
 	return "{}"
 }
 
-func stringLit(e ast.Expr) (string, bool) {
-	lit, ok := e.(*ast.BasicLit)
+// SourcePaths reads the non-test Go files of dir for string literals that
+// look like API routes ("/chatapp/contacts", "GET /v1/channels",
+// "/conversations/{}/messages") under one of the given top-level segments,
+// and returns them with the method and the /v1 or /api/v1 prefix removed and
+// every wildcard written "{}".
+func SourcePaths(dir string, tops []string) ([]string, error) {
+	route := regexp.MustCompile(`^(?:[A-Z]+ )?(?:/api)?(?:/v1)?(/([a-z][a-z0-9_-]*)(?:/(?:[a-z][a-z0-9_-]*|\{[^}/]*\}))*)/?$`)
+	return inspect(dir, func(n ast.Node, out set) {
+		if lit, ok := stringLit(n); ok {
+			if m := route.FindStringSubmatch(lit); m != nil && slices.Contains(tops, m[2]) {
+				out[WildPath(m[1])] = true
+			}
+		}
+	})
+}
+
+// SourceQueryNames reads the non-test Go files of dir for the query
+// parameter names a handler reads from its url.Values variable named
+// varName: varName.Get("x"), varName.Has("x"), varName["x"], and helper
+// calls that take varName then the name, f(varName, "x", ...).
+func SourceQueryNames(dir, varName string) ([]string, error) {
+	isVar := func(e ast.Expr) bool {
+		id, ok := e.(*ast.Ident)
+		return ok && id.Name == varName
+	}
+	return inspect(dir, func(n ast.Node, out set) {
+		var name ast.Node
+		switch n := n.(type) {
+		case *ast.IndexExpr:
+			if isVar(n.X) {
+				name = n.Index
+			}
+		case *ast.CallExpr:
+			if sel, ok := n.Fun.(*ast.SelectorExpr); ok && isVar(sel.X) && len(n.Args) > 0 {
+				name = n.Args[0]
+			} else if len(n.Args) > 1 && isVar(n.Args[0]) {
+				name = n.Args[1]
+			}
+		}
+		if s, ok := stringLit(name); ok {
+			out[s] = true
+		}
+	})
+}
+
+func stringLit(n ast.Node) (string, bool) {
+	lit, ok := n.(*ast.BasicLit)
 	if !ok || lit.Kind != token.STRING {
 		return "", false
 	}
@@ -291,13 +281,14 @@ func stringLit(e ast.Expr) (string, bool) {
 	return s, err == nil
 }
 
-func goFiles(dir string) ([]*ast.File, error) {
+// inspect parses the non-test Go files of dir, calls visit on every node,
+// and returns what visit collected.
+func inspect(dir string, visit func(n ast.Node, out set)) ([]string, error) {
 	names, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
 		return nil, err
 	}
-	fset := token.NewFileSet()
-	var out []*ast.File
+	out, fset := set{}, token.NewFileSet()
 	for _, name := range names {
 		if strings.HasSuffix(name, "_test.go") {
 			continue
@@ -306,81 +297,7 @@ func goFiles(dir string) ([]*ast.File, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, f)
+		ast.Inspect(f, func(n ast.Node) bool { visit(n, out); return true })
 	}
-	return out, nil
-}
-
-// SourcePaths reads the non-test Go files of dir for string literals that
-// look like API routes ("/chatapp/contacts", "GET /v1/channels",
-// "/conversations/{}/messages") under one of the given top-level segments,
-// and returns them with the method and the /v1 or /api/v1 prefix removed and
-// every wildcard written "{}".
-func SourcePaths(dir string, tops []string) ([]string, error) {
-	files, err := goFiles(dir)
-	if err != nil {
-		return nil, err
-	}
-	route := regexp.MustCompile(`^(?:[A-Z]+ )?(?:/api)?(?:/v1)?(/([a-z][a-z0-9_-]*)(?:/(?:[a-z][a-z0-9_-]*|\{[^}/]*\}))*)/?$`)
-	top := map[string]bool{}
-	for _, t := range tops {
-		top[t] = true
-	}
-	seen := map[string]bool{}
-	for _, f := range files {
-		ast.Inspect(f, func(n ast.Node) bool {
-			s, ok := n.(ast.Expr)
-			if !ok {
-				return true
-			}
-			lit, ok := stringLit(s)
-			if !ok {
-				return true
-			}
-			if m := route.FindStringSubmatch(lit); m != nil && top[m[2]] {
-				seen[WildPath(m[1])] = true
-			}
-			return true
-		})
-	}
-	return slices.Sorted(maps.Keys(seen)), nil
-}
-
-// SourceQueryNames reads the non-test Go files of dir for the query
-// parameter names a handler reads from its url.Values variable named
-// varName: varName.Get("x"), varName.Has("x"), varName["x"], and helper
-// calls that take varName then the name, f(varName, "x", ...).
-func SourceQueryNames(dir, varName string) ([]string, error) {
-	files, err := goFiles(dir)
-	if err != nil {
-		return nil, err
-	}
-	isVar := func(e ast.Expr) bool {
-		id, ok := e.(*ast.Ident)
-		return ok && id.Name == varName
-	}
-	seen := map[string]bool{}
-	for _, f := range files {
-		ast.Inspect(f, func(n ast.Node) bool {
-			switch n := n.(type) {
-			case *ast.IndexExpr:
-				if s, ok := stringLit(n.Index); ok && isVar(n.X) {
-					seen[s] = true
-				}
-			case *ast.CallExpr:
-				if sel, ok := n.Fun.(*ast.SelectorExpr); ok && isVar(sel.X) && len(n.Args) > 0 {
-					if s, ok := stringLit(n.Args[0]); ok {
-						seen[s] = true
-					}
-				}
-				if len(n.Args) > 1 && isVar(n.Args[0]) {
-					if s, ok := stringLit(n.Args[1]); ok {
-						seen[s] = true
-					}
-				}
-			}
-			return true
-		})
-	}
-	return slices.Sorted(maps.Keys(seen)), nil
+	return out.sorted(), nil
 }

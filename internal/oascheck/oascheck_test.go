@@ -16,7 +16,7 @@ import (
 // validates it as OpenAPI 3.0.3 (references, schemas, examples, parameters).
 func TestDocumentIsValidOpenAPI303(t *testing.T) {
 	loader := openapi3.NewLoader()
-	doc, err := loader.LoadFromData(api.OpenAPI)
+	doc, err := loader.LoadFromData(api.OpenAPI())
 	require.NoError(t, err)
 	require.NoError(t, doc.Validate(context.Background()))
 	assert.Equal(t, "3.0.3", doc.OpenAPI)
@@ -24,9 +24,10 @@ func TestDocumentIsValidOpenAPI303(t *testing.T) {
 	assert.Equal(t, "{base_url}", doc.Servers[0].URL)
 }
 
-// TestEveryOperationAnswersTheCommonErrors checks the rules of spec §4 and
-// §5 that hold on every endpoint: the three key forms, 401 UNAUTHORIZED,
-// 429 RATE_LIMITED with Retry-After, and the error envelope as default.
+// TestEveryOperationAnswersTheCommonErrors checks the rules that hold on
+// every endpoint (docs/behaviour.md, "Connecting" and "Errors"): the three
+// key forms, 401 UNAUTHORIZED, 429 RATE_LIMITED with Retry-After, and the
+// error envelope as default.
 func TestEveryOperationAnswersTheCommonErrors(t *testing.T) {
 	doc, err := oascheck.Load()
 	require.NoError(t, err)
