@@ -2,9 +2,7 @@ package fake
 
 import (
 	"container/heap"
-	"encoding/json"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -39,40 +37,15 @@ type anomalyCacheKey struct {
 }
 
 // anomalyResult is one bucket as computed at one instant: the count and the
-// worst items (at most 100, worst first).
+// worst items (at most 100, worst first). A cached result is never changed.
 type anomalyResult struct {
 	at    time.Time
 	count int
 	items []anomalyItem
-	// enc holds the items encoded once, one after the other with their
-	// commas; ends[i] is where item i ends, so the first n items of a
-	// cached report are enc[:ends[n-1]], served without encoding again.
-	enc  []byte
-	ends []int
 }
 
-// encode fills enc and ends from items.
-func (res *anomalyResult) encode() {
-	res.ends = make([]int, len(res.items))
-	for i, it := range res.items {
-		if i > 0 {
-			res.enc = append(res.enc, ',')
-		}
-		b, _ := json.Marshal(it) // strings, numbers and booleans only: cannot fail
-		res.enc = append(res.enc, b...)
-		res.ends[i] = len(res.enc)
-	}
-}
-
-// firstItems returns the first n items as a JSON array body (without the
-// brackets).
-func (res *anomalyResult) firstItems(n int) []byte {
-	if n = min(n, len(res.ends)); n == 0 {
-		return nil
-	}
-	return res.enc[:res.ends[n-1]]
-}
-
+// anomalyItem is an item of a bucket: convo.AnomalyItem's fields with times
+// written as every time of the API is (formatTime).
 type anomalyItem struct {
 	ConversationID   string        `json:"conversation_id"`
 	ContactID        string        `json:"contact_id"`
@@ -164,7 +137,6 @@ func (s *Server) handleAnomalies(w http.ResponseWriter, r *http.Request, co *com
 		results, missing = co.cachedAnomalies(want, threshold, now, s.cfg.anomalyTTL)
 		if len(missing) > 0 {
 			for b, res := range computeAnomalies(co, now, threshold, missing) {
-				res.encode()
 				results[b] = res
 				if s.cfg.anomalyTTL > 0 {
 					co.anomalyCache[anomalyCacheKey{b, threshold}] = res
@@ -173,11 +145,41 @@ func (s *Server) handleAnomalies(w http.ResponseWriter, r *http.Request, co *com
 		}
 		s.mu.Unlock()
 	}
-	// Cached results are never changed once stored, so they are read here
-	// without the lock.
-	bp := startEnvelope()
-	*bp = appendAnomalyReport(*bp, want, results, threshold, limit)
-	s.writeEnvelope(w, http.StatusOK, bp)
+	s.writeJSON(w, r, http.StatusOK, anomalyReport(want, results, threshold, limit))
+}
+
+// anomalyBucket is a bucket of the report: never_engaged has a count only,
+// the others a count and items (nil Items: the key is left out).
+type anomalyBucket struct {
+	Count int            `json:"count"`
+	Items *[]anomalyItem `json:"items,omitempty"`
+}
+
+// anomalyReport is the data of GET /conversations/anomalies: the buckets
+// asked for, each with its first limit items, and the window applied.
+func anomalyReport(want []string, results map[string]*anomalyResult, threshold, limit int) any {
+	buckets := make(map[string]anomalyBucket, len(want))
+	for _, name := range want {
+		res := results[name]
+		b := anomalyBucket{Count: res.count}
+		if name != BucketNeverEngaged {
+			items := res.items[:min(limit, len(res.items))]
+			b.Items = &items
+		}
+		buckets[name] = b
+	}
+	ceilings := map[convo.Channel]int{}
+	for _, ch := range []convo.Channel{convo.ChannelChatapp, convo.ChannelBotapp, convo.ChannelWebchat, convo.ChannelSMS} {
+		ceilings[ch] = ceilingHours(ch)
+	}
+	type window struct {
+		CeilingHoursByChannel map[convo.Channel]int `json:"ceiling_hours_by_channel"`
+		ThresholdHours        int                   `json:"threshold_hours"`
+	}
+	return struct {
+		Buckets map[string]anomalyBucket `json:"buckets"`
+		Window  window                   `json:"window"`
+	}{buckets, window{ceilings, threshold}}
 }
 
 // cachedAnomalies returns the cached results of the buckets still fresh at
@@ -194,43 +196,6 @@ func (co *company) cachedAnomalies(want []string, threshold int, now time.Time, 
 		}
 	}
 	return results, missing
-}
-
-// appendAnomalyReport appends the data of spec §2.6 as encoding/json writes
-// it for the equivalent maps (keys sorted), from items encoded once.
-func appendAnomalyReport(b []byte, want []string, results map[string]*anomalyResult, threshold, limit int) []byte {
-	names := slices.Clone(want)
-	slices.Sort(names)
-	b = append(b, `{"buckets":{`...)
-	for i, name := range names {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		res := results[name]
-		b = append(b, '"')
-		b = append(b, name...)
-		b = append(b, `":{"count":`...)
-		b = strconv.AppendInt(b, int64(res.count), 10)
-		if name != BucketNeverEngaged { // a count only, never a list (spec §2.6)
-			b = append(b, `,"items":[`...)
-			b = append(b, res.firstItems(limit)...)
-			b = append(b, ']')
-		}
-		b = append(b, '}')
-	}
-	b = append(b, `},"window":{"ceiling_hours_by_channel":{`...)
-	for i, ch := range []convo.Channel{convo.ChannelBotapp, convo.ChannelChatapp, "sms", convo.ChannelWebchat} { // sorted
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, '"')
-		b = append(b, ch...)
-		b = append(b, `":`...)
-		b = strconv.AppendInt(b, int64(ceilingHours(ch)), 10)
-	}
-	b = append(b, `},"threshold_hours":`...)
-	b = strconv.AppendInt(b, int64(threshold), 10)
-	return append(b, `}}`...)
 }
 
 func contains(list []string, s string) bool {

@@ -16,16 +16,6 @@ const (
 	MsgTagsRemoved         = "Tags removed successfully."
 )
 
-// wireContact is the lookup result of spec §2.7.
-type wireContact struct {
-	ID          string  `json:"id"`
-	PhoneNumber string  `json:"phone_number"`
-	Name        string  `json:"name"`
-	Email       *string `json:"email"`
-	Gender      *string `json:"gender"`
-	TagNames    string  `json:"tag_names"`
-}
-
 func normalizeParam(name, v string) (string, *apiError) {
 	norm, err := phone.Normalize(v)
 	if err != nil {
@@ -138,7 +128,7 @@ func (s *Server) handleCreateContact(w http.ResponseWriter, r *http.Request, co 
 		s.writeError(w, r, errf(http.StatusInternalServerError, codeInternalError, "The contact could not be created."))
 		return
 	}
-	s.writeJSON(w, r, http.StatusCreated, messageData{MsgContactCreated})
+	s.writeJSON(w, r, http.StatusCreated, convo.Confirmation{Message: MsgContactCreated})
 }
 
 // handleLookupContact serves GET /chatapp/contacts/lookup (spec §4.7, §2.7;
@@ -169,7 +159,7 @@ func (s *Server) handleLookupContact(w http.ResponseWriter, r *http.Request, co 
 	for i, t := range ct.tags {
 		names[i] = t.name
 	}
-	out := wireContact{ID: ct.id, PhoneNumber: ct.phone, Name: ct.name, Email: ct.email, Gender: ct.gender, TagNames: strings.Join(names, ",")}
+	out := convo.Contact{ID: ct.id, PhoneNumber: ct.phone, Name: ct.name, Email: ct.email, Gender: ct.gender, TagNamesRaw: strings.Join(names, ",")}
 	s.mu.RUnlock()
 	s.writeJSON(w, r, http.StatusOK, out)
 }
@@ -239,7 +229,7 @@ func (s *Server) handleFields(w http.ResponseWriter, r *http.Request, co *compan
 	if !found {
 		return
 	}
-	s.writeJSON(w, r, http.StatusOK, messageData{MsgCustomFieldsUpdated})
+	s.writeJSON(w, r, http.StatusOK, convo.Confirmation{Message: MsgCustomFieldsUpdated})
 }
 
 // handleRemoveTags serves DELETE /chatapp/contacts/tags (spec §4.9):
@@ -277,5 +267,5 @@ func (s *Server) handleRemoveTags(w http.ResponseWriter, r *http.Request, co *co
 	if !found {
 		return
 	}
-	s.writeJSON(w, r, http.StatusOK, messageData{MsgTagsRemoved})
+	s.writeJSON(w, r, http.StatusOK, convo.Confirmation{Message: MsgTagsRemoved})
 }

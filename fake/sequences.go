@@ -1,6 +1,10 @@
 package fake
 
-import "net/http"
+import (
+	"net/http"
+
+	convo "github.com/convoapi/convo-go"
+)
 
 // Texts of the sequence cancel (data.message).
 const (
@@ -31,8 +35,5 @@ func (s *Server) handleCancelSequence(w http.ResponseWriter, r *http.Request, co
 	if canceled {
 		msg = MsgSequenceCanceled
 	}
-	s.writeJSON(w, r, http.StatusOK, struct {
-		Canceled bool   `json:"canceled"`
-		Message  string `json:"message"`
-	}{canceled, msg})
+	s.writeJSON(w, r, http.StatusOK, convo.CancelResult{Canceled: canceled, Message: msg})
 }
