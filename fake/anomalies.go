@@ -145,7 +145,7 @@ func (s *Server) handleAnomalies(w http.ResponseWriter, r *http.Request, co *com
 		}
 		s.mu.Unlock()
 	}
-	s.writeJSON(w, r, http.StatusOK, anomalyReport(want, results, threshold, limit))
+	s.writeJSON(w, http.StatusOK, anomalyReport(want, results, threshold, limit))
 }
 
 // anomalyBucket is a bucket of the report: never_engaged has a count only,

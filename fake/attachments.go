@@ -54,7 +54,7 @@ func (s *Server) handleAttachment(w http.ResponseWriter, r *http.Request, co *co
 		MimeType: *md.mime, FileSize: *md.size, Filename: *md.filename,
 	}
 	s.mu.Unlock()
-	s.writeJSON(w, r, http.StatusOK, data)
+	s.writeJSON(w, http.StatusOK, data)
 }
 
 // baseFor is scheme://host[/prefix] of attachment URLs: WithPublicURL,

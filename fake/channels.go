@@ -40,7 +40,7 @@ func (s *Server) handleChannels(w http.ResponseWriter, r *http.Request, co *comp
 		})
 	}
 	s.mu.RUnlock()
-	s.writeJSON(w, r, http.StatusOK, struct {
+	s.writeJSON(w, http.StatusOK, struct {
 		Items []convo.ChannelAccount `json:"items"`
 	}{items})
 }

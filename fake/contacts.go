@@ -128,7 +128,7 @@ func (s *Server) handleCreateContact(w http.ResponseWriter, r *http.Request, co 
 		s.writeError(w, r, errf(http.StatusInternalServerError, codeInternalError, "The contact could not be created."))
 		return
 	}
-	s.writeJSON(w, r, http.StatusCreated, convo.Confirmation{Message: MsgContactCreated})
+	s.writeJSON(w, http.StatusCreated, convo.Confirmation{Message: MsgContactCreated})
 }
 
 // handleLookupContact serves GET /chatapp/contacts/lookup (spec §4.7, §2.7;
@@ -161,7 +161,7 @@ func (s *Server) handleLookupContact(w http.ResponseWriter, r *http.Request, co 
 	}
 	out := convo.Contact{ID: ct.id, PhoneNumber: ct.phone, Name: ct.name, Email: ct.email, Gender: ct.gender, TagNamesRaw: strings.Join(names, ",")}
 	s.mu.RUnlock()
-	s.writeJSON(w, r, http.StatusOK, out)
+	s.writeJSON(w, http.StatusOK, out)
 }
 
 // contactRequest reads the JSON body of a contact call and the contact it
@@ -229,7 +229,7 @@ func (s *Server) handleFields(w http.ResponseWriter, r *http.Request, co *compan
 	if !found {
 		return
 	}
-	s.writeJSON(w, r, http.StatusOK, convo.Confirmation{Message: MsgCustomFieldsUpdated})
+	s.writeJSON(w, http.StatusOK, convo.Confirmation{Message: MsgCustomFieldsUpdated})
 }
 
 // handleRemoveTags serves DELETE /chatapp/contacts/tags (spec §4.9):
@@ -267,5 +267,5 @@ func (s *Server) handleRemoveTags(w http.ResponseWriter, r *http.Request, co *co
 	if !found {
 		return
 	}
-	s.writeJSON(w, r, http.StatusOK, convo.Confirmation{Message: MsgTagsRemoved})
+	s.writeJSON(w, http.StatusOK, convo.Confirmation{Message: MsgTagsRemoved})
 }

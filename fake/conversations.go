@@ -250,5 +250,5 @@ func (s *Server) handleConversations(w http.ResponseWriter, r *http.Request, co 
 		out.NextCursor = &nc
 	}
 	s.mu.RUnlock()
-	s.writeJSON(w, r, http.StatusOK, out)
+	s.writeJSON(w, http.StatusOK, out)
 }

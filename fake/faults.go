@@ -20,12 +20,9 @@ import (
 type Fault struct {
 	// Method matches the request method; "" matches every method.
 	Method string
-	// Path is a path.Match pattern over the path relative to the base URL,
-	// escaped as sent (the form of [Request.Path]), e.g.
-	// "/conversations/*/messages" or "/chatapp/*"; a leading /v1 or
-	// /api/v1 in the pattern is ignored, and requests on /v1 and /api/v1
-	// match alike. Paths outside the API (the attachment files) match with
-	// their full path, e.g. "/_files/*". "" matches every path.
+	// Path is a path pattern, as in [Server.RequestsMatching]: relative to
+	// the base URL, e.g. "/conversations/*/messages"; a leading /v1 or
+	// /api/v1 means the same as without it. "" matches every path.
 	Path string
 	// Status is the HTTP status of the error answer; 0 means no error answer
 	// (the request is only delayed or dropped, then served normally).
@@ -67,7 +64,7 @@ func (s *Server) AddFault(f Fault) int {
 	s.faults.mu.Lock()
 	defer s.faults.mu.Unlock()
 	s.faults.nextID++
-	f.Path = normalizeFaultPath(f.Path)
+	f.Path = relativePattern(f.Path)
 	s.faults.rules = append(s.faults.rules, &faultRule{id: s.faults.nextID, f: f, left: f.Times})
 	return s.faults.nextID
 }
@@ -120,7 +117,10 @@ func (s *Server) ClearFaults() {
 	s.faults.rules = nil
 }
 
-func normalizeFaultPath(p string) string {
+// relativePattern is the one path rule of fault rules and journal filters:
+// a pattern is relative to the base URL, and a leading /v1 or /api/v1 is
+// cut off, so that it means the same as without it.
+func relativePattern(p string) string {
 	if _, rel := splitPrefix(p); rel != "" {
 		return rel
 	}

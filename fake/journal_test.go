@@ -132,14 +132,21 @@ func TestJournalByteBudget(t *testing.T) {
 	assert.Len(t, s2.Requests(), 2)
 }
 
-// The request's own key is redacted from the body and the query too.
-func TestJournalRedactsTheKeyEverywhere(t *testing.T) {
+// Every company's key is redacted wherever it appears: the request's own
+// and another company's, in the query, the body and any header.
+func TestJournalRedactsTheKeysEverywhere(t *testing.T) {
 	s := newServer(t)
-	call(t, s, http.MethodPost, "/v1/chatapp/sequences/cancel?k="+s.APIKey(), `{"phone_number":"1","note":"`+s.APIKey()+`"}`)
+	other := s.AddCompany("other-company-key").APIKey()
+	call(t, s, http.MethodPost, "/v1/chatapp/sequences/cancel?k="+s.APIKey()+"&o=x"+other,
+		`{"phone_number":"1","note":"`+s.APIKey()+`","also":"`+other+`"}`, header{"X-Echo", "a " + other})
 	reqs := s.Requests()
 	require.Len(t, reqs, 1)
-	assert.NotContains(t, string(reqs[0].Body), s.APIKey())
+	for _, key := range []string{s.APIKey(), other} {
+		assert.NotContains(t, string(reqs[0].Body), key)
+	}
 	assert.Equal(t, fake.Redacted, reqs[0].Query.Get("k"))
+	assert.Equal(t, "x"+fake.Redacted, reqs[0].Query.Get("o"))
+	assert.Equal(t, "a "+fake.Redacted, reqs[0].Header.Get("X-Echo"))
 }
 
 // One path form everywhere: the string that names a path in a fault rule is
@@ -149,8 +156,8 @@ func TestOnePathFormForFaultsJournalAndFilters(t *testing.T) {
 	b := seedBasic(t, s)
 	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
 	const pattern = "/conversations/*/messages"
-	s.AddFault(fake.Fault{Path: pattern, Status: 503, Times: 1})
-	assert.Equal(t, pattern, s.Faults()[0].Fault.Path)
+	s.AddFault(fake.Fault{Path: "/api/v1" + pattern, Status: 503, Times: 1})
+	assert.Equal(t, pattern, s.Faults()[0].Fault.Path, "a leading /v1 or /api/v1 means the same as without it")
 
 	assert.Equal(t, 503, get(t, s, "/conversations/"+conv+"/messages").Status)
 	assert.Equal(t, 200, call(t, s, "GET", "/api/v1/conversations/"+conv+"/messages", nil).Status)
@@ -162,6 +169,7 @@ func TestOnePathFormForFaultsJournalAndFilters(t *testing.T) {
 	assert.Equal(t, []string{"/v1", "/api/v1"}, []string{reqs[0].Prefix, reqs[1].Prefix})
 	assert.Equal(t, []int{503, 200}, []int{reqs[0].Status, reqs[1].Status})
 	assert.Equal(t, 2, s.CountRequests("get", "/v1"+pattern), "a prefix in the pattern is ignored, the method's case too")
+	assert.Equal(t, 2, s.CountRequests("GET", "/api/v1"+pattern))
 	assert.Equal(t, 3, s.CountRequests("", ""))
 	assert.Zero(t, s.CountRequests("POST", pattern))
 	assert.Zero(t, s.CountRequests("", "[bad"))

@@ -174,5 +174,5 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request, co *comp
 	}
 	s.mu.RUnlock()
 	page.Window.RecentWindowDays, page.Window.Since = RecentWindowDays, formatTime(since)
-	s.writeJSON(w, r, http.StatusOK, page)
+	s.writeJSON(w, http.StatusOK, page)
 }

@@ -35,5 +35,5 @@ func (s *Server) handleCancelSequence(w http.ResponseWriter, r *http.Request, co
 	if canceled {
 		msg = MsgSequenceCanceled
 	}
-	s.writeJSON(w, r, http.StatusOK, convo.CancelResult{Canceled: canceled, Message: msg})
+	s.writeJSON(w, http.StatusOK, convo.CancelResult{Canceled: canceled, Message: msg})
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -35,37 +36,31 @@ func keyLikeName(name string) bool {
 	return false
 }
 
-// redactValues copies a query or header map: the values of a key-like name
-// become [REDACTED] (an Authorization-like header keeps its scheme:
-// "Bearer [REDACTED]"), and any known secret inside another value is
-// replaced.
-func redactValues(m map[string][]string, secrets []string) map[string][]string {
+// redactValues copies a query or header map with the values of key-like
+// names replaced by [REDACTED] (an Authorization-like header keeps its
+// scheme: "Bearer [REDACTED]"). The fake's journal has already redacted
+// the API keys wherever they appear.
+func redactValues(m map[string][]string) map[string][]string {
 	out := make(map[string][]string, len(m))
 	for k, vs := range m {
-		cp := make([]string, len(vs))
-		for i, v := range vs {
-			cp[i] = redactValue(k, v, secrets)
+		cp := slices.Clone(vs)
+		if keyLikeName(k) {
+			for i, v := range cp {
+				cp[i] = fake.Redacted
+				if scheme, _, ok := strings.Cut(v, " "); ok && strings.HasSuffix(strings.ToLower(k), "authorization") {
+					cp[i] = scheme + " " + fake.Redacted
+				}
+			}
 		}
 		out[k] = cp
 	}
 	return out
 }
 
-func redactValue(name, v string, secrets []string) string {
-	if !keyLikeName(name) {
-		return redactSecrets(v, secrets...)
-	}
-	if scheme, _, ok := strings.Cut(v, " "); ok && strings.HasSuffix(strings.ToLower(name), "authorization") {
-		return scheme + " " + fake.Redacted
-	}
-	return fake.Redacted
-}
-
 // bodyJSON is a journaled body as the admin journal shows it: JSON when it
 // is JSON, with the value of every key-like field (at any depth) replaced
-// by "[REDACTED]" and known secrets replaced in every string; else a string
-// with the known secrets replaced; null when empty.
-func bodyJSON(b []byte, secrets []string) json.RawMessage {
+// by "[REDACTED]"; else a string; null when empty.
+func bodyJSON(b []byte) json.RawMessage {
 	if len(bytes.TrimSpace(b)) == 0 {
 		return json.RawMessage("null")
 	}
@@ -73,25 +68,25 @@ func bodyJSON(b []byte, secrets []string) json.RawMessage {
 		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.UseNumber()
 		var out bytes.Buffer
-		if err := redactJSON(dec, &out, secrets); err == nil {
+		if err := redactJSON(dec, &out); err == nil {
 			return out.Bytes()
 		}
 	}
-	return jsonString(redactSecrets(strings.ToValidUTF8(string(b), "\uFFFD"), secrets...))
+	return jsonString(strings.ToValidUTF8(string(b), "\uFFFD"))
 }
 
 // redactJSON copies one JSON value from dec to out, compact, keeping the
-// order of fields, with key-like fields and known secrets redacted.
-func redactJSON(dec *json.Decoder, out *bytes.Buffer, secrets []string) error {
+// order of fields, with key-like fields redacted.
+func redactJSON(dec *json.Decoder, out *bytes.Buffer) error {
 	tok, err := dec.Token()
 	if err != nil {
 		return err
 	}
 	switch t := tok.(type) {
 	case json.Delim:
-		return redactContainer(t, dec, out, secrets)
+		return redactContainer(t, dec, out)
 	case string:
-		out.Write(jsonString(redactSecrets(t, secrets...)))
+		out.Write(jsonString(t))
 	case json.Number:
 		out.WriteString(t.String())
 	case bool:
@@ -103,14 +98,14 @@ func redactJSON(dec *json.Decoder, out *bytes.Buffer, secrets []string) error {
 }
 
 // redactContainer copies the rest of an object or array opened by open.
-func redactContainer(open json.Delim, dec *json.Decoder, out *bytes.Buffer, secrets []string) error {
+func redactContainer(open json.Delim, dec *json.Decoder, out *bytes.Buffer) error {
 	if open == '[' {
 		out.WriteByte('[')
 		for i := 0; dec.More(); i++ {
 			if i > 0 {
 				out.WriteByte(',')
 			}
-			if err := redactJSON(dec, out, secrets); err != nil {
+			if err := redactJSON(dec, out); err != nil {
 				return err
 			}
 		}
@@ -133,7 +128,7 @@ func redactContainer(open json.Delim, dec *json.Decoder, out *bytes.Buffer, secr
 		if keyLikeName(name) {
 			err = skipValue(dec, out)
 		} else {
-			err = redactJSON(dec, out, secrets)
+			err = redactJSON(dec, out)
 		}
 		if err != nil {
 			return err
