@@ -10,7 +10,7 @@ import (
 	convo "github.com/convoapi/convo-go"
 )
 
-// Anomaly bucket names (spec §2.6).
+// Anomaly bucket names of GET /conversations/anomalies.
 const (
 	BucketUnanswered     = "unanswered"
 	BucketNeverEngaged   = "never_engaged"
@@ -18,12 +18,12 @@ const (
 	BucketAutomationOnly = "automation_only"
 )
 
-// Bounds and defaults of the anomalies query (spec §8).
+// Defaults of the query of GET /conversations/anomalies.
 const (
 	DefaultThresholdHours = 4
 	DefaultAnomalyLimit   = 20
 	maxAnomalyItems       = 100
-	fixedCeilingHours     = 24 // channels without a service window (§4.4 rule 2)
+	fixedCeilingHours     = 24 // channels without a service window
 )
 
 var (
@@ -58,7 +58,7 @@ type anomalyItem struct {
 	UnreadCount      int           `json:"unread_count"`
 }
 
-// oneDecimal renders a number with exactly one decimal (spec §2.6: 5.0, 12.3).
+// oneDecimal renders a number with exactly one decimal (5.0, 12.3).
 type oneDecimal float64
 
 // MarshalJSON implements json.Marshaler.
@@ -66,9 +66,8 @@ func (d oneDecimal) MarshalJSON() ([]byte, error) {
 	return strconv.AppendFloat(nil, float64(d), 'f', 1, 64), nil
 }
 
-// ceilingHours is the anomaly ceiling of a channel (spec §4.4 rules 1–2): the
-// service window of the channel (24 hours for chatapp, spec §2.2), else a
-// fixed 24 hours.
+// ceilingHours is the anomaly ceiling of a channel: the service window of
+// the channel (24 hours for chatapp), else a fixed 24 hours.
 func ceilingHours(channel convo.Channel) int {
 	if h := capabilitiesFor(channel).SessionWindowHours; h != nil {
 		return *h
@@ -76,7 +75,7 @@ func ceilingHours(channel convo.Channel) int {
 	return fixedCeilingHours
 }
 
-// handleAnomalies serves GET /conversations/anomalies (spec §4.4, §2.6):
+// handleAnomalies serves GET /conversations/anomalies:
 // the buckets and query parameters of docs/behaviour.md, items worst first.
 //
 // Only open conversations are considered, for every bucket. A conversation
@@ -96,7 +95,7 @@ func (s *Server) handleAnomalies(w http.ResponseWriter, r *http.Request, co *com
 	// include is a comma list in one parameter (a repeated include is
 	// refused before this point); spaces around names and empty names are
 	// ignored, the two always-returned buckets may be named (they are valid
-	// names, spec §4.4 rule 5).
+	// names).
 	for _, v := range q["include"] {
 		for _, name := range strings.Split(v, ",") {
 			name = strings.TrimSpace(name)

@@ -6,7 +6,7 @@ import (
 	convo "github.com/convoapi/convo-go"
 )
 
-// capabilitiesFor gives the §2.2 capabilities of each channel: chatapp has no
+// capabilitiesFor gives the capabilities of each channel: chatapp has no
 // stated caption limit, a 24-hour service window and needs templates outside
 // it; botapp has a 1024 caption limit, no window, no templates.
 func capabilitiesFor(channel convo.Channel) convo.Capabilities {
@@ -25,8 +25,8 @@ func capabilitiesFor(channel convo.Channel) convo.Capabilities {
 	return c
 }
 
-// handleChannels serves GET /channels (spec §4.5): the company's channel
-// accounts in creation order; webchat widgets and SMS (§1) never.
+// handleChannels serves GET /channels: the company's channel accounts in
+// creation order; webchat widgets and SMS never.
 func (s *Server) handleChannels(w http.ResponseWriter, r *http.Request, co *company, _ []string) {
 	s.mu.RLock()
 	items := make([]convo.ChannelAccount, 0, len(co.accounts))

@@ -39,7 +39,7 @@ func (co *company) chatappAccount(phoneNumberID string) *account {
 // with phone_number_id, the contact of that chatapp account; without it,
 // the company's contact with that phone and the most recent interaction on
 // any of its chatapp accounts. The chat-channel layer (/chatapp/...) is
-// specific to chatapp (spec §1), so a botapp contact that happens to have a
+// specific to chatapp, so a botapp contact that happens to have a
 // phone is never its answer.
 func (co *company) findContact(phoneNumberID, norm string) *contact {
 	if phoneNumberID == "" {
@@ -75,7 +75,7 @@ func contactTarget(body jsonBody) (phoneNumberID, norm string, e *apiError) {
 	return phoneNumberID, norm, e
 }
 
-// handleCreateContact serves POST /chatapp/contacts (spec §4.6; the
+// handleCreateContact serves POST /chatapp/contacts (the
 // phone_number_id is a chatapp account's provider identifier): atomic (the
 // contact and its identity on the account are
 // created under one lock, or nothing is), 201.
@@ -131,7 +131,7 @@ func (s *Server) handleCreateContact(w http.ResponseWriter, r *http.Request, co 
 	s.writeJSON(w, http.StatusCreated, convo.Confirmation{Message: MsgContactCreated})
 }
 
-// handleLookupContact serves GET /chatapp/contacts/lookup (spec §4.7, §2.7;
+// handleLookupContact serves GET /chatapp/contacts/lookup (
 // without phone_number_id, the contact with the most recent interaction on
 // any chatapp account). tag_names joins the names with "," (no space), in
 // the order the tags
@@ -194,7 +194,7 @@ func (s *Server) updateContact(w http.ResponseWriter, r *http.Request, co *compa
 	return ct != nil
 }
 
-// handleFields serves PATCH /chatapp/contacts/custom-fields (spec §4.8):
+// handleFields serves PATCH /chatapp/contacts/custom-fields:
 // the fields sent are merged into the contact's, the others stay unchanged.
 // Values must be strings (INVALID_PARAM naming the field otherwise).
 func (s *Server) handleFields(w http.ResponseWriter, r *http.Request, co *company, _ []string) {
@@ -232,7 +232,7 @@ func (s *Server) handleFields(w http.ResponseWriter, r *http.Request, co *compan
 	s.writeJSON(w, http.StatusOK, convo.Confirmation{Message: MsgCustomFieldsUpdated})
 }
 
-// handleRemoveTags serves DELETE /chatapp/contacts/tags (spec §4.9):
+// handleRemoveTags serves DELETE /chatapp/contacts/tags:
 // tag_ids is one string of ids separated by commas (spaces around ids
 // ignored); ids the contact does not carry are ignored.
 func (s *Server) handleRemoveTags(w http.ResponseWriter, r *http.Request, co *company, _ []string) {

@@ -42,7 +42,8 @@ func (c *conversation) wire() wireConversation {
 	return wc
 }
 
-// convFilters are the filters of spec §4.3, validated: an unknown value is INVALID_PARAM naming the parameter. They travel
+// convFilters are the filters of GET /conversations, validated: an unknown
+// value is INVALID_PARAM naming the parameter. They travel
 // inside the cursor, so later pages apply the first page's filters.
 type convFilters struct {
 	Channel    string `json:"ch,omitempty"`
@@ -151,7 +152,7 @@ func (co *company) orderIndexAfter(at int64, id string) int {
 	})
 }
 
-// handleConversations serves GET /conversations (spec §4.3).
+// handleConversations serves GET /conversations.
 //
 // Order: most recent last_message_at first (a conversation without messages
 // sorts by its created_at), ties by id descending. since (inclusive) and

@@ -25,22 +25,22 @@ const (
 )
 
 const (
-	msgUnauthorized            = "Invalid or missing API key." // spec §5 rule 4, exactly
+	msgUnauthorized            = "Invalid or missing API key." // the service's text, exactly
 	timestampLayout            = "2006-01-02T15:04:05.000Z"    // RFC 3339, UTC, milliseconds, Z
-	defaultMessagePageLimit    = 50                            // spec §4.1
-	defaultConversationPageLim = 25                            // spec §8
+	defaultMessagePageLimit    = 50                            // GET /conversations/{conversation_id}/messages
+	defaultConversationPageLim = 25                            // GET /conversations
 )
 
 // formatTime renders t as every time the API shows: RFC 3339, UTC, exactly three
 // fractional digits, Z suffix.
 func formatTime(t time.Time) string { return t.UTC().Format(timestampLayout) }
 
-// apiError is an error answer of the §7 shape before it is written.
+// apiError is an error answer before it is written.
 type apiError struct {
 	status  int
 	code    convo.ErrorCode
 	message string
-	details any // nil: no details key at all (spec §7: present only for codes that emit it)
+	details any // nil: no details key at all (only some codes have details)
 	// retryAfter, when positive, is sent as Retry-After in whole seconds.
 	retryAfter time.Duration
 }

@@ -12,8 +12,9 @@ import (
 )
 
 // Fault is a rule that makes matching requests misbehave: an error answer of
-// any status and code (including the send-side codes of spec §7, which only
-// fault rules emit, and CANCEL_FAILED of §4.10), a Retry-After header, added
+// any status and code (including the send-side codes such as
+// CHANNEL_MISMATCH, and CANCEL_FAILED of POST /chatapp/sequences/cancel,
+// which only fault rules emit), a Retry-After header, added
 // latency, or a dropped
 // connection. Faults apply before routing and authentication: they model the
 // service or the network failing, whatever the request.

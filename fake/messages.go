@@ -9,7 +9,8 @@ import (
 	convo "github.com/convoapi/convo-go"
 )
 
-// RecentWindowDays is the read window without since (spec §4.1 rule 1, §8).
+// RecentWindowDays is the read window of GET
+// /conversations/{conversation_id}/messages without since, in days.
 const RecentWindowDays = 30
 
 // wireMessage is a message as GET /conversations/{conversation_id}/messages
@@ -96,7 +97,7 @@ func (m *message) wire() wireMessage {
 	return wm
 }
 
-// handleMessages serves GET /conversations/{id}/messages (spec §4.1): newest
+// handleMessages serves GET /conversations/{conversation_id}/messages: newest
 // first; without since the last 30 days; cursors stay valid while messages arrive.
 //
 // A cursor carries the window of the first page; with a cursor, since is

@@ -17,7 +17,7 @@ import (
 )
 
 // parseLimit reads an integer query parameter bounded by [1, max] with a
-// default (spec §4.1 rule 3, §4.3). Only plain decimal digits are an
+// default (limit, threshold_hours). Only plain decimal digits are an
 // integer: "abc", "5.5", "1e2", "+5", "-1", " 5" and "" are INVALID_PARAM;
 // leading zeros are allowed ("05" is 5).
 func parseLimit(q url.Values, name string, def, max int) (int, *apiError) {

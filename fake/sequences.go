@@ -12,7 +12,7 @@ const (
 	MsgNothingToCancel  = "No scheduled sequence to cancel."
 )
 
-// handleCancelSequence serves POST /chatapp/sequences/cancel (spec §4.10):
+// handleCancelSequence serves POST /chatapp/sequences/cancel:
 // 200 with canceled true when a scheduled sequence was canceled, false when
 // there was nothing to cancel (so true once, then false). Without
 // phone_number_id the contact is the company's one with that phone and the

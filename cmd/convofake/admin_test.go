@@ -121,7 +121,7 @@ func TestAdminSeedThenAPIResultsExactly(t *testing.T) {
 		"timestamp":"2026-11-22T10:00:00.000Z"}`, string(r.body))
 }
 
-// withoutRaw drops data.items[].raw (outside the contract, spec §2.3 rule 4).
+// withoutRaw drops data.items[].raw (outside the contract: docs/behaviour.md, "Forward compatibility").
 func withoutRaw(t *testing.T, body []byte) string {
 	t.Helper()
 	var m map[string]any
