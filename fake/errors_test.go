@@ -25,14 +25,6 @@ func TestErrorIDsAreUniqueAndWellFormed(t *testing.T) {
 	}
 }
 
-func TestErrorPathHasAPIPrefixWithoutQuery(t *testing.T) {
-	s := newServer(t)
-	for _, p := range []string{"/v1/conversations/abc/messages?limit=5", "/api/v1/conversations/abc/messages?limit=5"} {
-		r := call(t, s, "GET", p, nil)
-		assertError(t, r, 404, "CONVERSATION_NOT_FOUND", "Conversation not found.", "/api/v1/conversations/abc/messages", "GET", "")
-	}
-}
-
 func TestSuccessEnvelopeExact(t *testing.T) {
 	s := newServer(t)
 	r := get(t, s, "/channels")

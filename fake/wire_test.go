@@ -49,7 +49,6 @@ type wireCase struct {
 	status    int
 	code      string
 	contains  string // a substring of the answer's body
-	absent    string // a string the whole answer must not hold
 }
 
 func runWireCases(t *testing.T, cases []wireCase) {
@@ -62,9 +61,6 @@ func runWireCases(t *testing.T, cases []wireCase) {
 				tc.setup(t, s)
 			}
 			got := rawExchange(t, s, strings.ReplaceAll(tc.raw, "%KEY%", s.APIKey()), tc.halfClose)
-			if tc.absent != "" {
-				assert.NotContains(t, got, tc.absent)
-			}
 			if tc.status == 0 {
 				assert.Empty(t, got, "the connection must close without an answer")
 				return
@@ -122,37 +118,6 @@ func TestWireRawInputs(t *testing.T) {
 			name: "oversized body without a key is 401, unread",
 			raw:  "POST /v1/chatapp/contacts HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2000000\r\nConnection: close\r\n\r\n{", halfClose: true,
 			status: 401, code: "UNAUTHORIZED",
-		},
-		{
-			name:   "escaped slash in an id",
-			raw:    "GET /v1/conversations/abc%2Fdef/messages HTTP/1.1\r\nHost: x\r\nX-Api-Key: %KEY%\r\nConnection: close\r\n\r\n",
-			status: 404, code: "CONVERSATION_NOT_FOUND",
-		},
-		{
-			name:   "escaped slash after a fixed segment",
-			raw:    "GET /v1/channels%2F HTTP/1.1\r\nHost: x\r\nX-Api-Key: %KEY%\r\nConnection: close\r\n\r\n",
-			status: 404, code: "NOT_FOUND",
-		},
-		{
-			name:   "a query parameter given twice",
-			raw:    "GET /v1/conversations?limit=1&limit=500 HTTP/1.1\r\nHost: x\r\nX-Api-Key: %KEY%\r\nConnection: close\r\n\r\n",
-			status: 400, code: "INVALID_PARAM", contains: "limit is given more than once",
-		},
-		{
-			name:   "a JSON body that is not UTF-8",
-			raw:    post + "Content-Length: 21\r\nConnection: close\r\n\r\n{\"phone_number\":\"1\xff\"}",
-			status: 400, code: "INVALID_PARAM", contains: "body is not valid UTF-8",
-		},
-		{
-			name: "a NUL in a contact name",
-			raw: "POST /v1/chatapp/contacts HTTP/1.1\r\nHost: x\r\nX-Api-Key: %KEY%\r\nContent-Type: application/json\r\nContent-Length: 85\r\nConnection: close\r\n\r\n" +
-				`{"phone_number_id":"5511900000001","phone_number":"5511911112222","name":"A\u0000na"}`,
-			status: 400, code: "INVALID_PARAM", contains: "NUL character",
-		},
-		{
-			name:   "HEAD has the GET's status and no body",
-			raw:    "HEAD /v1/channels HTTP/1.1\r\nHost: x\r\nX-Api-Key: %KEY%\r\nConnection: close\r\n\r\n",
-			status: 200, absent: `"success"`,
 		},
 	})
 }

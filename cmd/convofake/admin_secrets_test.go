@@ -163,32 +163,6 @@ func TestRedactValues(t *testing.T) {
 	}, got)
 }
 
-// GET /_fake/requests redacts key-like JSON fields of bodies and query
-// parameters, not only the headers.
-func TestAdminJournalRedactsBodiesAndQueries(t *testing.T) {
-	p := startSeeded(t)
-	require.Equal(t, http.StatusOK, p.admin(http.MethodDelete, "/_fake/requests", "").status)
-	r := p.do(http.MethodPatch, "/v1/chatapp/contacts/custom-fields", "Bearer "+seedKey,
-		`{"phone_number_id":"5511940000001","phone_number":"5511987654321","custom_fields":{"plan":"gold","api_token":"tok-999"},"api_key":"`+seedKey+`"}`)
-	require.NotEqual(t, 0, r.status)
-	p.api("/v1/channels?access_token=tok-777&limit=1", seedKey)
-
-	r = p.admin(http.MethodGet, "/_fake/requests", "")
-	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
-	for _, secret := range []string{seedKey, "tok-999", "tok-777"} {
-		assert.NotContains(t, string(r.body), secret)
-	}
-	items := r.json(t)["items"].([]any)
-	require.Len(t, items, 2)
-	body := items[0].(map[string]any)["body"].(map[string]any)
-	assert.Equal(t, "[REDACTED]", body["api_key"])
-	assert.Equal(t, map[string]any{"plan": "gold", "api_token": "[REDACTED]"}, body["custom_fields"])
-	assert.Equal(t, "5511987654321", body["phone_number"], "the rest stays")
-	q := items[1].(map[string]any)["query"].(map[string]any)
-	assert.Equal(t, []any{"[REDACTED]"}, q["access_token"])
-	assert.Equal(t, []any{"1"}, q["limit"])
-}
-
 // Bad admin bodies are explained in JSON's terms, never Go's.
 func TestAdminBodyErrorsSpeakJSON(t *testing.T) {
 	p := start(t, "--clock", "frozen")
