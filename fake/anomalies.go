@@ -3,6 +3,7 @@ package fake
 import (
 	"container/heap"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -102,7 +103,7 @@ func (s *Server) handleAnomalies(w http.ResponseWriter, r *http.Request, co *com
 			switch name {
 			case "", BucketUnanswered, BucketNeverEngaged:
 			case BucketUnassigned, BucketAutomationOnly:
-				if !contains(want, name) {
+				if !slices.Contains(want, name) {
 					want = append(want, name)
 				}
 			default:
@@ -195,15 +196,6 @@ func (co *company) cachedAnomalies(want []string, threshold int, now time.Time, 
 		}
 	}
 	return results, missing
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // worstHeap keeps the maxAnomalyItems worst conversations of a bucket; its

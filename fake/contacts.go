@@ -85,27 +85,20 @@ func contactTarget(body jsonBody) (phoneNumberID, norm string, e *apiError) {
 // (CHANNEL_NOT_FOUND), no contact with that phone on that account yet
 // (CONTACT_EXISTS).
 func (s *Server) handleCreateContact(w http.ResponseWriter, r *http.Request, co *company, _ []string) {
+	var pnid, p, name, norm string
 	body, e := decodeBody(r)
-	if e != nil {
-		s.writeError(w, r, e)
-		return
+	if e == nil {
+		pnid, e = body.required("phone_number_id")
 	}
-	pnid, e := body.required("phone_number_id")
-	if e != nil {
-		s.writeError(w, r, e)
-		return
+	if e == nil {
+		p, e = body.required("phone_number")
 	}
-	p, e := body.required("phone_number")
-	if e != nil {
-		s.writeError(w, r, e)
-		return
+	if e == nil {
+		name, e = body.required("name")
 	}
-	name, e := body.required("name")
-	if e != nil {
-		s.writeError(w, r, e)
-		return
+	if e == nil {
+		norm, e = normalizeParam("phone_number", p)
 	}
-	norm, e := normalizeParam("phone_number", p)
 	if e != nil {
 		s.writeError(w, r, e)
 		return

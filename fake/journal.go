@@ -86,16 +86,12 @@ func (j *journal) bodyCap() int {
 
 func entrySize(e *Request) int64 {
 	n := entryOverhead + len(e.Method) + len(e.Prefix) + len(e.Path) + len(e.CompanyID) + len(e.Body)
-	for k, vs := range e.Query {
-		n += len(k)
-		for _, v := range vs {
-			n += len(v)
-		}
-	}
-	for k, vs := range e.Header {
-		n += len(k)
-		for _, v := range vs {
-			n += len(v)
+	for _, m := range []map[string][]string{e.Query, e.Header} {
+		for k, vs := range m {
+			n += len(k)
+			for _, v := range vs {
+				n += len(v)
+			}
 		}
 	}
 	return int64(n)

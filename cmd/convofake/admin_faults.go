@@ -18,8 +18,12 @@ import (
 const maxFaultLatency = 10 * time.Minute
 
 // jsonDuration is a duration in JSON: a Go duration string ("1.5s",
-// "250ms") or a number of seconds.
+// "250ms") or a number of seconds; it is written as a Go duration string.
 type jsonDuration time.Duration
+
+func (d jsonDuration) MarshalJSON() ([]byte, error) {
+	return json.Marshal(time.Duration(d).String())
+}
 
 func (d *jsonDuration) UnmarshalJSON(b []byte) error {
 	var s string
@@ -93,23 +97,14 @@ func (a *admin) addFault(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// faultOutJSON is an installed rule, as GET /_fake/faults lists it: the
-// rule's fields as POST /_fake/faults takes them (durations as Go duration
-// strings), its id, and remaining (uses left; null for a rule that applies
+// faultOutJSON is an installed rule, as GET /_fake/faults lists it: its
+// id, the rule's fields as POST /_fake/faults takes them (durations as Go
+// duration strings), and remaining (uses left; null for a rule that applies
 // to every matching request).
 type faultOutJSON struct {
-	ID         int             `json:"id"`
-	Method     string          `json:"method"`
-	Path       string          `json:"path"`
-	Status     int             `json:"status"`
-	Code       string          `json:"code"`
-	Message    string          `json:"message"`
-	Details    json.RawMessage `json:"details"`
-	RetryAfter string          `json:"retry_after"`
-	Latency    string          `json:"latency"`
-	Drop       bool            `json:"drop"`
-	Times      int             `json:"times"`
-	Remaining  *int            `json:"remaining"`
+	ID int `json:"id"`
+	faultJSON
+	Remaining *int `json:"remaining"`
 }
 
 // listFaults: GET /_fake/faults: the installed rules, in the order they are
@@ -118,15 +113,12 @@ func (a *admin) listFaults(w http.ResponseWriter, _ *http.Request) error {
 	out := itemsJSON[faultOutJSON]{Items: []faultOutJSON{}}
 	for _, fr := range a.srv.Faults() {
 		f := fr.Fault
-		fo := faultOutJSON{
-			ID: fr.ID, Method: f.Method, Path: f.Path, Status: f.Status, Code: string(f.Code), Message: f.Message,
-			Details: json.RawMessage("null"), RetryAfter: f.RetryAfter.String(), Latency: f.Latency.String(),
-			Drop: f.Drop, Times: f.Times,
-		}
+		fo := faultOutJSON{ID: fr.ID, faultJSON: faultJSON{
+			Method: f.Method, Path: f.Path, Status: f.Status, Code: string(f.Code), Message: f.Message,
+			RetryAfter: jsonDuration(f.RetryAfter), Latency: jsonDuration(f.Latency), Drop: f.Drop, Times: f.Times,
+		}}
 		if f.Details != nil {
-			if b, err := json.Marshal(f.Details); err == nil {
-				fo.Details = b
-			}
+			fo.Details, _ = json.Marshal(f.Details) // JSON already: a json.RawMessage
 		}
 		if f.Times > 0 {
 			n := fr.Remaining

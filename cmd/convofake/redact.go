@@ -142,30 +142,15 @@ func redactContainer(open json.Delim, dec *json.Decoder, out *bytes.Buffer) erro
 // skipValue consumes one JSON value and writes "[REDACTED]" in its place
 // (null stays null: there was nothing to hide).
 func skipValue(dec *json.Decoder, out *bytes.Buffer) error {
-	tok, err := dec.Token()
-	if err != nil {
+	var v json.RawMessage
+	if err := dec.Decode(&v); err != nil {
 		return err
 	}
-	if tok == nil {
+	if string(v) == "null" {
 		out.WriteString("null")
-		return nil
+	} else {
+		out.Write(jsonString(fake.Redacted))
 	}
-	if d, ok := tok.(json.Delim); ok && (d == '{' || d == '[') {
-		for depth := 1; depth > 0; {
-			tok, err := dec.Token()
-			if err != nil {
-				return err
-			}
-			if d, ok := tok.(json.Delim); ok {
-				if d == '{' || d == '[' {
-					depth++
-				} else {
-					depth--
-				}
-			}
-		}
-	}
-	out.Write(jsonString(fake.Redacted))
 	return nil
 }
 
