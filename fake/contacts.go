@@ -60,21 +60,6 @@ func (co *company) findContact(phoneNumberID, norm string) *contact {
 
 var errContactNotFound = errf(http.StatusNotFound, convo.CodeContactNotFound, "Contact not found.")
 
-// contactTarget reads phone_number_id (optional) and phone_number (required)
-// from a body and finds the contact; the caller holds the lock.
-func contactTarget(body jsonBody) (phoneNumberID, norm string, e *apiError) {
-	phoneNumberID, _, e = body.str("phone_number_id")
-	if e != nil {
-		return "", "", e
-	}
-	p, e := body.required("phone_number")
-	if e != nil {
-		return "", "", e
-	}
-	norm, e = normalizeParam("phone_number", p)
-	return phoneNumberID, norm, e
-}
-
 // handleCreateContact serves POST /chatapp/contacts (the
 // phone_number_id is a chatapp account's provider identifier): atomic (the
 // contact and its identity on the account are
@@ -161,9 +146,16 @@ func (s *Server) handleLookupContact(w http.ResponseWriter, r *http.Request, co 
 // names (phone_number_id optional; phone_number required). It answers
 // the error itself and reports false when the request ends there.
 func (s *Server) contactRequest(w http.ResponseWriter, r *http.Request) (body jsonBody, pnid, norm string, ok bool) {
+	var p string
 	body, e := decodeBody(r)
 	if e == nil {
-		pnid, norm, e = contactTarget(body)
+		pnid, _, e = body.str("phone_number_id")
+	}
+	if e == nil {
+		p, e = body.required("phone_number")
+	}
+	if e == nil {
+		norm, e = normalizeParam("phone_number", p)
 	}
 	if e != nil {
 		s.writeError(w, r, e)

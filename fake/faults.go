@@ -128,18 +128,25 @@ func relativePattern(p string) string {
 	return p
 }
 
+// matchRequest is the one matching rule of fault rules and journal filters:
+// method is "" or the request's method in any case; pattern (relative, see
+// relativePattern) is "" or a path.Match pattern matching rel, the
+// request's path relative to the base URL.
+func matchRequest(method, pattern, gotMethod, rel string) bool {
+	if method != "" && !strings.EqualFold(method, gotMethod) {
+		return false
+	}
+	ok, err := path.Match(pattern, rel)
+	return pattern == "" || err == nil && ok
+}
+
 // take returns the first rule matching the request and consumes one use.
 func (fs *faultSet) take(method, p string) (Fault, bool) {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	for i, r := range fs.rules {
-		if r.f.Method != "" && !strings.EqualFold(r.f.Method, method) {
+		if !matchRequest(r.f.Method, r.f.Path, method, p) {
 			continue
-		}
-		if r.f.Path != "" {
-			if ok, err := path.Match(r.f.Path, p); err != nil || !ok {
-				continue
-			}
 		}
 		if r.f.Times > 0 {
 			r.left--

@@ -134,11 +134,16 @@ func (s *Server) record(r *http.Request, co *company, body []byte, status int) {
 	prefix, rel := splitPrefix(r.URL.EscapedPath())
 	entry := Request{
 		Method: r.Method, Prefix: prefix, Path: rel, CompanyID: companyID,
-		Query: redactQuery(r.URL.Query(), keys), Header: redactHeader(r.Header, keys),
+		Query: r.URL.Query(), Header: redactHeader(r.Header, keys),
 		BodySize: len(body), Status: status, Time: s.clock.Now(),
 	}
+	for _, vs := range entry.Query {
+		for i, v := range vs {
+			vs[i] = redactString(v, keys)
+		}
+	}
 	if body != nil {
-		entry.Body = truncateBody(redactBytes(body, keys), j.bodyCap())
+		entry.Body = truncateBody([]byte(redactString(string(body), keys)), j.bodyCap())
 	}
 	j.add(entry)
 }
@@ -178,16 +183,7 @@ func redactHeader(src http.Header, keys []string) http.Header {
 	return h
 }
 
-// redactQuery replaces the keys wherever they appear in the values of q.
-func redactQuery(q url.Values, keys []string) url.Values {
-	for _, vs := range q {
-		for i, v := range vs {
-			vs[i] = redactString(v, keys)
-		}
-	}
-	return q
-}
-
+// redactString replaces the keys wherever they appear in v.
 func redactString(v string, keys []string) string {
 	for _, k := range keys {
 		if k != "" && strings.Contains(v, k) {
@@ -195,16 +191,6 @@ func redactString(v string, keys []string) string {
 		}
 	}
 	return v
-}
-
-// redactBytes replaces the keys wherever they appear in b.
-func redactBytes(b []byte, keys []string) []byte {
-	for _, k := range keys {
-		if k != "" && bytes.Contains(b, []byte(k)) {
-			b = bytes.ReplaceAll(b, []byte(k), []byte(Redacted))
-		}
-	}
-	return b
 }
 
 // Requests returns a copy of the journal, oldest first: every request the
@@ -239,22 +225,11 @@ func (s *Server) RequestsMatching(method, pattern string) []Request {
 	pattern = relativePattern(pattern)
 	var out []Request
 	for _, r := range s.Requests() {
-		if requestMatches(r, method, pattern) {
+		if matchRequest(method, pattern, r.Method, r.Path) {
 			out = append(out, r)
 		}
 	}
 	return out
-}
-
-func requestMatches(r Request, method, pattern string) bool {
-	if method != "" && !strings.EqualFold(method, r.Method) {
-		return false
-	}
-	if pattern == "" {
-		return true
-	}
-	ok, err := path.Match(pattern, r.Path)
-	return err == nil && ok
 }
 
 // CountRequests is the number of requests [Server.RequestsMatching] returns.
