@@ -76,20 +76,11 @@ func ceilingHours(channel convo.Channel) int {
 	return fixedCeilingHours
 }
 
-// handleAnomalies serves GET /conversations/anomalies:
-// the buckets and query parameters of docs/behaviour.md, items worst first.
-//
-// Only open conversations are considered, for every bucket. A conversation
-// is in the window when threshold_hours <= now - last inbound <= the
-// channel's ceiling (both ends inclusive). unanswered: in the window, and no
-// outbound message from an agent, the phone app or automation went out after
-// the last inbound (a reply with status failed did not go out; a queued one
-// counts, it is on its way). unassigned: in the window, no agent. automation_only: in the
-// window, replied to, every reply since the last inbound from automation.
-// never_engaged: open, no inbound message ever (count only).
-//
-// Each bucket is cached per company and per threshold for the cache TTL on
-// the server's clock; waiting_hours are those of the computation.
+// handleAnomalies serves GET /conversations/anomalies: the buckets, query
+// parameters, windows and cache of docs/behaviour.md ("Anomaly report" and
+// what the fake decides on its own), items worst first. A conversation is in
+// the window when threshold_hours <= now - last inbound <= the channel's
+// ceiling; a reply with status failed did not go out, a queued one did.
 func (s *Server) handleAnomalies(w http.ResponseWriter, r *http.Request, co *company, _ []string) {
 	q := r.URL.Query()
 	want := []string{BucketUnanswered, BucketNeverEngaged}

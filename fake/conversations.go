@@ -152,15 +152,10 @@ func (co *company) orderIndexAfter(at int64, id string) int {
 	})
 }
 
-// handleConversations serves GET /conversations.
-//
-// Order: most recent last_message_at first (a conversation without messages
-// sorts by its created_at), ties by id descending. since (inclusive) and
-// until (exclusive) compare with last_message_at; a conversation without
-// messages never matches them. The cursor remembers the filters and the
-// moment of the first page: later pages list the conversations as they
-// stood then (a conversation that receives a message meanwhile keeps its
-// place), so paging neither repeats nor skips.
+// handleConversations serves GET /conversations, in the order of
+// docs/behaviour.md ("Conversation list"). The cursor remembers the filters
+// and the moment of the first page: later pages list the conversations as
+// they stood then, so paging neither repeats nor skips.
 func (s *Server) handleConversations(w http.ResponseWriter, r *http.Request, co *company, _ []string) {
 	q := r.URL.Query()
 	limit, e := parseLimit(q, "limit", defaultConversationPageLim, 100)

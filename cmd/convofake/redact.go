@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/convoapi/convo-go/fake"
@@ -65,93 +64,44 @@ func bodyJSON(b []byte) json.RawMessage {
 		return json.RawMessage("null")
 	}
 	if json.Valid(b) {
-		dec := json.NewDecoder(bytes.NewReader(b))
-		dec.UseNumber()
 		var out bytes.Buffer
-		if err := redactJSON(dec, &out); err == nil {
-			return out.Bytes()
-		}
+		redactJSON(b, &out)
+		return out.Bytes()
 	}
 	return jsonString(strings.ToValidUTF8(string(b), "\uFFFD"))
 }
 
-// redactJSON copies one JSON value from dec to out, compact, keeping the
-// order of fields, with key-like fields redacted.
-func redactJSON(dec *json.Decoder, out *bytes.Buffer) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return err
+// redactJSON copies one valid JSON value to out, compact, keeping the order
+// of fields, with the value of every key-like field (but null) redacted.
+func redactJSON(v json.RawMessage, out *bytes.Buffer) {
+	v = bytes.TrimSpace(v)
+	if v[0] != '{' && v[0] != '[' {
+		out.Write(v) // a scalar, as sent
+		return
 	}
-	switch t := tok.(type) {
-	case json.Delim:
-		return redactContainer(t, dec, out)
-	case string:
-		out.Write(jsonString(t))
-	case json.Number:
-		out.WriteString(t.String())
-	case bool:
-		out.WriteString(strconv.FormatBool(t))
-	case nil:
-		out.WriteString("null")
-	}
-	return nil
-}
-
-// redactContainer copies the rest of an object or array opened by open.
-func redactContainer(open json.Delim, dec *json.Decoder, out *bytes.Buffer) error {
-	if open == '[' {
-		out.WriteByte('[')
-		for i := 0; dec.More(); i++ {
-			if i > 0 {
-				out.WriteByte(',')
-			}
-			if err := redactJSON(dec, out); err != nil {
-				return err
-			}
-		}
-		out.WriteByte(']')
-		_, err := dec.Token()
-		return err
-	}
-	out.WriteByte('{')
+	dec := json.NewDecoder(bytes.NewReader(v))
+	open, _ := dec.Token()
+	out.WriteByte(v[0])
 	for i := 0; dec.More(); i++ {
-		tok, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		name, _ := tok.(string)
 		if i > 0 {
 			out.WriteByte(',')
 		}
-		out.Write(jsonString(name))
-		out.WriteByte(':')
-		if keyLikeName(name) {
-			err = skipValue(dec, out)
+		var name string
+		if open == json.Delim('{') {
+			tok, _ := dec.Token()
+			name, _ = tok.(string)
+			out.Write(jsonString(name))
+			out.WriteByte(':')
+		}
+		var elem json.RawMessage
+		_ = dec.Decode(&elem) // v is valid JSON
+		if keyLikeName(name) && string(elem) != "null" {
+			out.Write(jsonString(fake.Redacted))
 		} else {
-			err = redactJSON(dec, out)
-		}
-		if err != nil {
-			return err
+			redactJSON(elem, out)
 		}
 	}
-	out.WriteByte('}')
-	_, err := dec.Token()
-	return err
-}
-
-// skipValue consumes one JSON value and writes "[REDACTED]" in its place
-// (null stays null: there was nothing to hide).
-func skipValue(dec *json.Decoder, out *bytes.Buffer) error {
-	var v json.RawMessage
-	if err := dec.Decode(&v); err != nil {
-		return err
-	}
-	if string(v) == "null" {
-		out.WriteString("null")
-	} else {
-		out.Write(jsonString(fake.Redacted))
-	}
-	return nil
+	out.WriteByte(v[len(v)-1])
 }
 
 // jsonString encodes s as a JSON string without HTML escaping.
