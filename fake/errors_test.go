@@ -21,7 +21,7 @@ func TestErrorIDsAreUniqueAndWellFormed(t *testing.T) {
 		assert.Regexp(t, errorIDPattern, body.ErrorID)
 		assert.False(t, seen[body.ErrorID], "duplicate %s", body.ErrorID)
 		seen[body.ErrorID] = true
-		assert.Equal(t, ts0, body.Timestamp) // D18, on the fake clock
+		assert.Equal(t, ts0, body.Timestamp) // on the fake clock
 	}
 }
 
