@@ -57,16 +57,8 @@ type faultJSON struct {
 	Times      int             `json:"times"`
 }
 
-type faultIDJSON struct {
-	ID int `json:"id"`
-}
-
-// addFault: POST /_fake/faults with a fault rule; 201 {"id": n}.
-func (a *admin) addFault(w http.ResponseWriter, r *http.Request) error {
-	var fj faultJSON
-	if err := decodeBody(r, &fj, false); err != nil {
-		return err
-	}
+// check refuses a rule that cannot be what its author meant.
+func (fj *faultJSON) check() error {
 	switch {
 	case fj.Status != 0 && (fj.Status < 400 || fj.Status > 599):
 		return badRequest("status: %d is not an error status (400–599), nor 0 for a latency or drop rule", fj.Status)
@@ -81,10 +73,24 @@ func (a *admin) addFault(w http.ResponseWriter, r *http.Request) error {
 	case fj.Status == 0 && (fj.Code != "" || fj.Message != "" || len(fj.Details) > 0 || fj.RetryAfter != 0):
 		return badRequest("code, message, details and retry_after need a status")
 	}
-	if fj.Path != "" {
-		if _, err := path.Match(fj.Path, "/"); err != nil {
-			return badRequest("path: %q is not a valid pattern: %s", fj.Path, patternHelp)
-		}
+	if _, err := path.Match(fj.Path, "/"); err != nil {
+		return badRequest("path: %q is not a valid pattern: %s", fj.Path, patternHelp)
+	}
+	return nil
+}
+
+type faultIDJSON struct {
+	ID int `json:"id"`
+}
+
+// addFault: POST /_fake/faults with a fault rule; 201 {"id": n}.
+func (a *admin) addFault(w http.ResponseWriter, r *http.Request) error {
+	var fj faultJSON
+	if err := decodeBody(r, &fj, false); err != nil {
+		return err
+	}
+	if err := fj.check(); err != nil {
+		return err
 	}
 	f := fake.Fault{
 		Method: strings.ToUpper(fj.Method), Path: fj.Path, Status: fj.Status, Code: convo.ErrorCode(fj.Code), Message: fj.Message,
