@@ -114,7 +114,7 @@ func (j *journal) add(e Request) {
 	}
 }
 
-func (s *Server) record(r *http.Request, co *company, body []byte, status int) {
+func (s *Server) record(r *http.Request, co *company, keys []string, body []byte, status int) {
 	j := &s.journal
 	if j.limit <= 0 || j.maxBytes <= 0 {
 		return
@@ -123,14 +123,6 @@ func (s *Server) record(r *http.Request, co *company, body []byte, status int) {
 	if co != nil {
 		companyID = co.id
 	}
-	// Every company's key is redacted, not only the request's: a request
-	// may carry another company's key in its query or body.
-	s.mu.RLock()
-	keys := make([]string, 0, len(s.companies))
-	for _, c := range s.companies {
-		keys = append(keys, c.apiKey)
-	}
-	s.mu.RUnlock()
 	prefix, rel := splitPrefix(r.URL.EscapedPath())
 	entry := Request{
 		Method: r.Method, Prefix: prefix, Path: rel, CompanyID: companyID,
@@ -146,6 +138,23 @@ func (s *Server) record(r *http.Request, co *company, body []byte, status int) {
 		entry.Body = truncateBody([]byte(redactString(string(body), keys)), j.bodyCap())
 	}
 	j.add(entry)
+}
+
+// journalKeys returns the keys the journal redacts: every company's, not
+// only the request's, since a request may carry another company's key in
+// its query or body. It is read before the handler runs, so that recording
+// never waits on the state's lock.
+func (s *Server) journalKeys() []string {
+	if s.journal.limit <= 0 || s.journal.maxBytes <= 0 {
+		return nil
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	keys := make([]string, 0, len(s.companies))
+	for _, c := range s.companies {
+		keys = append(keys, c.apiKey)
+	}
+	return keys
 }
 
 // truncateBody keeps at most max bytes of b, followed by a marker line.

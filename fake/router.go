@@ -195,7 +195,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if authErr == nil {
 		body, bodyErr = readBody(r)
 	}
-	defer func() { s.record(r, co, body, rec.Status) }()
+	keys := s.journalKeys()
+	defer func() { s.record(r, co, keys, body, rec.Status) }()
 
 	if s.applyFaults(out, r) {
 		return
