@@ -2,7 +2,6 @@ package fake
 
 import (
 	"container/heap"
-	"encoding/json"
 	"net/http"
 	"slices"
 	"strconv"
@@ -12,7 +11,7 @@ import (
 	convo "github.com/convoapi/convo-go"
 )
 
-// Anomaly bucket names (spec §2.6).
+// Anomaly bucket names of GET /conversations/anomalies.
 const (
 	BucketUnanswered     = "unanswered"
 	BucketNeverEngaged   = "never_engaged"
@@ -20,12 +19,12 @@ const (
 	BucketAutomationOnly = "automation_only"
 )
 
-// Bounds and defaults of the anomalies query (spec §8).
+// Defaults of the query of GET /conversations/anomalies.
 const (
 	DefaultThresholdHours = 4
 	DefaultAnomalyLimit   = 20
 	maxAnomalyItems       = 100
-	fixedCeilingHours     = 24 // channels without a service window (§4.4 rule 2)
+	fixedCeilingHours     = 24 // channels without a service window
 )
 
 var (
@@ -39,40 +38,15 @@ type anomalyCacheKey struct {
 }
 
 // anomalyResult is one bucket as computed at one instant: the count and the
-// worst items (at most 100, worst first).
+// worst items (at most 100, worst first). A cached result is never changed.
 type anomalyResult struct {
 	at    time.Time
 	count int
 	items []anomalyItem
-	// enc holds the items encoded once, one after the other with their
-	// commas; ends[i] is where item i ends, so the first n items of a
-	// cached report are enc[:ends[n-1]], served without encoding again.
-	enc  []byte
-	ends []int
 }
 
-// encode fills enc and ends from items.
-func (res *anomalyResult) encode() {
-	res.ends = make([]int, len(res.items))
-	for i, it := range res.items {
-		if i > 0 {
-			res.enc = append(res.enc, ',')
-		}
-		b, _ := json.Marshal(it) // strings, numbers and booleans only: cannot fail
-		res.enc = append(res.enc, b...)
-		res.ends[i] = len(res.enc)
-	}
-}
-
-// firstItems returns the first n items as a JSON array body (without the
-// brackets).
-func (res *anomalyResult) firstItems(n int) []byte {
-	if n = min(n, len(res.ends)); n == 0 {
-		return nil
-	}
-	return res.enc[:res.ends[n-1]]
-}
-
+// anomalyItem is an item of a bucket: convo.AnomalyItem's fields with times
+// written as every time of the API is (formatTime).
 type anomalyItem struct {
 	ConversationID   string        `json:"conversation_id"`
 	ContactID        string        `json:"contact_id"`
@@ -85,7 +59,7 @@ type anomalyItem struct {
 	UnreadCount      int           `json:"unread_count"`
 }
 
-// oneDecimal renders a number with exactly one decimal (spec §2.6: 5.0, 12.3).
+// oneDecimal renders a number with exactly one decimal (5.0, 12.3).
 type oneDecimal float64
 
 // MarshalJSON implements json.Marshaler.
@@ -93,9 +67,8 @@ func (d oneDecimal) MarshalJSON() ([]byte, error) {
 	return strconv.AppendFloat(nil, float64(d), 'f', 1, 64), nil
 }
 
-// ceilingHours is the anomaly ceiling of a channel (spec §4.4 rules 1–2): the
-// service window of the channel (24 hours for chatapp, spec §2.2), else a
-// fixed 24 hours.
+// ceilingHours is the anomaly ceiling of a channel: the service window of
+// the channel (24 hours for chatapp), else a fixed 24 hours.
 func ceilingHours(channel convo.Channel) int {
 	if h := capabilitiesFor(channel).SessionWindowHours; h != nil {
 		return *h
@@ -103,34 +76,25 @@ func ceilingHours(channel convo.Channel) int {
 	return fixedCeilingHours
 }
 
-// handleAnomalies serves GET /conversations/anomalies (spec §4.4, §2.6):
-// the buckets and query parameters of docs/behaviour.md, items worst first.
-//
-// Only open conversations are considered, for every bucket. A conversation
-// is in the window when threshold_hours <= now - last inbound <= the
-// channel's ceiling (both ends inclusive). unanswered: in the window, and no
-// outbound message from an agent, the phone app or automation went out after
-// the last inbound (a reply with status failed did not go out; a queued one
-// counts, it is on its way). unassigned: in the window, no agent. automation_only: in the
-// window, replied to, every reply since the last inbound from automation.
-// never_engaged: open, no inbound message ever (count only).
-//
-// Each bucket is cached per company and per threshold for the cache TTL on
-// the server's clock; waiting_hours are those of the computation.
+// handleAnomalies serves GET /conversations/anomalies: the buckets, query
+// parameters, windows and cache of docs/behaviour.md ("Anomaly report" and
+// what the fake decides on its own), items worst first. A conversation is in
+// the window when threshold_hours <= now - last inbound <= the channel's
+// ceiling; a reply with status failed did not go out, a queued one did.
 func (s *Server) handleAnomalies(w http.ResponseWriter, r *http.Request, co *company, _ []string) {
 	q := r.URL.Query()
 	want := []string{BucketUnanswered, BucketNeverEngaged}
 	// include is a comma list in one parameter (a repeated include is
 	// refused before this point); spaces around names and empty names are
 	// ignored, the two always-returned buckets may be named (they are valid
-	// names, spec §4.4 rule 5).
+	// names).
 	for _, v := range q["include"] {
 		for _, name := range strings.Split(v, ",") {
 			name = strings.TrimSpace(name)
 			switch name {
 			case "", BucketUnanswered, BucketNeverEngaged:
 			case BucketUnassigned, BucketAutomationOnly:
-				if !contains(want, name) {
+				if !slices.Contains(want, name) {
 					want = append(want, name)
 				}
 			default:
@@ -164,7 +128,6 @@ func (s *Server) handleAnomalies(w http.ResponseWriter, r *http.Request, co *com
 		results, missing = co.cachedAnomalies(want, threshold, now, s.cfg.anomalyTTL)
 		if len(missing) > 0 {
 			for b, res := range computeAnomalies(co, now, threshold, missing) {
-				res.encode()
 				results[b] = res
 				if s.cfg.anomalyTTL > 0 {
 					co.anomalyCache[anomalyCacheKey{b, threshold}] = res
@@ -173,11 +136,41 @@ func (s *Server) handleAnomalies(w http.ResponseWriter, r *http.Request, co *com
 		}
 		s.mu.Unlock()
 	}
-	// Cached results are never changed once stored, so they are read here
-	// without the lock.
-	bp := startEnvelope()
-	*bp = appendAnomalyReport(*bp, want, results, threshold, limit)
-	s.writeEnvelope(w, http.StatusOK, bp)
+	s.writeJSON(w, http.StatusOK, anomalyReport(want, results, threshold, limit))
+}
+
+// anomalyBucket is a bucket of the report: never_engaged has a count only,
+// the others a count and items (nil Items: the key is left out).
+type anomalyBucket struct {
+	Count int            `json:"count"`
+	Items *[]anomalyItem `json:"items,omitempty"`
+}
+
+// anomalyReport is the data of GET /conversations/anomalies: the buckets
+// asked for, each with its first limit items, and the window applied.
+func anomalyReport(want []string, results map[string]*anomalyResult, threshold, limit int) any {
+	buckets := make(map[string]anomalyBucket, len(want))
+	for _, name := range want {
+		res := results[name]
+		b := anomalyBucket{Count: res.count}
+		if name != BucketNeverEngaged {
+			items := res.items[:min(limit, len(res.items))]
+			b.Items = &items
+		}
+		buckets[name] = b
+	}
+	ceilings := map[convo.Channel]int{}
+	for _, ch := range []convo.Channel{convo.ChannelChatapp, convo.ChannelBotapp, convo.ChannelWebchat, convo.ChannelSMS} {
+		ceilings[ch] = ceilingHours(ch)
+	}
+	type window struct {
+		CeilingHoursByChannel map[convo.Channel]int `json:"ceiling_hours_by_channel"`
+		ThresholdHours        int                   `json:"threshold_hours"`
+	}
+	return struct {
+		Buckets map[string]anomalyBucket `json:"buckets"`
+		Window  window                   `json:"window"`
+	}{buckets, window{ceilings, threshold}}
 }
 
 // cachedAnomalies returns the cached results of the buckets still fresh at
@@ -194,52 +187,6 @@ func (co *company) cachedAnomalies(want []string, threshold int, now time.Time, 
 		}
 	}
 	return results, missing
-}
-
-// appendAnomalyReport appends the data of spec §2.6 as encoding/json writes
-// it for the equivalent maps (keys sorted), from items encoded once.
-func appendAnomalyReport(b []byte, want []string, results map[string]*anomalyResult, threshold, limit int) []byte {
-	names := slices.Clone(want)
-	slices.Sort(names)
-	b = append(b, `{"buckets":{`...)
-	for i, name := range names {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		res := results[name]
-		b = append(b, '"')
-		b = append(b, name...)
-		b = append(b, `":{"count":`...)
-		b = strconv.AppendInt(b, int64(res.count), 10)
-		if name != BucketNeverEngaged { // a count only, never a list (spec §2.6)
-			b = append(b, `,"items":[`...)
-			b = append(b, res.firstItems(limit)...)
-			b = append(b, ']')
-		}
-		b = append(b, '}')
-	}
-	b = append(b, `},"window":{"ceiling_hours_by_channel":{`...)
-	for i, ch := range []convo.Channel{convo.ChannelBotapp, convo.ChannelChatapp, "sms", convo.ChannelWebchat} { // sorted
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, '"')
-		b = append(b, ch...)
-		b = append(b, `":`...)
-		b = strconv.AppendInt(b, int64(ceilingHours(ch)), 10)
-	}
-	b = append(b, `},"threshold_hours":`...)
-	b = strconv.AppendInt(b, int64(threshold), 10)
-	return append(b, `}}`...)
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // worstHeap keeps the maxAnomalyItems worst conversations of a bucket; its

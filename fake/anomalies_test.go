@@ -166,14 +166,6 @@ func TestAnomaliesCacheOnFakeClock(t *testing.T) {
 	assert.Contains(t, r.Data(t, 200), `"unanswered":{"count":0,"items":[]}`)
 }
 
-func TestAnomaliesChatappCeilingFromSessionWindow(t *testing.T) {
-	s := newServer(t, fake.WithAnomalyCacheTTL(0))
-	b := seedBasic(t, s)
-	c := b.co.AddConversation(fake.Conversation{Contact: b.ana})
-	b.co.Inbound(c, "x", t0.Add(-24*time.Hour-time.Second))
-	assert.Contains(t, get(t, s, "/conversations/anomalies").Data(t, 200), `"unanswered":{"count":0,"items":[]}`)
-}
-
 func TestAnomaliesItemsCappedWorstFirst(t *testing.T) {
 	s := newServer(t)
 	b := seedBasic(t, s)

@@ -10,7 +10,7 @@ import (
 	convo "github.com/convoapi/convo-go"
 )
 
-// fileGrant is one temporary attachment URL (spec §4.2).
+// fileGrant is one temporary attachment URL.
 type fileGrant struct {
 	media   *media
 	expires time.Time
@@ -26,7 +26,7 @@ type wireAttachment struct {
 	Filename  string `json:"filename"`
 }
 
-// handleAttachment serves GET /attachments/{media_id} (spec §4.2): a
+// handleAttachment serves GET /attachments/{media_id}: a
 // temporary absolute URL on the fake itself, under /_files/, valid for the
 // attachment TTL on the server's clock and needing no key. Unknown media, or
 // another company's, is 404 MEDIA_NOT_FOUND.
@@ -54,7 +54,7 @@ func (s *Server) handleAttachment(w http.ResponseWriter, r *http.Request, co *co
 		MimeType: *md.mime, FileSize: *md.size, Filename: *md.filename,
 	}
 	s.mu.Unlock()
-	s.writeJSON(w, r, http.StatusOK, data)
+	s.writeJSON(w, http.StatusOK, data)
 }
 
 // baseFor is scheme://host[/prefix] of attachment URLs: WithPublicURL,

@@ -12,7 +12,7 @@ import (
 	convo "github.com/convoapi/convo-go"
 )
 
-// authenticate finds the company of the request's API key (spec §5): one of
+// authenticate finds the company of the request's API key, sent in one of
 // Authorization: Bearer <key>, Authorization: ApiKey <key> or
 // x-api-key: <key>. A key in the query string or the body authenticates
 // nothing. Keys are compared in constant time: both sides are hashed, and
@@ -61,7 +61,7 @@ func requestKey(r *http.Request) (string, bool) {
 }
 
 // limiter holds the token buckets of the request limit (per key) and of the
-// anomalies limit (per key), both on the server's clock (spec §8).
+// anomalies limit (per key), both on the server's clock.
 type limiter struct {
 	mu      sync.Mutex
 	clock   *Clock

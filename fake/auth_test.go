@@ -87,13 +87,6 @@ func TestRateLimitRetryAfterWholeSeconds(t *testing.T) {
 	assert.Equal(t, "2", r.Header.Get("Retry-After")) // 1.5 s rounded up
 }
 
-func TestRateLimitDisabled(t *testing.T) {
-	s := newServer(t, fake.WithRateLimit(0, 0))
-	for i := 0; i < 50; i++ {
-		require.Equal(t, 200, get(t, s, "/channels").Status)
-	}
-}
-
 func TestAnomalyRateLimitOnePassPerDay(t *testing.T) {
 	clock := fake.NewManualClock(t0)
 	s := newServer(t, fake.WithClock(clock), fake.WithAnomalyRateLimit(1, 24*time.Hour))

@@ -1,6 +1,7 @@
 package fake_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -115,7 +116,7 @@ func cursorAfter(b *testing.B, s *fake.Server, conv string, n int) string {
 				NextCursor string `json:"next_cursor"`
 			} `json:"data"`
 		}
-		if err := jsonUnmarshal(fetch(b, u, s.APIKey()), &page); err != nil {
+		if err := json.Unmarshal(fetch(b, u, s.APIKey()), &page); err != nil {
 			b.Fatal(err)
 		}
 		cur = page.Data.NextCursor

@@ -25,7 +25,7 @@ func TestChannelsListExact(t *testing.T) {
 	   "capabilities":{"message_types":["text","image","document","audio","video"],"max_text_length":4096,
 	     "max_caption_length":1024,"session_window_hours":null,"requires_template_outside_window":false}}
 	]}`, r.Data(t, 200))
-	assert.NotContains(t, string(r.Body), b.widget, "a webchat widget is never a channel account (D31)")
+	assert.NotContains(t, string(r.Body), b.widget, "a webchat widget is never a channel account")
 	assert.NotContains(t, string(r.Body), "sms")
 }
 

@@ -16,16 +16,6 @@ const (
 	MsgTagsRemoved         = "Tags removed successfully."
 )
 
-// wireContact is the lookup result of spec §2.7.
-type wireContact struct {
-	ID          string  `json:"id"`
-	PhoneNumber string  `json:"phone_number"`
-	Name        string  `json:"name"`
-	Email       *string `json:"email"`
-	Gender      *string `json:"gender"`
-	TagNames    string  `json:"tag_names"`
-}
-
 func normalizeParam(name, v string) (string, *apiError) {
 	norm, err := phone.Normalize(v)
 	if err != nil {
@@ -49,7 +39,7 @@ func (co *company) chatappAccount(phoneNumberID string) *account {
 // with phone_number_id, the contact of that chatapp account; without it,
 // the company's contact with that phone and the most recent interaction on
 // any of its chatapp accounts. The chat-channel layer (/chatapp/...) is
-// specific to chatapp (spec §1), so a botapp contact that happens to have a
+// specific to chatapp, so a botapp contact that happens to have a
 // phone is never its answer.
 func (co *company) findContact(phoneNumberID, norm string) *contact {
 	if phoneNumberID == "" {
@@ -70,22 +60,7 @@ func (co *company) findContact(phoneNumberID, norm string) *contact {
 
 var errContactNotFound = errf(http.StatusNotFound, convo.CodeContactNotFound, "Contact not found.")
 
-// contactTarget reads phone_number_id (optional) and phone_number (required)
-// from a body and finds the contact; the caller holds the lock.
-func contactTarget(body jsonBody) (phoneNumberID, norm string, e *apiError) {
-	phoneNumberID, _, e = body.str("phone_number_id")
-	if e != nil {
-		return "", "", e
-	}
-	p, e := body.required("phone_number")
-	if e != nil {
-		return "", "", e
-	}
-	norm, e = normalizeParam("phone_number", p)
-	return phoneNumberID, norm, e
-}
-
-// handleCreateContact serves POST /chatapp/contacts (spec §4.6; the
+// handleCreateContact serves POST /chatapp/contacts (the
 // phone_number_id is a chatapp account's provider identifier): atomic (the
 // contact and its identity on the account are
 // created under one lock, or nothing is), 201.
@@ -95,27 +70,20 @@ func contactTarget(body jsonBody) (phoneNumberID, norm string, e *apiError) {
 // (CHANNEL_NOT_FOUND), no contact with that phone on that account yet
 // (CONTACT_EXISTS).
 func (s *Server) handleCreateContact(w http.ResponseWriter, r *http.Request, co *company, _ []string) {
+	var pnid, p, name, norm string
 	body, e := decodeBody(r)
-	if e != nil {
-		s.writeError(w, r, e)
-		return
+	if e == nil {
+		pnid, e = body.required("phone_number_id")
 	}
-	pnid, e := body.required("phone_number_id")
-	if e != nil {
-		s.writeError(w, r, e)
-		return
+	if e == nil {
+		p, e = body.required("phone_number")
 	}
-	p, e := body.required("phone_number")
-	if e != nil {
-		s.writeError(w, r, e)
-		return
+	if e == nil {
+		name, e = body.required("name")
 	}
-	name, e := body.required("name")
-	if e != nil {
-		s.writeError(w, r, e)
-		return
+	if e == nil {
+		norm, e = normalizeParam("phone_number", p)
 	}
-	norm, e := normalizeParam("phone_number", p)
 	if e != nil {
 		s.writeError(w, r, e)
 		return
@@ -138,10 +106,10 @@ func (s *Server) handleCreateContact(w http.ResponseWriter, r *http.Request, co 
 		s.writeError(w, r, errf(http.StatusInternalServerError, codeInternalError, "The contact could not be created."))
 		return
 	}
-	s.writeJSON(w, r, http.StatusCreated, messageData{MsgContactCreated})
+	s.writeJSON(w, http.StatusCreated, convo.Confirmation{Message: MsgContactCreated})
 }
 
-// handleLookupContact serves GET /chatapp/contacts/lookup (spec §4.7, §2.7;
+// handleLookupContact serves GET /chatapp/contacts/lookup (
 // without phone_number_id, the contact with the most recent interaction on
 // any chatapp account). tag_names joins the names with "," (no space), in
 // the order the tags
@@ -169,18 +137,25 @@ func (s *Server) handleLookupContact(w http.ResponseWriter, r *http.Request, co 
 	for i, t := range ct.tags {
 		names[i] = t.name
 	}
-	out := wireContact{ID: ct.id, PhoneNumber: ct.phone, Name: ct.name, Email: ct.email, Gender: ct.gender, TagNames: strings.Join(names, ",")}
+	out := convo.Contact{ID: ct.id, PhoneNumber: ct.phone, Name: ct.name, Email: ct.email, Gender: ct.gender, TagNamesRaw: strings.Join(names, ",")}
 	s.mu.RUnlock()
-	s.writeJSON(w, r, http.StatusOK, out)
+	s.writeJSON(w, http.StatusOK, out)
 }
 
 // contactRequest reads the JSON body of a contact call and the contact it
 // names (phone_number_id optional; phone_number required). It answers
 // the error itself and reports false when the request ends there.
 func (s *Server) contactRequest(w http.ResponseWriter, r *http.Request) (body jsonBody, pnid, norm string, ok bool) {
+	var p string
 	body, e := decodeBody(r)
 	if e == nil {
-		pnid, norm, e = contactTarget(body)
+		pnid, _, e = body.str("phone_number_id")
+	}
+	if e == nil {
+		p, e = body.required("phone_number")
+	}
+	if e == nil {
+		norm, e = normalizeParam("phone_number", p)
 	}
 	if e != nil {
 		s.writeError(w, r, e)
@@ -204,7 +179,7 @@ func (s *Server) updateContact(w http.ResponseWriter, r *http.Request, co *compa
 	return ct != nil
 }
 
-// handleFields serves PATCH /chatapp/contacts/custom-fields (spec §4.8):
+// handleFields serves PATCH /chatapp/contacts/custom-fields:
 // the fields sent are merged into the contact's, the others stay unchanged.
 // Values must be strings (INVALID_PARAM naming the field otherwise).
 func (s *Server) handleFields(w http.ResponseWriter, r *http.Request, co *company, _ []string) {
@@ -239,10 +214,10 @@ func (s *Server) handleFields(w http.ResponseWriter, r *http.Request, co *compan
 	if !found {
 		return
 	}
-	s.writeJSON(w, r, http.StatusOK, messageData{MsgCustomFieldsUpdated})
+	s.writeJSON(w, http.StatusOK, convo.Confirmation{Message: MsgCustomFieldsUpdated})
 }
 
-// handleRemoveTags serves DELETE /chatapp/contacts/tags (spec §4.9):
+// handleRemoveTags serves DELETE /chatapp/contacts/tags:
 // tag_ids is one string of ids separated by commas (spaces around ids
 // ignored); ids the contact does not carry are ignored.
 func (s *Server) handleRemoveTags(w http.ResponseWriter, r *http.Request, co *company, _ []string) {
@@ -277,5 +252,5 @@ func (s *Server) handleRemoveTags(w http.ResponseWriter, r *http.Request, co *co
 	if !found {
 		return
 	}
-	s.writeJSON(w, r, http.StatusOK, messageData{MsgTagsRemoved})
+	s.writeJSON(w, http.StatusOK, convo.Confirmation{Message: MsgTagsRemoved})
 }

@@ -27,7 +27,7 @@ func TestCreateContact(t *testing.T) {
 	r = call(t, s, "POST", "/v1/chatapp/contacts", map[string]string{"phone_number_id": b.chatPNID, "phone_number": "5521999990000", "name": "Carla 2"})
 	assertError(t, r, 409, "CONTACT_EXISTS", "A contact with this phone number already exists.", contactsPath, "POST", "")
 
-	// The same phone arriving inbound on that account is the same contact (D24).
+	// The same phone arriving inbound on that account is the same contact.
 	conv, _ := b.co.Receive(b.chat, "+55 (21) 99999-0000", "", fake.Message{Text: "hi", At: t0})
 	st, _ := s.Conversation(conv)
 	assert.Equal(t, ct.ID, st.ContactID)
@@ -81,7 +81,7 @@ func TestLookupContact(t *testing.T) {
 	r := get(t, s, "/chatapp/contacts/lookup?phone_number_id="+b.chatPNID+"&phone_number=%2B55+11+98765-4321")
 	assert.JSONEq(t, `{"id":"`+b.ana+`","phone_number":"5511987654321","name":"Ana","email":null,"gender":null,"tag_names":"vip,lead"}`, r.Data(t, 200))
 
-	// Without phone_number_id: the contact with the most recent interaction (D25).
+	// Without phone_number_id: the contact with the most recent interaction.
 	chat2 := b.co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000002"})
 	ana2 := b.co.AddContact(fake.Contact{Account: chat2, Phone: "5511987654321", Name: "Ana (2)", Email: "ana@example.com", Gender: "female"})
 	b.co.Receive(chat2, "5511987654321", "", fake.Message{Text: "hi", At: t0.Add(-time.Hour)})
@@ -94,7 +94,7 @@ func TestLookupContact(t *testing.T) {
 	assertError(t, get(t, s, "/chatapp/contacts/lookup?phone_number=12"), 400, "INVALID_PARAM", "phone_number must have 8 to 15 digits", p, "GET", "")
 	assertError(t, get(t, s, "/chatapp/contacts/lookup?phone_number=5599999999999"), 404, "CONTACT_NOT_FOUND", "Contact not found.", p, "GET", "")
 	assertError(t, get(t, s, "/chatapp/contacts/lookup?phone_number_id=nope&phone_number=5511987654321"), 404, "CONTACT_NOT_FOUND", "Contact not found.", p, "GET", "")
-	// Another company's contact is invisible (D20).
+	// Another company's contact is invisible.
 	assertError(t, get(t, s, "/chatapp/contacts/lookup?phone_number=5511987654321", bearer(s.AddCompany("k2").APIKey())), 404, "CONTACT_NOT_FOUND", "", p, "GET", "")
 }
 
@@ -137,7 +137,7 @@ func TestRemoveTags(t *testing.T) {
 	b := seedBasic(t, s)
 	b.co.TagContact(b.ana, "churn-risk")
 	vip, churn := b.co.TagID("vip"), b.co.TagID("churn-risk")
-	// DELETE with a JSON body, several ids comma-separated (D10).
+	// DELETE with a JSON body, several ids comma-separated.
 	r := call(t, s, "DELETE", "/v1/chatapp/contacts/tags", map[string]string{"phone_number_id": b.chatPNID, "phone_number": b.anaPhone, "tag_ids": vip + ", " + churn + ",unknown"})
 	assert.JSONEq(t, `{"message":"Tags removed successfully."}`, r.Data(t, 200))
 	ct, _ := s.Contact(b.ana)

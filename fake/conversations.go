@@ -42,7 +42,8 @@ func (c *conversation) wire() wireConversation {
 	return wc
 }
 
-// convFilters are the filters of spec §4.3, validated: an unknown value is INVALID_PARAM naming the parameter. They travel
+// convFilters are the filters of GET /conversations, validated: an unknown
+// value is INVALID_PARAM naming the parameter. They travel
 // inside the cursor, so later pages apply the first page's filters.
 type convFilters struct {
 	Channel    string `json:"ch,omitempty"`
@@ -119,15 +120,7 @@ type listCand struct {
 // key then (a conversation without messages sorts by the createdAt it had
 // before any message).
 func (f *convFilters) matches(c *conversation, asOf uint64) (time.Time, bool) {
-	if c.createdSeq > asOf {
-		return time.Time{}, false
-	}
-	if f.Channel != "" && string(c.account.channel) != f.Channel ||
-		f.ChannelID != "" && c.account.id != f.ChannelID ||
-		f.Status != "all" && string(c.status) != f.Status ||
-		f.Assigned != nil && (c.assignedTo != "") != *f.Assigned ||
-		f.Identifier != "" && c.contact.ident != f.Identifier ||
-		f.Phone != "" && c.contact.phone != f.Phone {
+	if c.createdSeq > asOf || !f.matchesFields(c) {
 		return time.Time{}, false
 	}
 	lma := c.lastMessageAsOf(asOf)
@@ -141,6 +134,16 @@ func (f *convFilters) matches(c *conversation, asOf uint64) (time.Time, bool) {
 	return lma, true
 }
 
+// matchesFields applies the filters that do not depend on time.
+func (f *convFilters) matchesFields(c *conversation) bool {
+	return (f.Channel == "" || string(c.account.channel) == f.Channel) &&
+		(f.ChannelID == "" || c.account.id == f.ChannelID) &&
+		(f.Status == "all" || string(c.status) == f.Status) &&
+		(f.Assigned == nil || (c.assignedTo != "") == *f.Assigned) &&
+		(f.Identifier == "" || c.contact.ident == f.Identifier) &&
+		(f.Phone == "" || c.contact.phone == f.Phone)
+}
+
 // orderIndexAfter is the position in co.order of the first conversation
 // strictly after a cursor's (key, id).
 func (co *company) orderIndexAfter(at int64, id string) int {
@@ -151,48 +154,67 @@ func (co *company) orderIndexAfter(at int64, id string) int {
 	})
 }
 
-// handleConversations serves GET /conversations (spec §4.3).
-//
-// Order: most recent last_message_at first (a conversation without messages
-// sorts by its created_at), ties by id descending. since (inclusive) and
-// until (exclusive) compare with last_message_at; a conversation without
-// messages never matches them. The cursor remembers the filters and the
-// moment of the first page: later pages list the conversations as they
-// stood then (a conversation that receives a message meanwhile keeps its
-// place), so paging neither repeats nor skips.
+// handleConversations serves GET /conversations, in the order of
+// docs/behaviour.md ("Conversation list"). The cursor remembers the filters
+// and the moment of the first page: later pages list the conversations as
+// they stood then, so paging neither repeats nor skips.
 func (s *Server) handleConversations(w http.ResponseWriter, r *http.Request, co *company, _ []string) {
-	q := r.URL.Query()
-	limit, e := parseLimit(q, "limit", defaultConversationPageLim, 100)
+	limit, f, cur, e := s.conversationQuery(r.URL.Query())
 	if e != nil {
 		s.writeError(w, r, e)
 		return
 	}
-	f, e := parseConvFilters(q)
-	if e != nil {
-		s.writeError(w, r, e)
-		return
-	}
-	var cur *cursor
-	if q.Has("cursor") {
-		c, e := s.decodeCursor(q.Get("cursor"), "c")
-		if e != nil || c.Filters == nil {
-			if e == nil {
-				e = invalidParam("cursor is invalid: pass the next_cursor of the previous page unchanged")
-			}
-			s.writeError(w, r, e)
-			return
-		}
-		cur, f = &c, *c.Filters
-	}
-
 	s.mu.RLock()
 	asOf := s.seq
 	if cur != nil {
 		asOf = cur.Seq
 	}
-	// The order index has every conversation at its key as of now. Those
-	// whose key changed since asOf (a later page of an older listing) are
-	// skipped in the walk and placed by their key as of asOf instead.
+	cands := co.listCandidates(&f, cur, asOf, limit)
+	page := cands[:min(limit, len(cands))]
+	out := struct {
+		Items      []wireConversation `json:"items"`
+		NextCursor *string            `json:"next_cursor"`
+	}{Items: make([]wireConversation, 0, len(page))}
+	for _, c := range page {
+		out.Items = append(out.Items, c.c.wire())
+	}
+	if len(cands) > limit {
+		last := page[len(page)-1]
+		nc := s.encodeCursor(cursor{Kind: "c", Seq: asOf, At: last.key.UnixNano(), ID: last.c.id, Filters: &f})
+		out.NextCursor = &nc
+	}
+	s.mu.RUnlock()
+	s.writeJSON(w, http.StatusOK, out)
+}
+
+// conversationQuery reads the limit and the filters of a list request; with
+// a cursor, the filters are the cursor's (those sent are validated, then
+// ignored).
+func (s *Server) conversationQuery(q url.Values) (limit int, f convFilters, cur *cursor, e *apiError) {
+	if limit, e = parseLimit(q, "limit", defaultConversationPageLim, 100); e != nil {
+		return
+	}
+	if f, e = parseConvFilters(q); e != nil || !q.Has("cursor") {
+		return
+	}
+	c, e := s.decodeCursor(q.Get("cursor"), "c")
+	if e == nil && c.Filters == nil {
+		e = invalidParam("cursor is invalid: pass the next_cursor of the previous page unchanged")
+	}
+	if e != nil {
+		return 0, f, nil, e
+	}
+	return limit, *c.Filters, &c, nil
+}
+
+// listCandidates returns, in list order, up to limit+1 conversations
+// matching f as they stood at asOf, after the cursor cur (nil: from the
+// start). The caller holds s.mu.
+//
+// The order index has every conversation at its key as of now. Those whose
+// key changed since asOf (a later page of an older listing) are skipped in
+// the walk and placed by their key as of asOf instead.
+func (co *company) listCandidates(f *convFilters, cur *cursor, asOf uint64, limit int) []listCand {
 	co.ensureOrder()
 	moved := co.movedSince(asOf)
 	cands := make([]listCand, 0, limit+1)
@@ -204,51 +226,28 @@ func (s *Server) handleConversations(w http.ResponseWriter, r *http.Request, co 
 		if len(cands) > limit {
 			break
 		}
-		if moved[c] {
-			continue
-		}
-		if key, ok := f.matches(c, asOf); ok {
+		if key, ok := f.matches(c, asOf); ok && !moved[c] {
 			cands = append(cands, listCand{c, key})
 		}
 	}
-	if len(moved) > 0 {
-		for c := range moved {
-			key, ok := f.matches(c, asOf)
-			if !ok || c.createdSeq > asOf {
-				continue
-			}
-			if cur != nil { // strictly after the cursor in (key desc, id desc)
-				k := key.UnixNano()
-				if k > cur.At || k == cur.At && c.id >= cur.ID {
-					continue
-				}
-			}
+	if len(moved) == 0 {
+		return cands
+	}
+	for c := range moved {
+		key, ok := f.matches(c, asOf)
+		// strictly after the cursor in (key desc, id desc)
+		if ok && (cur == nil || key.UnixNano() < cur.At || key.UnixNano() == cur.At && c.id < cur.ID) {
 			cands = append(cands, listCand{c, key})
 		}
-		slices.SortFunc(cands, func(a, b listCand) int {
-			switch {
-			case listsBefore(a.key, a.c.id, b.key, b.c.id):
-				return -1
-			case listsBefore(b.key, b.c.id, a.key, a.c.id):
-				return 1
-			}
-			return 0
-		})
 	}
-	page := cands[:min(limit, len(cands))]
-	out := struct {
-		Items      []wireConversation `json:"items"`
-		NextCursor *string            `json:"next_cursor"`
-	}{Items: make([]wireConversation, 0, len(page))}
-	for _, c := range page {
-		out.Items = append(out.Items, c.c.wire())
-	}
-	if len(cands) > limit {
-		last := page[len(page)-1]
-		fc := f
-		nc := s.encodeCursor(cursor{Kind: "c", Seq: asOf, At: last.key.UnixNano(), ID: last.c.id, Filters: &fc})
-		out.NextCursor = &nc
-	}
-	s.mu.RUnlock()
-	s.writeJSON(w, r, http.StatusOK, out)
+	slices.SortFunc(cands, func(a, b listCand) int {
+		switch {
+		case listsBefore(a.key, a.c.id, b.key, b.c.id):
+			return -1
+		case listsBefore(b.key, b.c.id, a.key, a.c.id):
+			return 1
+		}
+		return 0
+	})
+	return cands
 }

@@ -54,7 +54,7 @@ func TestConversationFilters(t *testing.T) {
 	s := newServer(t)
 	b := seedBasic(t, s)
 	co := b.co
-	// Ana has a second identity on another chatapp number (D24: another contact).
+	// Ana has a second identity on another chatapp number (another contact).
 	chat2 := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000002"})
 	ana2 := co.AddContact(fake.Contact{Account: chat2, Phone: "5511987654321", Name: "Ana"})
 	mk := func(id, contact string, status convo.ConversationStatus, agent string, lastAgo time.Duration) string {
@@ -90,7 +90,7 @@ func TestConversationFilters(t *testing.T) {
 		{"status=all&since=2026-11-22T06:00:00Z&until=2026-11-22T08:00:00Z", []string{botOpen, webArch}},
 		{"status=all&channel_identifier=bob-77", []string{botOpen}},
 		{"status=all&channel_identifier=5511987654321", []string{anaOpen, ana2Open, anaRes}},
-		{"status=all&phone=%2B55+11+98765-4321", []string{anaOpen, ana2Open, anaRes}}, // every account (D8)
+		{"status=all&phone=%2B55+11+98765-4321", []string{anaOpen, ana2Open, anaRes}}, // every account
 		{"status=all&phone=5511000000000", []string{}},
 	}
 	for _, tc := range tests {

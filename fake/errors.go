@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/json"
@@ -24,24 +25,22 @@ const (
 )
 
 const (
-	msgUnauthorized            = "Invalid or missing API key." // spec §5 rule 4, exactly
+	msgUnauthorized            = "Invalid or missing API key." // the service's text, exactly
 	timestampLayout            = "2006-01-02T15:04:05.000Z"    // RFC 3339, UTC, milliseconds, Z
-	defaultMessagePageLimit    = 50                            // spec §4.1
-	defaultConversationPageLim = 25                            // spec §8
+	defaultMessagePageLimit    = 50                            // GET /conversations/{conversation_id}/messages
+	defaultConversationPageLim = 25                            // GET /conversations
 )
 
 // formatTime renders t as every time the API shows: RFC 3339, UTC, exactly three
 // fractional digits, Z suffix.
 func formatTime(t time.Time) string { return t.UTC().Format(timestampLayout) }
 
-func appendTime(b []byte, t time.Time) []byte { return t.UTC().AppendFormat(b, timestampLayout) }
-
-// apiError is an error answer of the §7 shape before it is written.
+// apiError is an error answer before it is written.
 type apiError struct {
 	status  int
 	code    convo.ErrorCode
 	message string
-	details any // nil: no details key at all (spec §7: present only for codes that emit it)
+	details any // nil: no details key at all (only some codes have details)
 	// retryAfter, when positive, is sent as Retry-After in whole seconds.
 	retryAfter time.Duration
 }
@@ -91,7 +90,8 @@ func (g *errorIDs) next() string {
 	return "ERR-" + string(out[:8]) + "-" + string(out[8:])
 }
 
-// errorBody is the §7 error body. Field order follows the specification.
+// errorBody is the error body of every error answer (the error envelope of
+// api/openapi.yaml). Field order follows the service's.
 type errorBody struct {
 	Success    bool         `json:"success"`
 	StatusCode int          `json:"statusCode"`
@@ -108,8 +108,8 @@ type errorMessage struct {
 	Details any             `json:"details,omitempty"`
 }
 
-// writeError writes e as the §7 envelope. internalPath is the request path
-// rewritten to its /api/v1 form (spec §9 rule 4), without query string.
+// writeError writes e in the error envelope. Its path is the request path
+// in its /api/v1 form (internalPath), without the query string.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, e *apiError) {
 	body := errorBody{
 		StatusCode: e.status,
@@ -119,80 +119,46 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, e *apiError)
 		Message:    errorMessage{Error: e.code, Message: e.message, Details: e.details},
 		ErrorID:    s.errIDs.next(),
 	}
-	b, err := json.Marshal(body)
-	if err != nil { // details of a fault rule that cannot be encoded
-		body.Message.Details = nil
-		b, _ = json.Marshal(body)
-	}
-	h := w.Header()
-	h.Set("Content-Type", "application/json; charset=utf-8")
-	h.Set("Content-Length", strconv.Itoa(len(b)))
 	if e.retryAfter > 0 {
-		h.Set("Retry-After", strconv.FormatInt(ceilSeconds(e.retryAfter), 10))
+		w.Header().Set("Retry-After", strconv.FormatInt(ceilSeconds(e.retryAfter), 10))
 	}
-	w.WriteHeader(e.status)
-	_, _ = w.Write(b)
+	writeBody(w, e.status, body)
 }
 
-// ceilSeconds rounds d up to whole seconds, at least 1.
+// ceilSeconds rounds a positive d up to whole seconds (at least 1).
 func ceilSeconds(d time.Duration) int64 {
-	s := int64((d + time.Second - 1) / time.Second)
-	if s < 1 {
-		s = 1
-	}
-	return s
+	return int64((d + time.Second - 1) / time.Second)
 }
 
 // bufPool recycles answer buffers: big pages would otherwise make the
 // garbage collector run often, and each run scans the whole stored state.
-var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 32<<10); return &b }}
+var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
-const envelopePrefix = `{"success":true,"data":`
-
-// startEnvelope returns a pooled buffer holding the start of the §2.1
-// success envelope; the caller appends the data and calls writeEnvelope.
-func startEnvelope() *[]byte {
-	bp := bufPool.Get().(*[]byte)
-	*bp = append((*bp)[:0], envelopePrefix...)
-	return bp
-}
-
-// writeEnvelope closes the envelope started by startEnvelope with the
-// timestamp, writes it with the given status and recycles the buffer.
-func (s *Server) writeEnvelope(w http.ResponseWriter, status int, bp *[]byte) {
-	b := append(*bp, `,"timestamp":"`...)
-	b = appendTime(b, s.clock.Now())
-	b = append(b, `"}`...)
+// writeBody encodes v with encoding/json and writes it with the given
+// status. Encoding cannot fail: every answer is made of strings, numbers,
+// booleans and the details of fault rules, which are JSON already
+// (json.RawMessage).
+func writeBody(w http.ResponseWriter, status int, v any) {
+	buf := bufPool.Get().(*bytes.Buffer)
+	buf.Reset()
+	_ = json.NewEncoder(buf).Encode(v)
+	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	h := w.Header()
 	h.Set("Content-Type", "application/json; charset=utf-8")
 	h.Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
-	if cap(b) <= 1<<20 {
-		*bp = b
-		bufPool.Put(bp)
+	if buf.Cap() <= 1<<20 {
+		bufPool.Put(buf)
 	}
 }
 
-// writeData writes the §2.1 success envelope around data, an already encoded
-// JSON value, with the given status (200, 201 for contact creation).
-func (s *Server) writeData(w http.ResponseWriter, status int, data []byte) {
-	bp := startEnvelope()
-	*bp = append(*bp, data...)
-	s.writeEnvelope(w, status, bp)
-}
-
-// writeJSON encodes v and writes it as the data of a success envelope.
-func (s *Server) writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
-	data, err := json.Marshal(v)
-	if err != nil {
-		s.writeError(w, r, errf(http.StatusInternalServerError, codeInternalError, "The fake could not encode its answer."))
-		return
-	}
-	s.writeData(w, status, data)
-}
-
-// messageData is the {"message": "..."} data of the contact endpoints.
-type messageData struct {
-	Message string `json:"message"`
+// writeJSON writes data in the success envelope, with the given status
+// (200, 201 for contact creation).
+func (s *Server) writeJSON(w http.ResponseWriter, status int, data any) {
+	writeBody(w, status, struct {
+		Success   bool   `json:"success"`
+		Data      any    `json:"data"`
+		Timestamp string `json:"timestamp"`
+	}{true, data, formatTime(s.clock.Now())})
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"testing"
 	"time"
 
 	convo "github.com/convoapi/convo-go"
@@ -55,49 +54,6 @@ func Example() {
 	// channels: 1 Support
 	// unanswered: 1 5
 	// downloaded: 9 png bytes
-}
-
-// TestSDKAgainstFake runs every endpoint through the SDK: a smoke test that
-// the two halves of the product agree (the wire tests are the reference).
-func TestSDKAgainstFake(t *testing.T) {
-	s := fake.New(t, fake.WithClock(fake.NewManualClock(t0)), fake.WithSeed(fake.DemoSeed()))
-	c := s.Client()
-	ctx := context.Background()
-
-	chs, err := c.Channels.List(ctx)
-	if err != nil || len(chs) != 3 {
-		t.Fatalf("channels: %v %d", err, len(chs))
-	}
-	all := 0
-	for conv, err := range c.Conversations.All(ctx, &convo.ListConversationsParams{Status: "all", Limit: 2}) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		all++
-		msgs := 0
-		for _, err := range c.Messages.All(ctx, conv.ID, &convo.ListMessagesParams{Limit: 2, Since: t0.Add(-60 * 24 * time.Hour)}) {
-			if err != nil {
-				t.Fatal(err)
-			}
-			msgs++
-		}
-		_ = msgs
-	}
-	if all != 11 {
-		t.Fatalf("conversations: %d", all)
-	}
-	rep, err := c.Anomalies.Get(ctx, &convo.AnomaliesParams{Include: []convo.Bucket{convo.BucketUnassigned, convo.BucketAutomationOnly}})
-	if err != nil || rep.Buckets.AutomationOnly == nil || rep.Buckets.AutomationOnly.Count != 1 {
-		t.Fatalf("anomalies: %v %+v", err, rep)
-	}
-	_, err = c.Contacts.Lookup(ctx, &convo.LookupContactParams{PhoneNumber: "5511987654321"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := c.Sequences.Cancel(ctx, &convo.CancelSequenceParams{PhoneNumber: "5531988881234"})
-	if err != nil || !res.Canceled {
-		t.Fatalf("cancel: %v %+v", err, res)
-	}
 }
 
 // ExampleWithInMemoryNetwork serves the fake over in-memory connections: the

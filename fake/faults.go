@@ -12,20 +12,18 @@ import (
 )
 
 // Fault is a rule that makes matching requests misbehave: an error answer of
-// any status and code (including the send-side codes of spec §7, which only
-// fault rules emit, and CANCEL_FAILED of §4.10), a Retry-After header, added
+// any status and code (including the send-side codes such as
+// CHANNEL_MISMATCH, and CANCEL_FAILED of POST /chatapp/sequences/cancel,
+// which only fault rules emit), a Retry-After header, added
 // latency, or a dropped
 // connection. Faults apply before routing and authentication: they model the
 // service or the network failing, whatever the request.
 type Fault struct {
 	// Method matches the request method; "" matches every method.
 	Method string
-	// Path is a path.Match pattern over the path relative to the base URL,
-	// escaped as sent (the form of [Request.Path]), e.g.
-	// "/conversations/*/messages" or "/chatapp/*"; a leading /v1 or
-	// /api/v1 in the pattern is ignored, and requests on /v1 and /api/v1
-	// match alike. Paths outside the API (the attachment files) match with
-	// their full path, e.g. "/_files/*". "" matches every path.
+	// Path is a path pattern, as in [Server.RequestsMatching]: relative to
+	// the base URL, e.g. "/conversations/*/messages"; a leading /v1 or
+	// /api/v1 means the same as without it. "" matches every path.
 	Path string
 	// Status is the HTTP status of the error answer; 0 means no error answer
 	// (the request is only delayed or dropped, then served normally).
@@ -67,7 +65,7 @@ func (s *Server) AddFault(f Fault) int {
 	s.faults.mu.Lock()
 	defer s.faults.mu.Unlock()
 	s.faults.nextID++
-	f.Path = normalizeFaultPath(f.Path)
+	f.Path = relativePattern(f.Path)
 	s.faults.rules = append(s.faults.rules, &faultRule{id: s.faults.nextID, f: f, left: f.Times})
 	return s.faults.nextID
 }
@@ -120,11 +118,26 @@ func (s *Server) ClearFaults() {
 	s.faults.rules = nil
 }
 
-func normalizeFaultPath(p string) string {
+// relativePattern is the one path rule of fault rules and journal filters:
+// a pattern is relative to the base URL, and a leading /v1 or /api/v1 is
+// cut off, so that it means the same as without it.
+func relativePattern(p string) string {
 	if _, rel := splitPrefix(p); rel != "" {
 		return rel
 	}
 	return p
+}
+
+// matchRequest is the one matching rule of fault rules and journal filters:
+// method is "" or the request's method in any case; pattern (relative, see
+// relativePattern) is "" or a path.Match pattern matching rel, the
+// request's path relative to the base URL.
+func matchRequest(method, pattern, gotMethod, rel string) bool {
+	if method != "" && !strings.EqualFold(method, gotMethod) {
+		return false
+	}
+	ok, err := path.Match(pattern, rel)
+	return pattern == "" || err == nil && ok
 }
 
 // take returns the first rule matching the request and consumes one use.
@@ -132,13 +145,8 @@ func (fs *faultSet) take(method, p string) (Fault, bool) {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	for i, r := range fs.rules {
-		if r.f.Method != "" && !strings.EqualFold(r.f.Method, method) {
+		if !matchRequest(r.f.Method, r.f.Path, method, p) {
 			continue
-		}
-		if r.f.Path != "" {
-			if ok, err := path.Match(r.f.Path, p); err != nil || !ok {
-				continue
-			}
 		}
 		if r.f.Times > 0 {
 			r.left--

@@ -19,26 +19,33 @@ func TestFaultCodesAndDetails(t *testing.T) {
 	s := newServer(t)
 	tests := []struct {
 		fault   fake.Fault
+		code    convo.ErrorCode // the code answered: the fault's, else derived from the status
 		details string
 	}{
-		{fake.Fault{Status: 422, Code: convo.CodeChannelMismatch, Message: "Recipient is on another channel.", Details: map[string]any{"expected_channel": "botapp"}}, `{"expected_channel":"botapp"}`},
-		{fake.Fault{Status: 409, Code: convo.CodeNoOpenConversation, Message: "No open conversation.", Details: map[string]any{"contact_id": "x"}}, `{"contact_id":"x"}`},
-		{fake.Fault{Status: 422, Code: convo.CodeRecipientNotOnChannel, Message: "Not on channel.", Details: map[string]any{"channel": "chatapp"}}, `{"channel":"chatapp"}`},
-		{fake.Fault{Status: 422, Code: convo.CodeUnsupportedCapability, Message: "Unsupported.", Details: map[string]any{"capability": "video"}}, `{"capability":"video"}`},
-		{fake.Fault{Status: 503}, ""},
+		{fake.Fault{Status: 422, Code: convo.CodeChannelMismatch, Message: "Recipient is on another channel.", Details: map[string]any{"expected_channel": "botapp"}}, convo.CodeChannelMismatch, `{"expected_channel":"botapp"}`},
+		{fake.Fault{Status: 409, Code: convo.CodeNoOpenConversation, Message: "No open conversation.", Details: map[string]any{"contact_id": "x"}}, convo.CodeNoOpenConversation, `{"contact_id":"x"}`},
+		{fake.Fault{Status: 422, Code: convo.CodeRecipientNotOnChannel, Message: "Not on channel.", Details: map[string]any{"channel": "chatapp"}}, convo.CodeRecipientNotOnChannel, `{"channel":"chatapp"}`},
+		{fake.Fault{Status: 422, Code: convo.CodeUnsupportedCapability, Message: "Unsupported.", Details: map[string]any{"capability": "video"}}, convo.CodeUnsupportedCapability, `{"capability":"video"}`},
+		{fake.Fault{Status: 503}, "SERVICE_UNAVAILABLE", ""},
+		{fake.Fault{Status: 400}, convo.CodeInvalidParam, ""},
+		{fake.Fault{Status: 401, Path: "/channels"}, convo.CodeUnauthorized, ""},
+		{fake.Fault{Status: 404}, "NOT_FOUND", ""},
+		{fake.Fault{Status: 429}, convo.CodeRateLimited, ""},
+		{fake.Fault{Status: 599}, "INTERNAL_ERROR", ""},
 	}
 	for _, tc := range tests {
-		t.Run(string(tc.fault.Code), func(t *testing.T) {
-			tc.fault.Method, tc.fault.Path, tc.fault.Times = "GET", "/conversations/*/messages", 1
-			s.AddFault(tc.fault)
-			r := get(t, s, "/conversations/abc/messages")
-			code := tc.fault.Code
-			if code == "" {
-				code = "SERVICE_UNAVAILABLE"
+		t.Run(string(tc.code), func(t *testing.T) {
+			// By default a path no operation has: the answers of the
+			// service's own paths are held to api/openapi.yaml.
+			if tc.fault.Path == "" {
+				tc.fault.Path = "/faulty"
 			}
-			assertError(t, r, tc.fault.Status, code, tc.fault.Message, "/api/v1/conversations/abc/messages", "GET", tc.details)
-			// Times: 1, so the next call is served normally.
-			assert.Equal(t, 404, get(t, s, "/conversations/abc/messages").Status)
+			tc.fault.Method, tc.fault.Times = "GET", 1
+			s.AddFault(tc.fault)
+			r := get(t, s, tc.fault.Path)
+			assertError(t, r, tc.fault.Status, tc.code, tc.fault.Message, "/api/v1"+tc.fault.Path, "GET", tc.details)
+			// Times: 1, so the rule is gone.
+			assert.Empty(t, s.Faults())
 		})
 	}
 }

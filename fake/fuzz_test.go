@@ -6,14 +6,16 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/convoapi/convo-go/fake"
 )
 
 // FuzzServeHTTP checks that no request makes the server panic or answer
-// anything but JSON: the §7 envelope for errors, the §2.1 one for successes.
-// As a plain test it runs the seed corpus; `go test -fuzz FuzzServeHTTP`
-// explores further.
+// anything but its JSON envelopes (success or error, statusCode equal to the
+// HTTP status), never a 5xx, and that no write accepts a body that is not
+// UTF-8. As a plain test it runs the seed corpus; `go test -fuzz
+// FuzzServeHTTP` explores further.
 func FuzzServeHTTP(f *testing.F) {
 	seeds := []struct{ method, target, body, ctype string }{
 		{"GET", "/v1/conversations?limit=%zz&status=%", "", ""},
@@ -22,6 +24,11 @@ func FuzzServeHTTP(f *testing.F) {
 		{"GET", "/api/v1/conversations/anomalies?include=,,,unassigned,&threshold_hours=-1", "", ""},
 		{"POST", "/v1/chatapp/contacts", "\xff\xfe", "application/json"},
 		{"POST", "/v1/chatapp/contacts", `{"phone_number_id":null,"phone_number":["x"],"name":{}}`, "application/json"},
+		{"POST", "/v1/chatapp/contacts", `{"phone_number_id":"5511900000001","phone_number":"+55 11 98765-4321","name":"Ana"}`, "application/json"},
+		{"POST", "/v1/chatapp/contacts", `{"phone_number_id":"5511900000001","phone_number":"5511987654321","name":"\u0000"}`, "application/json"},
+		{"PATCH", "/v1/chatapp/contacts/custom-fields", "{\"phone_number\":\"55119\xff\",\"custom_fields\":{\"a\":null}}", "application/json"},
+		{"DELETE", "/v1/chatapp/contacts/tags", `{"phone_number":"+55 11 98765-4321","tag_ids":"a,b,,c"}`, "application/json"},
+		{"POST", "/v1/chatapp/sequences/cancel", ``, ""},
 		{"PATCH", "/v1/chatapp/contacts/custom-fields", `{"phone_number":"5511987654321","custom_fields":[]}`, "application/json; charset=utf-8"},
 		{"DELETE", "/v1/chatapp/contacts/tags", `{"phone_number":"5511987654321","tag_ids":","}`, "application/json"},
 		{"POST", "/v1/chatapp/sequences/cancel", `{"phone_number":"+55 11 98765-4321"}`, "text/plain"},
@@ -71,6 +78,13 @@ func FuzzServeHTTP(f *testing.F) {
 		}
 		if !*env.Success && env.StatusCode != rec.Code {
 			t.Fatalf("statusCode %d != HTTP %d", env.StatusCode, rec.Code)
+		}
+		if rec.Code >= 500 {
+			t.Fatalf("%s %s: 5xx for %q: %s", method, target, body, rec.Body.String())
+		}
+		write := method == http.MethodPost || method == http.MethodPatch || method == http.MethodDelete
+		if write && !utf8.ValidString(body) && strings.TrimSpace(body) != "" && rec.Code < 400 {
+			t.Fatalf("%s %s: a body that is not UTF-8 was accepted (%d)", method, target, rec.Code)
 		}
 	})
 }

@@ -116,7 +116,7 @@ func get(t *testing.T, s *fake.Server, path string, headers ...header) resp {
 	return call(t, s, http.MethodGet, "/v1"+path, nil, headers...)
 }
 
-// assertError checks the §7 envelope exactly: keys, statusCode equal to the
+// assertError checks the error envelope exactly: keys, statusCode equal to the
 // HTTP status, timestamp form, /api/v1 path, method, message object, errorId
 // form. details is the expected JSON of message.details ("" for absent).
 func assertError(t *testing.T, r resp, status int, code convo.ErrorCode, message, path, method, details string) {

@@ -23,20 +23,21 @@ type Request struct {
 	// "" for a path outside the API (the attachment files under /_files/).
 	Prefix string
 	// Path is the path relative to the base URL, escaped as sent, e.g.
-	// "/channels" or "/conversations/abc%2Fdef/messages": the form of
-	// [Fault.Path] and of the journal filters ([Server.RequestsMatching]).
+	// "/channels" or "/conversations/abc%2Fdef/messages", which the path
+	// patterns of [Server.RequestsMatching] match.
 	// Outside the API it is the whole path ("/_files/...").
 	Path string
 	// CompanyID is the id of the company whose key the request carried; ""
 	// without a valid key.
 	CompanyID string
-	// Query is the parsed query string, with the request's API key
+	// Query is the parsed query string, with every company's API key
 	// redacted wherever it appears.
 	Query url.Values
-	// Header holds the request headers with the API key values redacted
-	// (Authorization keeps its scheme: "Bearer [REDACTED]").
+	// Header holds the request headers: Authorization and X-Api-Key
+	// redacted (Authorization keeps its scheme: "Bearer [REDACTED]"), and
+	// every company's API key wherever it appears in another value.
 	Header http.Header
-	// Body is the request body, with the request's API key redacted
+	// Body is the request body, with every company's API key redacted
 	// wherever it appears. It is nil when the request had no valid key: the
 	// server reads no body before the key is checked. A body longer than
 	// the journal keeps (64 KiB, less under a small [WithJournalBytes]) is
@@ -85,16 +86,12 @@ func (j *journal) bodyCap() int {
 
 func entrySize(e *Request) int64 {
 	n := entryOverhead + len(e.Method) + len(e.Prefix) + len(e.Path) + len(e.CompanyID) + len(e.Body)
-	for k, vs := range e.Query {
-		n += len(k)
-		for _, v := range vs {
-			n += len(v)
-		}
-	}
-	for k, vs := range e.Header {
-		n += len(k)
-		for _, v := range vs {
-			n += len(v)
+	for _, m := range []map[string][]string{e.Query, e.Header} {
+		for k, vs := range m {
+			n += len(k)
+			for _, v := range vs {
+				n += len(v)
+			}
 		}
 	}
 	return int64(n)
@@ -117,25 +114,47 @@ func (j *journal) add(e Request) {
 	}
 }
 
-func (s *Server) record(r *http.Request, co *company, body []byte, status int) {
+func (s *Server) record(r *http.Request, co *company, keys []string, body []byte, status int) {
 	j := &s.journal
 	if j.limit <= 0 || j.maxBytes <= 0 {
 		return
 	}
-	key, companyID := "", ""
+	companyID := ""
 	if co != nil {
-		key, companyID = co.apiKey, co.id
+		companyID = co.id
 	}
 	prefix, rel := splitPrefix(r.URL.EscapedPath())
 	entry := Request{
 		Method: r.Method, Prefix: prefix, Path: rel, CompanyID: companyID,
-		Query: redactQuery(r.URL.Query(), key), Header: redactHeader(r.Header),
+		Query: r.URL.Query(), Header: redactHeader(r.Header, keys),
 		BodySize: len(body), Status: status, Time: s.clock.Now(),
 	}
+	for _, vs := range entry.Query {
+		for i, v := range vs {
+			vs[i] = redactString(v, keys)
+		}
+	}
 	if body != nil {
-		entry.Body = truncateBody(redactBytes(body, key), j.bodyCap())
+		entry.Body = truncateBody([]byte(redactString(string(body), keys)), j.bodyCap())
 	}
 	j.add(entry)
+}
+
+// journalKeys returns the keys the journal redacts: every company's, not
+// only the request's, since a request may carry another company's key in
+// its query or body. It is read before the handler runs, so that recording
+// never waits on the state's lock.
+func (s *Server) journalKeys() []string {
+	if s.journal.limit <= 0 || s.journal.maxBytes <= 0 {
+		return nil
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	keys := make([]string, 0, len(s.companies))
+	for _, c := range s.companies {
+		keys = append(keys, c.apiKey)
+	}
+	return keys
 }
 
 // truncateBody keeps at most max bytes of b, followed by a marker line.
@@ -148,44 +167,39 @@ func truncateBody(b []byte, max int) []byte {
 	return append(out, "\n[fake: body truncated, "+strconv.Itoa(len(b))+" bytes in all]"...)
 }
 
-// redactHeader copies h with the API key headers' values replaced.
-func redactHeader(src http.Header) http.Header {
-	h := src.Clone()
-	if h == nil {
-		return http.Header{}
-	}
-	for i, v := range h.Values("Authorization") {
-		if scheme, _, found := strings.Cut(v, " "); found {
-			h["Authorization"][i] = scheme + " " + Redacted
-		} else {
-			h["Authorization"][i] = Redacted
+// redactHeader copies h with the values of Authorization (keeping its
+// scheme) and X-Api-Key replaced, and the keys replaced in every other value.
+func redactHeader(src http.Header, keys []string) http.Header {
+	h := http.Header{}
+	for name, vs := range src {
+		out := make([]string, len(vs))
+		for i, v := range vs {
+			switch name {
+			case "Authorization":
+				if scheme, _, found := strings.Cut(v, " "); found {
+					out[i] = scheme + " " + Redacted
+				} else {
+					out[i] = Redacted
+				}
+			case "X-Api-Key":
+				out[i] = Redacted
+			default:
+				out[i] = redactString(v, keys)
+			}
 		}
-	}
-	for i := range h.Values("X-Api-Key") {
-		h["X-Api-Key"][i] = Redacted
+		h[name] = out
 	}
 	return h
 }
 
-// redactQuery replaces key wherever it appears in the values of q.
-func redactQuery(q url.Values, key string) url.Values {
-	if key == "" {
-		return q
-	}
-	for k, vs := range q {
-		for i, v := range vs {
-			q[k][i] = strings.ReplaceAll(v, key, Redacted)
+// redactString replaces the keys wherever they appear in v.
+func redactString(v string, keys []string) string {
+	for _, k := range keys {
+		if k != "" && strings.Contains(v, k) {
+			v = strings.ReplaceAll(v, k, Redacted)
 		}
 	}
-	return q
-}
-
-// redactBytes replaces key wherever it appears in b.
-func redactBytes(b []byte, key string) []byte {
-	if key == "" || !bytes.Contains(b, []byte(key)) {
-		return b
-	}
-	return bytes.ReplaceAll(b, []byte(key), []byte(Redacted))
+	return v
 }
 
 // Requests returns a copy of the journal, oldest first: every request the
@@ -204,30 +218,27 @@ func (s *Server) ClearRequests() {
 }
 
 // RequestsMatching returns the requests of the journal, oldest first, whose
-// method is method ("" for any; case does not matter) and whose [Request.Path]
-// matches pattern, a [path.Match] pattern in the form of [Fault.Path], e.g.
-// "/conversations/*/messages" ("" for any; a leading /v1 or /api/v1 is
-// ignored). A malformed pattern matches nothing.
+// method is method ("" for any; case does not matter) and whose path
+// matches pattern ("" for any).
+//
+// The path rule is the same for fault rules ([Fault.Path]), every journal
+// filter and cmd/convofake's GET /_fake/requests?path=: pattern is a
+// [path.Match] pattern over the path relative to the base URL, escaped as
+// sent ([Request.Path]), e.g. "/channels" or "/conversations/*/messages".
+// A leading /v1 or /api/v1 in the pattern means the same as without it, so
+// "/v1/channels" matches GET /v1/channels and GET /api/v1/channels alike
+// ([Request.Prefix] tells them apart). Paths outside the API match with
+// their whole path ("/_files/*"). A malformed pattern matches nothing.
+// docs/behaviour.md, "Path patterns", has the rule with examples.
 func (s *Server) RequestsMatching(method, pattern string) []Request {
-	pattern = normalizeFaultPath(pattern)
+	pattern = relativePattern(pattern)
 	var out []Request
 	for _, r := range s.Requests() {
-		if requestMatches(r, method, pattern) {
+		if matchRequest(method, pattern, r.Method, r.Path) {
 			out = append(out, r)
 		}
 	}
 	return out
-}
-
-func requestMatches(r Request, method, pattern string) bool {
-	if method != "" && !strings.EqualFold(method, r.Method) {
-		return false
-	}
-	if pattern == "" {
-		return true
-	}
-	ok, err := path.Match(pattern, r.Path)
-	return err == nil && ok
 }
 
 // CountRequests is the number of requests [Server.RequestsMatching] returns.
@@ -250,7 +261,7 @@ func (s *Server) LastRequest(method, pattern string) (r Request, ok bool) {
 // It returns whether the check passed.
 func (s *Server) CheckRequests(t testing.TB, method, pattern string, want int) bool {
 	t.Helper()
-	if _, err := path.Match(normalizeFaultPath(pattern), ""); err != nil {
+	if _, err := path.Match(relativePattern(pattern), ""); err != nil {
 		t.Errorf("fake: pattern %q: %v", pattern, err)
 		return false
 	}

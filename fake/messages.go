@@ -1,18 +1,65 @@
 package fake
 
 import (
-	"encoding/json"
 	"net/http"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	convo "github.com/convoapi/convo-go"
 )
 
-// RecentWindowDays is the read window without since (spec §4.1 rule 1, §8).
+// RecentWindowDays is the read window of GET
+// /conversations/{conversation_id}/messages without since, in days.
 const RecentWindowDays = 30
+
+// wireMessage is a message as GET /conversations/{conversation_id}/messages
+// shows it. It has convo.Message's fields, but with times written as every
+// time of the API is (formatTime) and the null media fields the wire has.
+type wireMessage struct {
+	MessageID     string            `json:"message_id"`
+	Direction     convo.Direction   `json:"direction"`
+	Type          convo.MessageType `json:"type"`
+	Status        *string           `json:"status"`
+	Text          *string           `json:"text"`
+	Media         *wireMedia        `json:"media"`
+	Reactions     []wireReaction    `json:"reactions"`
+	SentAt        *string           `json:"sent_at"`
+	DeliveredAt   *string           `json:"delivered_at"`
+	ReadAt        *string           `json:"read_at"`
+	FailureReason *string           `json:"failure_reason"`
+	Raw           *wireRaw          `json:"raw"`
+}
+
+// wireMedia is the media block: on every media message, media_id null
+// unless the file is available.
+type wireMedia struct {
+	MediaID     *string           `json:"media_id"`
+	MediaStatus convo.MediaStatus `json:"media_status"`
+	MimeType    *string           `json:"mime_type"`
+	FileSize    *int64            `json:"file_size"`
+	Filename    *string           `json:"filename"`
+}
+
+type wireReaction struct {
+	Emoji     string          `json:"emoji"`
+	Direction convo.Direction `json:"direction"`
+	ReactedAt string          `json:"reacted_at"`
+}
+
+// wireRaw is the raw object: an internal-looking form of the content,
+// outside the contract (docs/behaviour.md, "Messages"). It carries the
+// sender kind and never a URL or a storage path.
+type wireRaw struct {
+	Content struct {
+		Body     *string           `json:"body,omitempty"`
+		FileSize *int64            `json:"file_size,omitempty"`
+		MimeType *string           `json:"mime_type,omitempty"`
+		Type     convo.MessageType `json:"type"`
+	} `json:"content"`
+	Origin            Sender `json:"origin"`
+	ProviderMessageID string `json:"provider_message_id"`
+}
 
 func optTime(t *time.Time) *string {
 	if t == nil {
@@ -22,169 +69,35 @@ func optTime(t *time.Time) *string {
 	return &s
 }
 
-// appendMessage appends the message's JSON (spec §2.3), byte for byte what
-// encoding/json writes for a wireMessage, without reflection. Nothing is
-// cached: a cache the size of the store would double the fake's memory once
-// every page had been read, and encoding this way costs little more than
-// copying.
-func appendMessage(b []byte, m *message) []byte {
-	b = append(b, `{"message_id":`...)
-	b = appendString(b, m.id)
-	b = append(b, `,"direction":`...)
-	b = appendString(b, string(m.direction))
-	b = append(b, `,"type":`...)
-	b = appendString(b, string(m.typ))
-	b = append(b, `,"status":`...)
-	b = appendOptString(b, m.status)
-	b = append(b, `,"text":`...)
-	b = appendOptString(b, m.text)
-	b = append(b, `,"media":`...)
-	if md := m.media; md == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, `{"media_id":`...)
-		if md.status == convo.MediaAvailable {
-			b = appendString(b, md.id)
-		} else {
-			b = append(b, "null"...)
-		}
-		b = append(b, `,"media_status":`...)
-		b = appendString(b, string(md.status))
-		b = append(b, `,"mime_type":`...)
-		b = appendOptString(b, md.mime)
-		b = append(b, `,"file_size":`...)
-		if md.size == nil {
-			b = append(b, "null"...)
-		} else {
-			b = strconv.AppendInt(b, *md.size, 10)
-		}
-		b = append(b, `,"filename":`...)
-		b = appendOptString(b, md.filename)
-		b = append(b, '}')
+func (m *message) wire() wireMessage {
+	wm := wireMessage{
+		MessageID: m.id, Direction: m.direction, Type: m.typ, Status: m.status, Text: m.text,
+		Reactions: make([]wireReaction, len(m.reactions)),
+		SentAt:    optTime(m.sentAt), DeliveredAt: optTime(m.deliveredAt), ReadAt: optTime(m.readAt),
+		FailureReason: m.failureReason,
 	}
-	b = append(b, `,"reactions":[`...)
 	for i, r := range m.reactions {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"emoji":`...)
-		b = appendString(b, r.emoji)
-		b = append(b, `,"direction":`...)
-		b = appendString(b, string(r.direction))
-		b = append(b, `,"reacted_at":"`...)
-		b = appendTimeFast(b, r.at)
-		b = append(b, `"}`...)
+		wm.Reactions[i] = wireReaction{Emoji: r.emoji, Direction: r.direction, ReactedAt: formatTime(r.at)}
 	}
-	b = append(b, `],"sent_at":`...)
-	b = appendOptTime(b, m.sentAt)
-	b = append(b, `,"delivered_at":`...)
-	b = appendOptTime(b, m.deliveredAt)
-	b = append(b, `,"read_at":`...)
-	b = appendOptTime(b, m.readAt)
-	b = append(b, `,"failure_reason":`...)
-	b = appendOptString(b, m.failureReason)
-	b = append(b, `,"raw":`...)
-	if m.typ == "system" || m.typ == "unsupported" { // spec §2.3 rule 6: raw null
-		b = append(b, "null"...)
-	} else {
-		b = appendRaw(b, m)
+	md := m.media
+	if md != nil {
+		wm.Media = &wireMedia{MediaStatus: md.status, MimeType: md.mime, FileSize: md.size, Filename: md.filename}
 	}
-	return append(b, '}')
-}
-
-// appendRaw appends rawFor(m) as encoding/json writes the map: keys sorted.
-func appendRaw(b []byte, m *message) []byte {
-	b = append(b, `{"content":{`...)
-	if m.text != nil {
-		b = append(b, `"body":`...)
-		b = appendString(b, *m.text)
-		b = append(b, ',')
+	available := md != nil && md.status == convo.MediaAvailable
+	if available {
+		wm.Media.MediaID = &md.id
 	}
-	if md := m.media; md != nil && md.status == convo.MediaAvailable {
-		b = append(b, `"file_size":`...)
-		b = strconv.AppendInt(b, *md.size, 10)
-		b = append(b, `,"mime_type":`...)
-		b = appendString(b, *md.mime)
-		b = append(b, ',')
-	}
-	b = append(b, `"type":`...)
-	b = appendString(b, string(m.typ))
-	b = append(b, `},"origin":`...)
-	b = appendString(b, string(m.sender))
-	b = append(b, `,"provider_message_id":`...)
-	if !plainJSON(m.id) { // rare: ids are UUIDs or test names
-		b = appendString(b, "pmid."+strings.ReplaceAll(m.id, "-", ""))
-		return append(b, '}')
-	}
-	b = append(b, `"pmid.`...)
-	for i := 0; i < len(m.id); i++ {
-		if m.id[i] != '-' {
-			b = append(b, m.id[i])
+	if m.typ != convo.MessageSystem && m.typ != convo.MessageUnsupported { // raw is null on these
+		wm.Raw = &wireRaw{Origin: m.sender, ProviderMessageID: "pmid." + strings.ReplaceAll(m.id, "-", "")}
+		wm.Raw.Content.Type, wm.Raw.Content.Body = m.typ, m.text
+		if available {
+			wm.Raw.Content.MimeType, wm.Raw.Content.FileSize = md.mime, md.size
 		}
 	}
-	return append(b, `"}`...)
+	return wm
 }
 
-func appendOptString(b []byte, s *string) []byte {
-	if s == nil {
-		return append(b, "null"...)
-	}
-	return appendString(b, *s)
-}
-
-func appendOptTime(b []byte, t *time.Time) []byte {
-	if t == nil {
-		return append(b, "null"...)
-	}
-	b = append(b, '"')
-	b = appendTimeFast(b, *t)
-	return append(b, '"')
-}
-
-// appendTimeFast is appendTime for the years 0 to 9999, without parsing
-// the layout at every call: a page holds a few hundred timestamps.
-func appendTimeFast(b []byte, t time.Time) []byte {
-	t = t.UTC()
-	y, mo, d := t.Date()
-	if y < 0 || y > 9999 {
-		return appendTime(b, t)
-	}
-	h, mi, s := t.Clock()
-	ms := t.Nanosecond() / 1e6
-	two := func(b []byte, v int) []byte { return append(b, byte('0'+v/10), byte('0'+v%10)) }
-	b = append(b, byte('0'+y/1000), byte('0'+y/100%10), byte('0'+y/10%10), byte('0'+y%10), '-')
-	b = append(two(b, int(mo)), '-')
-	b = append(two(b, d), 'T')
-	b = append(two(b, h), ':')
-	b = append(two(b, mi), ':')
-	b = append(two(b, s), '.', byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10), 'Z')
-	return b
-}
-
-// appendString appends s as a JSON string exactly as encoding/json does:
-// printable ASCII as is, anything else through encoding/json itself.
-func appendString(b []byte, s string) []byte {
-	if plainJSON(s) {
-		b = append(b, '"')
-		b = append(b, s...)
-		return append(b, '"')
-	}
-	enc, _ := json.Marshal(s)
-	return append(b, enc...)
-}
-
-// plainJSON reports whether encoding/json writes s as is between quotes.
-func plainJSON(s string) bool {
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c < 0x20 || c >= 0x7f, c == '"', c == '\\', c == '<', c == '>', c == '&':
-			return false
-		}
-	}
-	return true
-}
-
-// handleMessages serves GET /conversations/{id}/messages (spec §4.1): newest
+// handleMessages serves GET /conversations/{conversation_id}/messages: newest
 // first; without since the last 30 days; cursors stay valid while messages arrive.
 //
 // A cursor carries the window of the first page; with a cursor, since is
@@ -215,8 +128,8 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request, co *comp
 	}
 	now := s.clock.Now()
 
-	// The answer is built under the read lock and written after it, so a
-	// slow client never holds up writers.
+	// The page is copied out under the read lock, and encoded and written
+	// after it, so a slow client never holds up writers.
 	s.mu.RLock()
 	conv := co.convsByID[args[0]]
 	if conv == nil {
@@ -244,27 +157,23 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request, co *comp
 	}
 	start := max(lo, hi-limit)
 
-	bp := startEnvelope()
-	b := append(*bp, `{"items":[`...)
+	page := struct {
+		Items      []wireMessage `json:"items"`
+		NextCursor *string       `json:"next_cursor"`
+		Window     struct {
+			RecentWindowDays int    `json:"recent_window_days"`
+			Since            string `json:"since"`
+		} `json:"window"`
+	}{Items: make([]wireMessage, 0, hi-start)}
 	for i := hi - 1; i >= start; i-- {
-		if i != hi-1 {
-			b = append(b, ',')
-		}
-		b = appendMessage(b, msgs[i])
+		page.Items = append(page.Items, msgs[i].wire())
 	}
-	b = append(b, `],"next_cursor":`...)
 	if start > lo && start < hi {
 		last := msgs[start]
-		b = strconv.AppendQuote(b, s.encodeCursor(cursor{Kind: "m", Conv: conv.id, Since: since.UnixNano(), At: last.at.UnixNano(), ID: last.id}))
-	} else {
-		b = append(b, "null"...)
+		next := s.encodeCursor(cursor{Kind: "m", Conv: conv.id, Since: since.UnixNano(), At: last.at.UnixNano(), ID: last.id})
+		page.NextCursor = &next
 	}
-	b = append(b, `,"window":{"recent_window_days":`...)
-	b = strconv.AppendInt(b, RecentWindowDays, 10)
-	b = append(b, `,"since":"`...)
-	b = appendTime(b, since)
-	b = append(b, `"}}`...)
 	s.mu.RUnlock()
-	*bp = b
-	s.writeEnvelope(w, http.StatusOK, bp)
+	page.Window.RecentWindowDays, page.Window.Since = RecentWindowDays, formatTime(since)
+	s.writeJSON(w, http.StatusOK, page)
 }

@@ -213,15 +213,6 @@ func TestMessagesForgedCursor(t *testing.T) {
 	// A real cursor of another conversation is not valid here.
 	r := get(t, s, "/conversations/"+conv2+"/messages?cursor="+url.QueryEscape(good))
 	assertError(t, r, 400, "INVALID_PARAM", "", "/api/v1/conversations/"+conv2+"/messages", "GET", "")
-	// A conversations cursor is not a messages cursor.
-	other := newServer(t)
-	ob := seedBasic(t, other)
-	oc := ob.co.AddConversation(fake.Conversation{Contact: ob.ana})
-	ob.co.Inbound(oc, "x", t0.Add(-time.Minute))
-	ob.co.Inbound(oc, "y", t0.Add(-2*time.Minute))
-	op := readMessages(t, other, oc, url.Values{"limit": {"1"}})
-	r = get(t, s, "/conversations/"+conv+"/messages?cursor="+url.QueryEscape(*op.NextCursor))
-	assertError(t, r, 400, "INVALID_PARAM", "", "/api/v1/conversations/"+conv+"/messages", "GET", "") // other server's key
 }
 
 func TestReactionsAreNeverItems(t *testing.T) {

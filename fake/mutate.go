@@ -485,22 +485,3 @@ func buildReaction(r Reaction, msgAt time.Time) (reaction, error) {
 	}
 	return reaction{emoji: r.Emoji, direction: dir, at: at}, nil
 }
-
-// rawFor builds the raw object of a message: an internal-looking form of the
-// content, outside the contract (spec §2.3 rule 4). It carries the sender
-// kind and never a URL or storage path (rule 1).
-func rawFor(m *message) map[string]any {
-	content := map[string]any{"type": m.typ}
-	if m.text != nil {
-		content["body"] = *m.text
-	}
-	if md := m.media; md != nil && md.status == convo.MediaAvailable {
-		content["mime_type"] = *md.mime
-		content["file_size"] = *md.size
-	}
-	return map[string]any{
-		"provider_message_id": "pmid." + strings.ReplaceAll(m.id, "-", ""),
-		"origin":              string(m.sender),
-		"content":             content,
-	}
-}

@@ -17,7 +17,7 @@ import (
 )
 
 // parseLimit reads an integer query parameter bounded by [1, max] with a
-// default (spec §4.1 rule 3, §4.3). Only plain decimal digits are an
+// default (limit, threshold_hours). Only plain decimal digits are an
 // integer: "abc", "5.5", "1e2", "+5", "-1", " 5" and "" are INVALID_PARAM;
 // leading zeros are allowed ("05" is 5).
 func parseLimit(q url.Values, name string, def, max int) (int, *apiError) {
@@ -136,22 +136,8 @@ func hex4(raw []byte, i int) (rune, bool) {
 	if i+4 > len(raw) {
 		return 0, false
 	}
-	var r rune
-	for _, c := range raw[i : i+4] {
-		var d byte
-		switch {
-		case c >= '0' && c <= '9':
-			d = c - '0'
-		case c >= 'a' && c <= 'f':
-			d = c - 'a' + 10
-		case c >= 'A' && c <= 'F':
-			d = c - 'A' + 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(d)
-	}
-	return r, true
+	n, err := strconv.ParseUint(string(raw[i:i+4]), 16, 32)
+	return rune(n), err == nil
 }
 
 // str returns the string field name; present is false when absent, null or

@@ -32,16 +32,16 @@ type endpoint struct {
 func (*endpoint) ServeHTTP(http.ResponseWriter, *http.Request) {}
 
 var endpoints = []*endpoint{
-	{method: http.MethodGet, path: "/channels", handle: (*Server).handleChannels},                        // spec §4.5
-	{method: http.MethodGet, path: "/conversations", handle: (*Server).handleConversations},              // spec §4.3
-	{method: http.MethodGet, path: "/conversations/anomalies", handle: (*Server).handleAnomalies},        // spec §4.4
-	{method: http.MethodGet, path: "/conversations/{id}/messages", handle: (*Server).handleMessages},     // spec §4.1
-	{method: http.MethodGet, path: "/attachments/{id}", handle: (*Server).handleAttachment},              // spec §4.2
-	{method: http.MethodPost, path: "/chatapp/contacts", handle: (*Server).handleCreateContact},          // spec §4.6
-	{method: http.MethodGet, path: "/chatapp/contacts/lookup", handle: (*Server).handleLookupContact},    // spec §4.7
-	{method: http.MethodPatch, path: "/chatapp/contacts/custom-fields", handle: (*Server).handleFields},  // spec §4.8
-	{method: http.MethodDelete, path: "/chatapp/contacts/tags", handle: (*Server).handleRemoveTags},      // spec §4.9
-	{method: http.MethodPost, path: "/chatapp/sequences/cancel", handle: (*Server).handleCancelSequence}, // spec §4.10
+	{method: http.MethodGet, path: "/channels", handle: (*Server).handleChannels},
+	{method: http.MethodGet, path: "/conversations", handle: (*Server).handleConversations},
+	{method: http.MethodGet, path: "/conversations/anomalies", handle: (*Server).handleAnomalies},
+	{method: http.MethodGet, path: "/conversations/{id}/messages", handle: (*Server).handleMessages},
+	{method: http.MethodGet, path: "/attachments/{id}", handle: (*Server).handleAttachment},
+	{method: http.MethodPost, path: "/chatapp/contacts", handle: (*Server).handleCreateContact},
+	{method: http.MethodGet, path: "/chatapp/contacts/lookup", handle: (*Server).handleLookupContact},
+	{method: http.MethodPatch, path: "/chatapp/contacts/custom-fields", handle: (*Server).handleFields},
+	{method: http.MethodDelete, path: "/chatapp/contacts/tags", handle: (*Server).handleRemoveTags},
+	{method: http.MethodPost, path: "/chatapp/sequences/cancel", handle: (*Server).handleCancelSequence},
 }
 
 // filesPrefix is where temporary attachment URLs live, outside /v1.
@@ -98,7 +98,8 @@ func splitPrefix(escaped string) (prefix, rel string) {
 }
 
 // internalPath is the form shown in error bodies: the /api/v1 prefix
-// whichever prefix was sent (spec §7 and §9 rule 4), no query string.
+// whichever prefix was sent (docs/behaviour.md, "Connecting"), no query
+// string.
 func internalPath(escaped string) string {
 	if prefix, rel := splitPrefix(escaped); prefix != "" {
 		return "/api/v1" + rel
@@ -194,7 +195,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if authErr == nil {
 		body, bodyErr = readBody(r)
 	}
-	defer func() { s.record(r, co, body, rec.Status) }()
+	keys := s.journalKeys()
+	defer func() { s.record(r, co, keys, body, rec.Status) }()
 
 	if s.applyFaults(out, r) {
 		return

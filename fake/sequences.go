@@ -1,6 +1,10 @@
 package fake
 
-import "net/http"
+import (
+	"net/http"
+
+	convo "github.com/convoapi/convo-go"
+)
 
 // Texts of the sequence cancel (data.message).
 const (
@@ -8,7 +12,7 @@ const (
 	MsgNothingToCancel  = "No scheduled sequence to cancel."
 )
 
-// handleCancelSequence serves POST /chatapp/sequences/cancel (spec §4.10):
+// handleCancelSequence serves POST /chatapp/sequences/cancel:
 // 200 with canceled true when a scheduled sequence was canceled, false when
 // there was nothing to cancel (so true once, then false). Without
 // phone_number_id the contact is the company's one with that phone and the
@@ -31,8 +35,5 @@ func (s *Server) handleCancelSequence(w http.ResponseWriter, r *http.Request, co
 	if canceled {
 		msg = MsgSequenceCanceled
 	}
-	s.writeJSON(w, r, http.StatusOK, struct {
-		Canceled bool   `json:"canceled"`
-		Message  string `json:"message"`
-	}{canceled, msg})
+	s.writeJSON(w, http.StatusOK, convo.CancelResult{Canceled: canceled, Message: msg})
 }

@@ -1,6 +1,9 @@
 package fake_test
 
 import (
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -50,4 +53,24 @@ func TestCancelSequenceErrors(t *testing.T) {
 	body := map[string]string{"phone_number": b.anaPhone}
 	assertError(t, call(t, s, "POST", "/v1/chatapp/sequences/cancel", body), 500, "CANCEL_FAILED", "The sequence could not be canceled.", p, "POST", "")
 	assert.Equal(t, 200, call(t, s, "POST", "/v1/chatapp/sequences/cancel", body).Status)
+}
+
+// Fifty concurrent cancels of one scheduled sequence: exactly one says
+// canceled true.
+func TestConcurrentSequenceCancelExactlyOnce(t *testing.T) {
+	s := newServer(t)
+	b := seedBasic(t, s)
+	b.co.ScheduleSequence(b.ana, "Onboarding")
+	var canceled atomic.Int32
+	var wg sync.WaitGroup
+	for range 50 {
+		wg.Go(func() {
+			r := call(t, s, "POST", "/v1/chatapp/sequences/cancel", map[string]string{"phone_number": b.anaPhone})
+			if r.Status == 200 && strings.Contains(string(r.Body), `"canceled":true`) {
+				canceled.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	assert.Equal(t, int32(1), canceled.Load())
 }

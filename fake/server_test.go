@@ -25,15 +25,6 @@ func TestURLEndsInV1AndIsLoopback(t *testing.T) {
 	assert.Equal(t, "k2", s2.APIKey())
 }
 
-func TestBothPrefixesServed(t *testing.T) {
-	s := newServer(t)
-	seedBasic(t, s)
-	for _, p := range []string{"/v1/channels", "/api/v1/channels"} {
-		r := call(t, s, http.MethodGet, p, nil)
-		assert.Equal(t, http.StatusOK, r.Status, p)
-	}
-}
-
 func TestRoutingErrorsUseEnvelope(t *testing.T) {
 	s := newServer(t)
 	tests := []struct {

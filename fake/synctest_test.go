@@ -54,38 +54,6 @@ func TestInMemoryNetworkRetryAfterInSynctest(t *testing.T) {
 	assert.LessOrEqual(t, runtime.NumGoroutine(), before+1, "the fake's goroutines end with the bubble")
 }
 
-// The anomaly report is cached for five minutes (spec §4.4 rule 3): inside a
-// bubble, six minutes pass in no real time and the next call is fresh.
-func TestInMemoryNetworkAnomalyCacheInSynctest(t *testing.T) {
-	took := inBubble(t, func(t *testing.T) {
-		s := fake.New(t, fake.WithInMemoryNetwork())
-		co := s.Company()
-		acc := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000001"})
-		waiting := func(phone string) {
-			ct := co.AddContact(fake.Contact{Account: acc, Phone: phone})
-			co.Inbound(co.AddConversation(fake.Conversation{Contact: ct}), "anyone there?", s.Clock().Now().Add(-5*time.Hour))
-		}
-		c := s.Client()
-		ctx := context.Background()
-
-		waiting("5511900000010")
-		first, err := c.Anomalies.Get(ctx, nil)
-		require.NoError(t, err)
-		require.Equal(t, 1, first.Buckets.Unanswered.Count)
-
-		waiting("5511900000011")
-		cached, err := c.Anomalies.Get(ctx, nil)
-		require.NoError(t, err)
-		assert.Equal(t, 1, cached.Buckets.Unanswered.Count, "served from the cache")
-
-		time.Sleep(6 * time.Minute)
-		fresh, err := c.Anomalies.Get(ctx, nil)
-		require.NoError(t, err)
-		assert.Equal(t, 2, fresh.Buckets.Unanswered.Count, "the cache expired on the fake's clock")
-	})
-	assert.Less(t, took, time.Second, "six minutes of cache must take no real time")
-}
-
 // An attachment address is renewed once the fake's clock passes its
 // expires_at, and not before, with no manual clock: the bubble's time moves.
 func TestInMemoryNetworkDownloadInSynctest(t *testing.T) {

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -15,7 +14,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
 )
 
@@ -49,7 +47,6 @@ type wireCase struct {
 	status    int
 	code      string
 	contains  string // a substring of the answer's body
-	absent    string // a string the whole answer must not hold
 }
 
 func runWireCases(t *testing.T, cases []wireCase) {
@@ -62,9 +59,6 @@ func runWireCases(t *testing.T, cases []wireCase) {
 				tc.setup(t, s)
 			}
 			got := rawExchange(t, s, strings.ReplaceAll(tc.raw, "%KEY%", s.APIKey()), tc.halfClose)
-			if tc.absent != "" {
-				assert.NotContains(t, got, tc.absent)
-			}
 			if tc.status == 0 {
 				assert.Empty(t, got, "the connection must close without an answer")
 				return
@@ -123,37 +117,6 @@ func TestWireRawInputs(t *testing.T) {
 			raw:  "POST /v1/chatapp/contacts HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2000000\r\nConnection: close\r\n\r\n{", halfClose: true,
 			status: 401, code: "UNAUTHORIZED",
 		},
-		{
-			name:   "escaped slash in an id",
-			raw:    "GET /v1/conversations/abc%2Fdef/messages HTTP/1.1\r\nHost: x\r\nX-Api-Key: %KEY%\r\nConnection: close\r\n\r\n",
-			status: 404, code: "CONVERSATION_NOT_FOUND",
-		},
-		{
-			name:   "escaped slash after a fixed segment",
-			raw:    "GET /v1/channels%2F HTTP/1.1\r\nHost: x\r\nX-Api-Key: %KEY%\r\nConnection: close\r\n\r\n",
-			status: 404, code: "NOT_FOUND",
-		},
-		{
-			name:   "a query parameter given twice",
-			raw:    "GET /v1/conversations?limit=1&limit=500 HTTP/1.1\r\nHost: x\r\nX-Api-Key: %KEY%\r\nConnection: close\r\n\r\n",
-			status: 400, code: "INVALID_PARAM", contains: "limit is given more than once",
-		},
-		{
-			name:   "a JSON body that is not UTF-8",
-			raw:    post + "Content-Length: 21\r\nConnection: close\r\n\r\n{\"phone_number\":\"1\xff\"}",
-			status: 400, code: "INVALID_PARAM", contains: "body is not valid UTF-8",
-		},
-		{
-			name: "a NUL in a contact name",
-			raw: "POST /v1/chatapp/contacts HTTP/1.1\r\nHost: x\r\nX-Api-Key: %KEY%\r\nContent-Type: application/json\r\nContent-Length: 85\r\nConnection: close\r\n\r\n" +
-				`{"phone_number_id":"5511900000001","phone_number":"5511911112222","name":"A\u0000na"}`,
-			status: 400, code: "INVALID_PARAM", contains: "NUL character",
-		},
-		{
-			name:   "HEAD has the GET's status and no body",
-			raw:    "HEAD /v1/channels HTTP/1.1\r\nHost: x\r\nX-Api-Key: %KEY%\r\nConnection: close\r\n\r\n",
-			status: 200, absent: `"success"`,
-		},
 	})
 }
 
@@ -169,16 +132,4 @@ func TestAttachmentHostIsNeverTheHostHeader(t *testing.T) {
 	assert.Contains(t, got, `"url":"`+strings.TrimSuffix(s.URL(), "/v1")+"/_files/")
 	assert.NotContains(t, got, "evil.example")
 
-	h, err := fake.NewHandler(fake.WithClock(fake.NewManualClock(t0)))
-	require.NoError(t, err)
-	co := h.Company()
-	acc := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp})
-	ct := co.AddContact(fake.Contact{Account: acc, Phone: "5511977776666"})
-	m2 := co.AddMessage(co.AddConversation(fake.Conversation{Contact: ct}), fake.Message{Media: &fake.Media{MimeType: "image/png", Data: []byte("png")}})
-	req := httptest.NewRequest(http.MethodGet, "http://evil.example/v1/attachments/"+h.MediaID(m2), nil)
-	req.Header.Set("X-Api-Key", h.APIKey())
-	rec := httptest.NewRecorder()
-	h.Handler().ServeHTTP(rec, req)
-	require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
-	assert.NotContains(t, rec.Body.String(), "evil.example")
 }

@@ -18,8 +18,12 @@ import (
 const maxFaultLatency = 10 * time.Minute
 
 // jsonDuration is a duration in JSON: a Go duration string ("1.5s",
-// "250ms") or a number of seconds.
+// "250ms") or a number of seconds; it is written as a Go duration string.
 type jsonDuration time.Duration
+
+func (d jsonDuration) MarshalJSON() ([]byte, error) {
+	return json.Marshal(time.Duration(d).String())
+}
 
 func (d *jsonDuration) UnmarshalJSON(b []byte) error {
 	var s string
@@ -53,16 +57,8 @@ type faultJSON struct {
 	Times      int             `json:"times"`
 }
 
-type faultIDJSON struct {
-	ID int `json:"id"`
-}
-
-// addFault: POST /_fake/faults with a fault rule; 201 {"id": n}.
-func (a *admin) addFault(w http.ResponseWriter, r *http.Request) error {
-	var fj faultJSON
-	if err := decodeBody(r, &fj, false); err != nil {
-		return err
-	}
+// check refuses a rule that cannot be what its author meant.
+func (fj *faultJSON) check() error {
 	switch {
 	case fj.Status != 0 && (fj.Status < 400 || fj.Status > 599):
 		return badRequest("status: %d is not an error status (400–599), nor 0 for a latency or drop rule", fj.Status)
@@ -77,10 +73,24 @@ func (a *admin) addFault(w http.ResponseWriter, r *http.Request) error {
 	case fj.Status == 0 && (fj.Code != "" || fj.Message != "" || len(fj.Details) > 0 || fj.RetryAfter != 0):
 		return badRequest("code, message, details and retry_after need a status")
 	}
-	if fj.Path != "" {
-		if _, err := path.Match(fj.Path, "/"); err != nil {
-			return badRequest("path: %q is not a valid pattern: %s", fj.Path, patternHelp)
-		}
+	if _, err := path.Match(fj.Path, "/"); err != nil {
+		return badRequest("path: %q is not a valid pattern: %s", fj.Path, patternHelp)
+	}
+	return nil
+}
+
+type faultIDJSON struct {
+	ID int `json:"id"`
+}
+
+// addFault: POST /_fake/faults with a fault rule; 201 {"id": n}.
+func (a *admin) addFault(w http.ResponseWriter, r *http.Request) error {
+	var fj faultJSON
+	if err := decodeBody(r, &fj, false); err != nil {
+		return err
+	}
+	if err := fj.check(); err != nil {
+		return err
 	}
 	f := fake.Fault{
 		Method: strings.ToUpper(fj.Method), Path: fj.Path, Status: fj.Status, Code: convo.ErrorCode(fj.Code), Message: fj.Message,
@@ -93,23 +103,14 @@ func (a *admin) addFault(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// faultOutJSON is an installed rule, as GET /_fake/faults lists it: the
-// rule's fields as POST /_fake/faults takes them (durations as Go duration
-// strings), its id, and remaining (uses left; null for a rule that applies
+// faultOutJSON is an installed rule, as GET /_fake/faults lists it: its
+// id, the rule's fields as POST /_fake/faults takes them (durations as Go
+// duration strings), and remaining (uses left; null for a rule that applies
 // to every matching request).
 type faultOutJSON struct {
-	ID         int             `json:"id"`
-	Method     string          `json:"method"`
-	Path       string          `json:"path"`
-	Status     int             `json:"status"`
-	Code       string          `json:"code"`
-	Message    string          `json:"message"`
-	Details    json.RawMessage `json:"details"`
-	RetryAfter string          `json:"retry_after"`
-	Latency    string          `json:"latency"`
-	Drop       bool            `json:"drop"`
-	Times      int             `json:"times"`
-	Remaining  *int            `json:"remaining"`
+	ID int `json:"id"`
+	faultJSON
+	Remaining *int `json:"remaining"`
 }
 
 // listFaults: GET /_fake/faults: the installed rules, in the order they are
@@ -118,15 +119,12 @@ func (a *admin) listFaults(w http.ResponseWriter, _ *http.Request) error {
 	out := itemsJSON[faultOutJSON]{Items: []faultOutJSON{}}
 	for _, fr := range a.srv.Faults() {
 		f := fr.Fault
-		fo := faultOutJSON{
-			ID: fr.ID, Method: f.Method, Path: f.Path, Status: f.Status, Code: string(f.Code), Message: f.Message,
-			Details: json.RawMessage("null"), RetryAfter: f.RetryAfter.String(), Latency: f.Latency.String(),
-			Drop: f.Drop, Times: f.Times,
-		}
+		fo := faultOutJSON{ID: fr.ID, faultJSON: faultJSON{
+			Method: f.Method, Path: f.Path, Status: f.Status, Code: string(f.Code), Message: f.Message,
+			RetryAfter: jsonDuration(f.RetryAfter), Latency: jsonDuration(f.Latency), Drop: f.Drop, Times: f.Times,
+		}}
 		if f.Details != nil {
-			if b, err := json.Marshal(f.Details); err == nil {
-				fo.Details = b
-			}
+			fo.Details, _ = json.Marshal(f.Details) // JSON already: a json.RawMessage
 		}
 		if f.Times > 0 {
 			n := fr.Remaining

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"path"
-	"strings"
 )
 
 // requestJSON is one journal entry as GET /_fake/requests shows it. path is
@@ -27,62 +26,24 @@ type requestsJSON struct {
 	Items []requestJSON `json:"items"`
 }
 
-// apiPrefixes are the version prefixes of the API's base URLs.
-var apiPrefixes = []string{"/api/v1", "/v1"}
-
-// splitPrefix splits the version prefix off a path as sent:
-// "/v1/channels" is ("/v1", "/channels").
-func splitPrefix(p string) (prefix, rel string) {
-	for _, pre := range apiPrefixes {
-		if p == pre {
-			return pre, "/"
-		}
-		if strings.HasPrefix(p, pre+"/") {
-			return pre, p[len(pre):]
-		}
-	}
-	return "", p
-}
-
-// pathMatches matches a ?path= pattern: against the relative path
-// ("/channels", "/conversations/*/messages"), or, for a pattern that starts
-// with a version prefix ("/v1/*"), against the path as sent.
-func pathMatches(pattern, prefix, rel string) bool {
-	target := rel
-	if pre, _ := splitPrefix(pattern); pre != "" {
-		target = prefix + rel
-	}
-	ok, _ := path.Match(pattern, target)
-	return ok
-}
-
 // requests: GET /_fake/requests[?method=GET&path=/conversations/*]: the
-// journal, oldest first. path is a path.Match pattern over the path
-// relative to the base URL (or over the whole path when the pattern starts
-// with /v1 or /api/v1). API keys are redacted ("Bearer [REDACTED]"), and so
-// are key-like query parameters, headers and JSON body fields. body is the
-// request body as JSON when it is JSON, else as a string, else null.
+// journal, oldest first, filtered as fake.Server.RequestsMatching filters
+// it (path relative to the base URL; a leading /v1 or /api/v1 in the
+// pattern means the same as without it). The fake has redacted the API
+// keys; key-like query parameters, headers and JSON body fields are
+// redacted here. body is the request body as JSON when it is JSON, else as
+// a string, else null.
 func (a *admin) requests(w http.ResponseWriter, r *http.Request) error {
-	method := strings.ToUpper(r.URL.Query().Get("method"))
 	pattern := r.URL.Query().Get("path")
-	if pattern != "" {
-		if _, err := path.Match(pattern, "/"); err != nil {
-			return badRequest("path: %q is not a valid pattern: %s", pattern, patternHelp)
-		}
+	if _, err := path.Match(pattern, "/"); err != nil {
+		return badRequest("path: %q is not a valid pattern: %s", pattern, patternHelp)
 	}
-	secrets := serverKeys(a.srv)
 	out := requestsJSON{Items: []requestJSON{}}
-	for _, req := range a.srv.Requests() {
-		if method != "" && req.Method != method {
-			continue
-		}
-		if pattern != "" && !pathMatches(pattern, req.Prefix, req.Path) {
-			continue
-		}
+	for _, req := range a.srv.RequestsMatching(r.URL.Query().Get("method"), pattern) {
 		out.Items = append(out.Items, requestJSON{
 			Time: formatTime(req.Time), Method: req.Method, Prefix: req.Prefix, Path: req.Path,
-			Query: redactValues(req.Query, secrets), Headers: redactValues(req.Header, secrets),
-			Body: bodyJSON(req.Body, secrets), Status: req.Status,
+			Query: redactValues(req.Query), Headers: redactValues(req.Header),
+			Body: bodyJSON(req.Body), Status: req.Status,
 		})
 	}
 	out.Count = len(out.Items)

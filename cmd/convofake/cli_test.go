@@ -101,7 +101,7 @@ func TestStartErrorsExit2WithAHint(t *testing.T) {
 			[]string{"--admin-addr", "try --admin-addr 127.0.0.1:0"}, ""},
 		{"not host:port", []string{"--addr", "nonsense"}, []string{"--addr nonsense", "give host:port"}, ""},
 		{"bad seed", []string{"--addr", "127.0.0.1:0", "--seed", "testdata/bad-seed.json"},
-			[]string{"testdata/bad-seed.json", `unknown sender "martian"`}, ""},
+			[]string{"testdata/bad-seed.json", "companies[0].conversations[0].messages[0]", `unknown sender "martian"`}, ""},
 		{"seed keys shared", []string{"--addr", "127.0.0.1:0", "--seed", dup},
 			[]string{"companies[1].api_key: the same API key as companies[0]"}, "twin-key-1"},
 		{"--api-key taken by another company", []string{"--addr", "127.0.0.1:0", "--seed", other, "--api-key", "twin-key-1"},

@@ -21,30 +21,8 @@
 // duration; --log-format text or json). API keys, the admin token, query
 // strings and bodies are never logged.
 //
-// Flags (convofake -h prints them with their defaults):
-//
-//	--addr HOST:PORT        where the API listens (default 127.0.0.1:8080;
-//	                        port 0: any free port). Beyond loopback (:8080 in
-//	                        a container) the admin API is not served there
-//	                        unless --admin-addr or --admin-on-public says so.
-//	--admin-addr HOST:PORT  a listener of its own for the admin API.
-//	--admin-on-public       serve the admin API on a non-loopback --addr.
-//	--seed FILE             load FILE (the fake's JSON seed format, see
-//	                        fake/SEED.md) instead of the demo data.
-//	--api-key KEY           API key of the default company. Without the
-//	                        flag: the seed file's companies[0].api_key, else
-//	                        fake-api-key; with it: KEY, even over the file's.
-//	--clock CLOCK           real, frozen or frozen:<RFC 3339 time>. Without
-//	                        the flag: frozen at the seed file's "now" when it
-//	                        has one, else real; with it: CLOCK.
-//	--rate-limit N          requests per second per API key (0: no limit).
-//	--rate-burst N          bucket size of the rate limit.
-//	--anomaly-cache DURATION anomaly report cache (default 5m; 0: none).
-//	--journal-limit N       requests the journal keeps (default 10000).
-//	--journal-bytes SIZE    memory the journal may use (default 32MiB).
-//	--log-format FORMAT     text or json.
-//	--admin-token TOKEN     admin token (default: random, printed at start).
-//	--public-url URL        base of the temporary attachment URLs.
+// Flags: convofake -h prints them with their defaults; cmd/convofake/README.md
+// has them in a table, with how --api-key and --clock win over a seed file.
 //
 // Exit codes: 0 after SIGINT or SIGTERM (a graceful shutdown) or -h; 1 when
 // the server stops on an error after it started; 2 when it cannot start (a
@@ -72,37 +50,10 @@
 // Under /_fake/ (not under /v1), on --addr when it is loopback, else on
 // --admin-addr; JSON in and out, every call with
 // "Authorization: Bearer <admin token>" (else 401). Errors have the shape
-// {"error": "<code>", "message": "<text>"}.
-//
-//	GET    /_fake/                        company id, clock, list of endpoints
-//	POST   /_fake/reset                   back to the start state (start seed, start clock,
-//	                                      no faults, empty journal); body {"empty": true}: no data
-//	POST   /_fake/seed                    body: a seed document; replaces the data (a seed with
-//	                                      "now" needs a frozen clock: 400 invalid_seed otherwise);
-//	                                      "api_key_changed": true and a "notice" when the seed's
-//	                                      companies[0].api_key replaced the key clients use
-//	GET    /_fake/clock                   {"now": "...", "frozen": true}
-//	POST   /_fake/clock                   {"advance": "90m"} or {"set": "2026-11-22T10:00:00Z"};
-//	                                      409 clock_not_frozen on a real clock
-//	GET    /_fake/faults                  the installed rules, with id and remaining uses
-//	POST   /_fake/faults                  a fault rule; 201 {"id": 1}
-//	DELETE /_fake/faults                  remove every fault rule
-//	DELETE /_fake/faults/{id}             remove one; 404 not_found when there is no such rule
-//	GET    /_fake/requests                the journal (?method=, ?path= pattern over the path
-//	                                      relative to the base URL, e.g. /channels); API keys and
-//	                                      key-like headers, query parameters and JSON fields redacted
-//	DELETE /_fake/requests                empty the journal
-//	GET    /_fake/companies               every company (id, default, contacts)
-//	GET    /_fake/state/contacts          the default company's contacts (?phone=, &account=;
-//	                                      ?company=<id> for another company)
-//	GET    /_fake/state/contacts/{id}     one contact
-//	GET    /_fake/state/conversations/{id} one conversation
-//	GET    /_fake/state/messages/{id}     one message (media_id of a seeded media message)
-//
-// A fault rule: {"method": "GET", "path": "/conversations/*/messages",
-// "status": 503, "code": "SERVICE_UNAVAILABLE", "message": "...",
-// "details": {...}, "retry_after": "30s", "latency": "2s", "drop": false,
-// "times": 1}; every field is optional, but a rule needs a status, a latency
-// or drop. path is a path.Match pattern relative to the base URL; durations
-// are Go duration strings or numbers of seconds; times 0 means always.
+// {"error": "<code>", "message": "<text>"}. GET /_fake/ lists the calls:
+// reset, seed, clock, fault rules, the request journal and the state of
+// contacts, conversations and messages; cmd/convofake/README.md describes
+// each. Fault rules and journal filters take the fake's path patterns
+// (docs/behaviour.md, "Path patterns"): relative to the base URL, a leading
+// /v1 or /api/v1 meaning the same as without it.
 package main

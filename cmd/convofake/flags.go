@@ -171,6 +171,14 @@ func (cfg *config) validate() error {
 		return errors.New("--anomaly-cache: must be ≥ 0")
 	case cfg.journalLimit < 0:
 		return errors.New("--journal-limit: must be ≥ 0 (0 disables the journal)")
+	}
+	return cfg.validateAddrs()
+}
+
+// validateAddrs checks the flags that say where to listen and what to
+// print: --admin-addr, --clock, --public-url.
+func (cfg *config) validateAddrs() error {
+	switch {
 	case cfg.adminAddr != "" && cfg.adminOnPublic:
 		return errors.New("--admin-addr and --admin-on-public: give one; --admin-addr serves the admin API on its own listener, --admin-on-public on --addr")
 	case cfg.adminAddr != "" && cfg.adminAddr == cfg.addr && !strings.HasSuffix(cfg.addr, ":0"):

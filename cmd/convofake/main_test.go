@@ -283,24 +283,17 @@ func TestSeedFileAndAPIKeyFlags(t *testing.T) {
 		"created_at":"2026-11-22T08:00:00.000Z"}],"next_cursor":null},
 		"timestamp":"2026-11-22T10:00:00.000Z"}`, string(r.body))
 
-	q := start(t, "--seed", "testdata/seed.json", "--api-key", "override-key", "--clock", "frozen:2027-01-02T03:04:05Z")
-	assert.Equal(t, "override-key", q.printed()["CONVO_API_KEY"])
-	assert.Equal(t, http.StatusOK, q.api("/v1/channels", "override-key").status)
-	assert.Equal(t, http.StatusUnauthorized, q.api("/v1/channels", seedKey).status)
+	q := start(t, "--seed", "testdata/seed.json", "--clock", "frozen:2027-01-02T03:04:05Z")
 	clock := q.admin(http.MethodGet, "/_fake/clock", "")
 	assert.JSONEq(t, `{"now":"2027-01-02T03:04:05.000Z","frozen":true}`, string(clock.body), "--clock overrides the seed's now")
 }
 
+// A seed file that is not JSON, or missing, exits 2 naming the file (a bad
+// seed's field: TestStartErrorsExit2WithAHint).
 func TestBadSeedFileExits2WithPathAndReason(t *testing.T) {
-	code, stderr := runOnce(t, "--addr", "127.0.0.1:0", "--seed", "testdata/bad-seed.json")
-	assert.Equal(t, exitNoStart, code)
-	assert.Contains(t, stderr, "testdata/bad-seed.json")
-	assert.Contains(t, stderr, "companies[0].conversations[0].messages[0]")
-	assert.Contains(t, stderr, `unknown sender "martian"`)
-
 	syntax := filepath.Join(t.TempDir(), "syntax.json")
 	require.NoError(t, os.WriteFile(syntax, []byte("{\n  \"companies\": [\n    {\"api_key\": }\n  ]\n}\n"), 0o600))
-	code, stderr = runOnce(t, "--addr", "127.0.0.1:0", "--seed", syntax)
+	code, stderr := runOnce(t, "--addr", "127.0.0.1:0", "--seed", syntax)
 	assert.Equal(t, exitNoStart, code)
 	assert.Contains(t, stderr, syntax)
 	assert.Contains(t, stderr, "line 3")

@@ -3,7 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"strconv"
+	"slices"
 	"strings"
 
 	"github.com/convoapi/convo-go/fake"
@@ -35,143 +35,73 @@ func keyLikeName(name string) bool {
 	return false
 }
 
-// redactValues copies a query or header map: the values of a key-like name
-// become [REDACTED] (an Authorization-like header keeps its scheme:
-// "Bearer [REDACTED]"), and any known secret inside another value is
-// replaced.
-func redactValues(m map[string][]string, secrets []string) map[string][]string {
+// redactValues copies a query or header map with the values of key-like
+// names replaced by [REDACTED] (an Authorization-like header keeps its
+// scheme: "Bearer [REDACTED]"). The fake's journal has already redacted
+// the API keys wherever they appear.
+func redactValues(m map[string][]string) map[string][]string {
 	out := make(map[string][]string, len(m))
 	for k, vs := range m {
-		cp := make([]string, len(vs))
-		for i, v := range vs {
-			cp[i] = redactValue(k, v, secrets)
+		cp := slices.Clone(vs)
+		if keyLikeName(k) {
+			for i, v := range cp {
+				cp[i] = fake.Redacted
+				if scheme, _, ok := strings.Cut(v, " "); ok && strings.HasSuffix(strings.ToLower(k), "authorization") {
+					cp[i] = scheme + " " + fake.Redacted
+				}
+			}
 		}
 		out[k] = cp
 	}
 	return out
 }
 
-func redactValue(name, v string, secrets []string) string {
-	if !keyLikeName(name) {
-		return redactSecrets(v, secrets...)
-	}
-	if scheme, _, ok := strings.Cut(v, " "); ok && strings.HasSuffix(strings.ToLower(name), "authorization") {
-		return scheme + " " + fake.Redacted
-	}
-	return fake.Redacted
-}
-
 // bodyJSON is a journaled body as the admin journal shows it: JSON when it
 // is JSON, with the value of every key-like field (at any depth) replaced
-// by "[REDACTED]" and known secrets replaced in every string; else a string
-// with the known secrets replaced; null when empty.
-func bodyJSON(b []byte, secrets []string) json.RawMessage {
+// by "[REDACTED]"; else a string; null when empty.
+func bodyJSON(b []byte) json.RawMessage {
 	if len(bytes.TrimSpace(b)) == 0 {
 		return json.RawMessage("null")
 	}
 	if json.Valid(b) {
-		dec := json.NewDecoder(bytes.NewReader(b))
-		dec.UseNumber()
 		var out bytes.Buffer
-		if err := redactJSON(dec, &out, secrets); err == nil {
-			return out.Bytes()
-		}
+		redactJSON(b, &out)
+		return out.Bytes()
 	}
-	return jsonString(redactSecrets(strings.ToValidUTF8(string(b), "\uFFFD"), secrets...))
+	return jsonString(strings.ToValidUTF8(string(b), "\uFFFD"))
 }
 
-// redactJSON copies one JSON value from dec to out, compact, keeping the
-// order of fields, with key-like fields and known secrets redacted.
-func redactJSON(dec *json.Decoder, out *bytes.Buffer, secrets []string) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return err
+// redactJSON copies one valid JSON value to out, compact, keeping the order
+// of fields, with the value of every key-like field (but null) redacted.
+func redactJSON(v json.RawMessage, out *bytes.Buffer) {
+	v = bytes.TrimSpace(v)
+	if v[0] != '{' && v[0] != '[' {
+		out.Write(v) // a scalar, as sent
+		return
 	}
-	switch t := tok.(type) {
-	case json.Delim:
-		return redactContainer(t, dec, out, secrets)
-	case string:
-		out.Write(jsonString(redactSecrets(t, secrets...)))
-	case json.Number:
-		out.WriteString(t.String())
-	case bool:
-		out.WriteString(strconv.FormatBool(t))
-	case nil:
-		out.WriteString("null")
-	}
-	return nil
-}
-
-// redactContainer copies the rest of an object or array opened by open.
-func redactContainer(open json.Delim, dec *json.Decoder, out *bytes.Buffer, secrets []string) error {
-	if open == '[' {
-		out.WriteByte('[')
-		for i := 0; dec.More(); i++ {
-			if i > 0 {
-				out.WriteByte(',')
-			}
-			if err := redactJSON(dec, out, secrets); err != nil {
-				return err
-			}
-		}
-		out.WriteByte(']')
-		_, err := dec.Token()
-		return err
-	}
-	out.WriteByte('{')
+	dec := json.NewDecoder(bytes.NewReader(v))
+	open, _ := dec.Token()
+	out.WriteByte(v[0])
 	for i := 0; dec.More(); i++ {
-		tok, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		name, _ := tok.(string)
 		if i > 0 {
 			out.WriteByte(',')
 		}
-		out.Write(jsonString(name))
-		out.WriteByte(':')
-		if keyLikeName(name) {
-			err = skipValue(dec, out)
+		var name string
+		if open == json.Delim('{') {
+			tok, _ := dec.Token()
+			name, _ = tok.(string)
+			out.Write(jsonString(name))
+			out.WriteByte(':')
+		}
+		var elem json.RawMessage
+		_ = dec.Decode(&elem) // v is valid JSON
+		if keyLikeName(name) && string(elem) != "null" {
+			out.Write(jsonString(fake.Redacted))
 		} else {
-			err = redactJSON(dec, out, secrets)
-		}
-		if err != nil {
-			return err
+			redactJSON(elem, out)
 		}
 	}
-	out.WriteByte('}')
-	_, err := dec.Token()
-	return err
-}
-
-// skipValue consumes one JSON value and writes "[REDACTED]" in its place
-// (null stays null: there was nothing to hide).
-func skipValue(dec *json.Decoder, out *bytes.Buffer) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	if tok == nil {
-		out.WriteString("null")
-		return nil
-	}
-	if d, ok := tok.(json.Delim); ok && (d == '{' || d == '[') {
-		for depth := 1; depth > 0; {
-			tok, err := dec.Token()
-			if err != nil {
-				return err
-			}
-			if d, ok := tok.(json.Delim); ok {
-				if d == '{' || d == '[' {
-					depth++
-				} else {
-					depth--
-				}
-			}
-		}
-	}
-	out.Write(jsonString(fake.Redacted))
-	return nil
+	out.WriteByte(v[len(v)-1])
 }
 
 // jsonString encodes s as a JSON string without HTML escaping.
