@@ -69,7 +69,7 @@ func (s *Server) addAccount(co *company, a ChannelAccount, widget bool) (string,
 	case widget:
 	case a.Channel == convo.ChannelChatapp || a.Channel == convo.ChannelBotapp:
 	case a.Channel == "sms":
-		return "", fieldErr("channel", "channel sms has no accounts (spec §1: SMS is one-way)")
+		return "", fieldErr("channel", "channel sms has no accounts: SMS is one-way")
 	case a.Channel == convo.ChannelWebchat:
 		return "", fieldErr("channel", "webchat widgets are added with AddWebchatWidget")
 	default:
@@ -318,7 +318,7 @@ func (s *Server) addMessage(co *company, conversationID string, m Message) (stri
 		at = s.clock.Now()
 	}
 	msg := &message{id: id, conv: conv, direction: m.Direction, sender: m.Sender, typ: m.Type, at: at, failureReason: optString(m.FailureReason)}
-	special := m.Type == "system" || m.Type == "unsupported" // spec §2.3 rule 6
+	special := m.Type == "system" || m.Type == "unsupported" // no text or media of their own (docs/behaviour.md, "Messages")
 	if !special {
 		msg.text = optString(m.Text)
 	}
@@ -367,7 +367,7 @@ func (s *Server) addMessage(co *company, conversationID string, m Message) (stri
 	s.seq++
 	conv.insertMessage(msg, s.seq)
 	s.index[id] = msg
-	// The anomaly cache is deliberately left alone (spec §4.4 rule 3).
+	// The anomaly cache is deliberately left alone (docs/behaviour.md, "Anomaly report").
 	return id, nil
 }
 
@@ -394,7 +394,7 @@ func (s *Server) buildMedia(co *company, md *Media) (*media, error) {
 	// Spec §2.3 rule 1: a message never carries a storage path, so a file
 	// name is a bare name.
 	if strings.ContainsAny(md.Filename, `/\`) {
-		return nil, fieldErr("filename", "%q is a path; a message never carries a storage path (spec §2.3 rule 1): give a bare file name", md.Filename)
+		return nil, fieldErr("filename", "%q is a path; a message never carries a storage path: give a bare file name", md.Filename)
 	}
 	out := &media{status: status, company: co}
 	switch status {
@@ -487,7 +487,7 @@ func buildReaction(r Reaction, msgAt time.Time) (reaction, error) {
 }
 
 // rawFor builds the raw object of a message: an internal-looking form of the
-// content, outside the contract (spec §2.3 rule 4). It carries the sender
+// content, outside the contract (docs/behaviour.md, "Messages"). It carries the sender
 // kind and never a URL or storage path (rule 1).
 func rawFor(m *message) map[string]any {
 	content := map[string]any{"type": m.typ}

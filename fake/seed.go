@@ -39,7 +39,7 @@ type CompanySeed struct {
 	Conversations []ConversationSeed `json:"conversations,omitempty"` // conversations with their messages
 }
 
-// ChannelSeed is a channel account (chatapp, botapp; spec §2.2) or, with
+// ChannelSeed is a channel account (chatapp, botapp; GET /channels) or, with
 // channel "webchat", a webchat widget.
 type ChannelSeed struct {
 	Ref                string        `json:"ref,omitempty"`                 // local name for contacts[].channel
