@@ -137,14 +137,7 @@ func (s *Server) addContact(co *company, ct Contact) (string, error) {
 	}
 	ident := ct.ChannelIdentifier
 	if ident == "" {
-		switch {
-		case acc.channel == convo.ChannelChatapp || (norm != "" && acc.channel == convo.ChannelBotapp):
-			ident = norm
-		case acc.channel == convo.ChannelBotapp:
-			ident = "bot-user-" + id[:8]
-		default:
-			ident = "visitor-" + id[:8]
-		}
+		ident = defaultIdentifier(acc.channel, norm, id)
 	}
 	key, dupField := identKey{acc.id, norm}, "phone"
 	if norm == "" {
@@ -188,6 +181,19 @@ func (s *Server) addContact(co *company, ct Contact) (string, error) {
 	}
 	s.index[id] = cn
 	return id, nil
+}
+
+// defaultIdentifier is the channel identifier of a contact seeded without one:
+// its phone where the channel knows phones, else a name made from its id.
+func defaultIdentifier(ch convo.Channel, norm, id string) string {
+	switch {
+	case ch == convo.ChannelChatapp || (norm != "" && ch == convo.ChannelBotapp):
+		return norm
+	case ch == convo.ChannelBotapp:
+		return "bot-user-" + id[:8]
+	default:
+		return "visitor-" + id[:8]
+	}
 }
 
 func optString(s string) *string {
