@@ -283,37 +283,8 @@ func (s *Server) addMessage(co *company, conversationID string, m Message) (stri
 	if conv == nil {
 		return "", fmt.Errorf("unknown conversation %q", conversationID)
 	}
-	switch {
-	case m.Sender == "" && m.Direction == convo.DirectionOutbound:
-		m.Sender = SenderAgent
-	case m.Sender == "":
-		m.Sender = SenderContact
-	}
-	switch m.Sender {
-	case SenderContact, SenderAgent, SenderPhone, SenderAutomation, SenderSystem:
-	default:
-		return "", fieldErr("sender", "unknown sender %q (want contact, agent, phone, automation or system)", m.Sender)
-	}
-	if m.Direction == "" {
-		m.Direction = convo.DirectionOutbound
-		if m.Sender == SenderContact {
-			m.Direction = convo.DirectionInbound
-		}
-	}
-	if m.Direction != convo.DirectionInbound && m.Direction != convo.DirectionOutbound {
-		return "", fieldErr("direction", "unknown direction %q (want inbound or outbound)", m.Direction)
-	}
-	if (m.Sender == SenderContact) != (m.Direction == convo.DirectionInbound) && m.Sender != SenderSystem {
-		return "", fieldErr("direction", "sender %s cannot send a message %s", m.Sender, m.Direction)
-	}
-	if m.Type == "" {
-		m.Type = "text"
-		if m.Media != nil {
-			m.Type = convo.MessageType(typeForMIME(m.Media.MimeType))
-		}
-	}
-	if m.Sender == SenderSystem && m.Type == "text" {
-		m.Type = "system"
+	if err := resolveSender(&m); err != nil {
+		return "", err
 	}
 	id, err := s.newID(m.ID)
 	if err != nil {
@@ -343,15 +314,7 @@ func (s *Server) addMessage(co *company, conversationID string, m Message) (stri
 	if st != "queued" {
 		msg.sentAt = &msg.at
 	}
-	msg.deliveredAt, msg.readAt = m.DeliveredAt, m.ReadAt
-	if msg.deliveredAt == nil && (st == "delivered" || st == "read") {
-		t := at.Add(time.Second)
-		msg.deliveredAt = &t
-	}
-	if msg.readAt == nil && st == "read" {
-		t := at.Add(time.Minute)
-		msg.readAt = &t
-	}
+	msg.setTimes(m.DeliveredAt, m.ReadAt, st)
 	if mediaTypes[string(m.Type)] {
 		md := m.Media
 		if md == nil {
@@ -375,6 +338,58 @@ func (s *Server) addMessage(co *company, conversationID string, m Message) (stri
 	s.index[id] = msg
 	// The anomaly cache is deliberately left alone (docs/behaviour.md, "Anomaly report").
 	return id, nil
+}
+
+// resolveSender fills in a seeded message's sender, direction and type where
+// they are left out, and refuses a sender and direction that disagree.
+func resolveSender(m *Message) error {
+	switch {
+	case m.Sender == "" && m.Direction == convo.DirectionOutbound:
+		m.Sender = SenderAgent
+	case m.Sender == "":
+		m.Sender = SenderContact
+	}
+	switch m.Sender {
+	case SenderContact, SenderAgent, SenderPhone, SenderAutomation, SenderSystem:
+	default:
+		return fieldErr("sender", "unknown sender %q (want contact, agent, phone, automation or system)", m.Sender)
+	}
+	if m.Direction == "" {
+		m.Direction = convo.DirectionOutbound
+		if m.Sender == SenderContact {
+			m.Direction = convo.DirectionInbound
+		}
+	}
+	if m.Direction != convo.DirectionInbound && m.Direction != convo.DirectionOutbound {
+		return fieldErr("direction", "unknown direction %q (want inbound or outbound)", m.Direction)
+	}
+	if (m.Sender == SenderContact) != (m.Direction == convo.DirectionInbound) && m.Sender != SenderSystem {
+		return fieldErr("direction", "sender %s cannot send a message %s", m.Sender, m.Direction)
+	}
+	if m.Type == "" {
+		m.Type = "text"
+		if m.Media != nil {
+			m.Type = convo.MessageType(typeForMIME(m.Media.MimeType))
+		}
+	}
+	if m.Sender == SenderSystem && m.Type == "text" {
+		m.Type = "system"
+	}
+	return nil
+}
+
+// setTimes sets the delivered and read times a status implies where the
+// seed gives none: a second and a minute after the message.
+func (msg *message) setTimes(deliveredAt, readAt *time.Time, st string) {
+	msg.deliveredAt, msg.readAt = deliveredAt, readAt
+	if msg.deliveredAt == nil && (st == "delivered" || st == "read") {
+		t := msg.at.Add(time.Second)
+		msg.deliveredAt = &t
+	}
+	if msg.readAt == nil && st == "read" {
+		t := msg.at.Add(time.Minute)
+		msg.readAt = &t
+	}
 }
 
 func typeForMIME(m string) string {
