@@ -88,7 +88,7 @@ func (c *Company) with(f func(co *company) error) {
 	must(f(co))
 }
 
-// AddChannel adds a channel account (spec §2.2, §4.5) and returns its id.
+// AddChannel adds a channel account (GET /channels) and returns its id.
 func (c *Company) AddChannel(a ChannelAccount) string {
 	var id string
 	c.with(func(co *company) (err error) {
@@ -110,7 +110,7 @@ func (c *Company) AddWebchatWidget(displayName string) string {
 	return id
 }
 
-// AddContact adds a contact (spec §2.7) and returns its id.
+// AddContact adds a contact (POST /chatapp/contacts, GET /chatapp/contacts/lookup) and returns its id.
 func (c *Company) AddContact(ct Contact) string {
 	var id string
 	c.with(func(co *company) (err error) { id, err = c.s.addContact(co, ct); return within("contact", err) })
@@ -118,7 +118,7 @@ func (c *Company) AddContact(ct Contact) string {
 }
 
 // TagID returns the id of the company's tag called name, creating the tag
-// if needed: the value to send in tag_ids (spec §4.9).
+// if needed: the value to send in tag_ids (DELETE /chatapp/contacts/tags).
 func (c *Company) TagID(name string) string {
 	var id string
 	c.with(func(co *company) error { id = co.tag(name).id; return nil })
@@ -139,7 +139,7 @@ func (c *Company) TagContact(contactID string, names ...string) {
 	})
 }
 
-// ScheduleSequence schedules a sequence called name for a contact (spec §4.10).
+// ScheduleSequence schedules a sequence called name for a contact (POST /chatapp/sequences/cancel).
 func (c *Company) ScheduleSequence(contactID, name string) {
 	c.with(func(co *company) error {
 		ct := co.contacts[contactID]
@@ -257,7 +257,7 @@ func (c *Company) Receive(accountID, phoneNumber, name string, m Message) (conve
 }
 
 // AddReaction adds a reaction to a message: it appears only inside that
-// message's reactions (spec §2.3 rule 5).
+// message's reactions (docs/behaviour.md, "Messages").
 func (c *Company) AddReaction(messageID string, r Reaction) {
 	c.with(func(co *company) error {
 		m, _ := c.s.index[messageID].(*message)

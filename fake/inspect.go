@@ -179,7 +179,7 @@ type ConversationState struct {
 	CreatedAt         time.Time                // created_at
 	LastInboundAt     time.Time                // zero when the contact never wrote
 	LastMessageAt     time.Time                // zero when there is no message
-	MessageCount      int                      // messages stored (never shown on the wire, spec §2.3 rule 7)
+	MessageCount      int                      // messages stored (never shown on the wire; docs/behaviour.md, "Messages")
 }
 
 // Conversation returns the conversation with the given id, in any company.

@@ -69,7 +69,7 @@ func (s *Server) addAccount(co *company, a ChannelAccount, widget bool) (string,
 	case widget:
 	case a.Channel == convo.ChannelChatapp || a.Channel == convo.ChannelBotapp:
 	case a.Channel == "sms":
-		return "", fieldErr("channel", "channel sms has no accounts (spec §1: SMS is one-way)")
+		return "", fieldErr("channel", "channel sms has no accounts: SMS is one-way")
 	case a.Channel == convo.ChannelWebchat:
 		return "", fieldErr("channel", "webchat widgets are added with AddWebchatWidget")
 	default:
@@ -137,14 +137,7 @@ func (s *Server) addContact(co *company, ct Contact) (string, error) {
 	}
 	ident := ct.ChannelIdentifier
 	if ident == "" {
-		switch {
-		case acc.channel == convo.ChannelChatapp || (norm != "" && acc.channel == convo.ChannelBotapp):
-			ident = norm
-		case acc.channel == convo.ChannelBotapp:
-			ident = "bot-user-" + id[:8]
-		default:
-			ident = "visitor-" + id[:8]
-		}
+		ident = defaultIdentifier(acc.channel, norm, id)
 	}
 	key, dupField := identKey{acc.id, norm}, "phone"
 	if norm == "" {
@@ -188,6 +181,19 @@ func (s *Server) addContact(co *company, ct Contact) (string, error) {
 	}
 	s.index[id] = cn
 	return id, nil
+}
+
+// defaultIdentifier is the channel identifier of a contact seeded without one:
+// its phone where the channel knows phones, else a name made from its id.
+func defaultIdentifier(ch convo.Channel, norm, id string) string {
+	switch {
+	case ch == convo.ChannelChatapp || (norm != "" && ch == convo.ChannelBotapp):
+		return norm
+	case ch == convo.ChannelBotapp:
+		return "bot-user-" + id[:8]
+	default:
+		return "visitor-" + id[:8]
+	}
 }
 
 func optString(s string) *string {
@@ -277,37 +283,8 @@ func (s *Server) addMessage(co *company, conversationID string, m Message) (stri
 	if conv == nil {
 		return "", fmt.Errorf("unknown conversation %q", conversationID)
 	}
-	switch {
-	case m.Sender == "" && m.Direction == convo.DirectionOutbound:
-		m.Sender = SenderAgent
-	case m.Sender == "":
-		m.Sender = SenderContact
-	}
-	switch m.Sender {
-	case SenderContact, SenderAgent, SenderPhone, SenderAutomation, SenderSystem:
-	default:
-		return "", fieldErr("sender", "unknown sender %q (want contact, agent, phone, automation or system)", m.Sender)
-	}
-	if m.Direction == "" {
-		m.Direction = convo.DirectionOutbound
-		if m.Sender == SenderContact {
-			m.Direction = convo.DirectionInbound
-		}
-	}
-	if m.Direction != convo.DirectionInbound && m.Direction != convo.DirectionOutbound {
-		return "", fieldErr("direction", "unknown direction %q (want inbound or outbound)", m.Direction)
-	}
-	if (m.Sender == SenderContact) != (m.Direction == convo.DirectionInbound) && m.Sender != SenderSystem {
-		return "", fieldErr("direction", "sender %s cannot send a message %s", m.Sender, m.Direction)
-	}
-	if m.Type == "" {
-		m.Type = "text"
-		if m.Media != nil {
-			m.Type = convo.MessageType(typeForMIME(m.Media.MimeType))
-		}
-	}
-	if m.Sender == SenderSystem && m.Type == "text" {
-		m.Type = "system"
+	if err := resolveSender(&m); err != nil {
+		return "", err
 	}
 	id, err := s.newID(m.ID)
 	if err != nil {
@@ -318,7 +295,7 @@ func (s *Server) addMessage(co *company, conversationID string, m Message) (stri
 		at = s.clock.Now()
 	}
 	msg := &message{id: id, conv: conv, direction: m.Direction, sender: m.Sender, typ: m.Type, at: at, failureReason: optString(m.FailureReason)}
-	special := m.Type == "system" || m.Type == "unsupported" // spec §2.3 rule 6
+	special := m.Type == "system" || m.Type == "unsupported" // no text or media of their own (docs/behaviour.md, "Messages")
 	if !special {
 		msg.text = optString(m.Text)
 	}
@@ -337,15 +314,7 @@ func (s *Server) addMessage(co *company, conversationID string, m Message) (stri
 	if st != "queued" {
 		msg.sentAt = &msg.at
 	}
-	msg.deliveredAt, msg.readAt = m.DeliveredAt, m.ReadAt
-	if msg.deliveredAt == nil && (st == "delivered" || st == "read") {
-		t := at.Add(time.Second)
-		msg.deliveredAt = &t
-	}
-	if msg.readAt == nil && st == "read" {
-		t := at.Add(time.Minute)
-		msg.readAt = &t
-	}
+	msg.setTimes(m.DeliveredAt, m.ReadAt, st)
 	if mediaTypes[string(m.Type)] {
 		md := m.Media
 		if md == nil {
@@ -367,8 +336,60 @@ func (s *Server) addMessage(co *company, conversationID string, m Message) (stri
 	s.seq++
 	conv.insertMessage(msg, s.seq)
 	s.index[id] = msg
-	// The anomaly cache is deliberately left alone (spec §4.4 rule 3).
+	// The anomaly cache is deliberately left alone (docs/behaviour.md, "Anomaly report").
 	return id, nil
+}
+
+// resolveSender fills in a seeded message's sender, direction and type where
+// they are left out, and refuses a sender and direction that disagree.
+func resolveSender(m *Message) error {
+	switch {
+	case m.Sender == "" && m.Direction == convo.DirectionOutbound:
+		m.Sender = SenderAgent
+	case m.Sender == "":
+		m.Sender = SenderContact
+	}
+	switch m.Sender {
+	case SenderContact, SenderAgent, SenderPhone, SenderAutomation, SenderSystem:
+	default:
+		return fieldErr("sender", "unknown sender %q (want contact, agent, phone, automation or system)", m.Sender)
+	}
+	if m.Direction == "" {
+		m.Direction = convo.DirectionOutbound
+		if m.Sender == SenderContact {
+			m.Direction = convo.DirectionInbound
+		}
+	}
+	if m.Direction != convo.DirectionInbound && m.Direction != convo.DirectionOutbound {
+		return fieldErr("direction", "unknown direction %q (want inbound or outbound)", m.Direction)
+	}
+	if (m.Sender == SenderContact) != (m.Direction == convo.DirectionInbound) && m.Sender != SenderSystem {
+		return fieldErr("direction", "sender %s cannot send a message %s", m.Sender, m.Direction)
+	}
+	if m.Type == "" {
+		m.Type = "text"
+		if m.Media != nil {
+			m.Type = convo.MessageType(typeForMIME(m.Media.MimeType))
+		}
+	}
+	if m.Sender == SenderSystem && m.Type == "text" {
+		m.Type = "system"
+	}
+	return nil
+}
+
+// setTimes sets the delivered and read times a status implies where the
+// seed gives none: a second and a minute after the message.
+func (msg *message) setTimes(deliveredAt, readAt *time.Time, st string) {
+	msg.deliveredAt, msg.readAt = deliveredAt, readAt
+	if msg.deliveredAt == nil && (st == "delivered" || st == "read") {
+		t := msg.at.Add(time.Second)
+		msg.deliveredAt = &t
+	}
+	if msg.readAt == nil && st == "read" {
+		t := msg.at.Add(time.Minute)
+		msg.readAt = &t
+	}
 }
 
 func typeForMIME(m string) string {
@@ -394,7 +415,7 @@ func (s *Server) buildMedia(co *company, md *Media) (*media, error) {
 	// Spec §2.3 rule 1: a message never carries a storage path, so a file
 	// name is a bare name.
 	if strings.ContainsAny(md.Filename, `/\`) {
-		return nil, fieldErr("filename", "%q is a path; a message never carries a storage path (spec §2.3 rule 1): give a bare file name", md.Filename)
+		return nil, fieldErr("filename", "%q is a path; a message never carries a storage path: give a bare file name", md.Filename)
 	}
 	out := &media{status: status, company: co}
 	switch status {

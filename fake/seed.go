@@ -39,7 +39,7 @@ type CompanySeed struct {
 	Conversations []ConversationSeed `json:"conversations,omitempty"` // conversations with their messages
 }
 
-// ChannelSeed is a channel account (chatapp, botapp; spec §2.2) or, with
+// ChannelSeed is a channel account (chatapp, botapp; GET /channels) or, with
 // channel "webchat", a webchat widget.
 type ChannelSeed struct {
 	Ref                string        `json:"ref,omitempty"`                 // local name for contacts[].channel
@@ -423,21 +423,40 @@ func (s *Server) restore(f stateFields) {
 	s.companies, s.byID, s.defaultCo, s.files, s.index, s.seq = f.companies, f.byID, f.defaultCo, f.files, f.index, f.seq
 }
 
+// seedChannels adds a seed company's channel accounts, noting each ref in refs.
+func (s *Server) seedChannels(co *company, path string, chs []ChannelSeed, refs map[string]string) error {
+	for j, ch := range chs {
+		id, err := s.addAccount(co, ChannelAccount{ID: ch.ID, Channel: ch.Channel, DisplayName: ch.DisplayName, ProviderIdentifier: ch.ProviderIdentifier}, ch.Channel == convo.ChannelWebchat)
+		if err != nil {
+			return atPath(fmt.Sprintf("%s.channels[%d]", path, j), err)
+		}
+		if ch.Ref != "" {
+			refs["channel:"+ch.Ref] = id
+		}
+	}
+	return nil
+}
+
+// seedCompany is the company the i-th company of a seed fills: the default
+// company first (taking the seed's key when it gives one), then new ones.
+func (s *Server) seedCompany(i int, apiKey string) (*company, error) {
+	if i > 0 {
+		return s.addCompanyLocked(apiKey)
+	}
+	co := s.defaultCo
+	if apiKey != "" {
+		co.apiKey = apiKey
+		co.keyHash = newCompany(apiKey).keyHash
+	}
+	return co, nil
+}
+
 func (s *Server) loadLocked(seed *Seed, now time.Time) error {
 	for i, cs := range seed.Companies {
 		path := fmt.Sprintf("seed: companies[%d]", i)
-		var co *company
-		if i == 0 {
-			co = s.defaultCo
-			if cs.APIKey != "" {
-				co.apiKey = cs.APIKey
-				co.keyHash = newCompany(cs.APIKey).keyHash
-			}
-		} else {
-			var err error
-			if co, err = s.addCompanyLocked(cs.APIKey); err != nil {
-				return fmt.Errorf("%s.api_key: %w", path, err)
-			}
+		co, err := s.seedCompany(i, cs.APIKey)
+		if err != nil {
+			return fmt.Errorf("%s.api_key: %w", path, err)
 		}
 		refs := map[string]string{}
 		ref := func(kind, r string) (string, error) {
@@ -449,14 +468,8 @@ func (s *Server) loadLocked(seed *Seed, now time.Time) error {
 			}
 			return "", fmt.Errorf("unknown %s %q", kind, r)
 		}
-		for j, ch := range cs.Channels {
-			id, err := s.addAccount(co, ChannelAccount{ID: ch.ID, Channel: ch.Channel, DisplayName: ch.DisplayName, ProviderIdentifier: ch.ProviderIdentifier}, ch.Channel == convo.ChannelWebchat)
-			if err != nil {
-				return atPath(fmt.Sprintf("%s.channels[%d]", path, j), err)
-			}
-			if ch.Ref != "" {
-				refs["channel:"+ch.Ref] = id
-			}
+		if err := s.seedChannels(co, path, cs.Channels, refs); err != nil {
+			return err
 		}
 		for j, ct := range cs.Contacts {
 			p := fmt.Sprintf("%s.contacts[%d]", path, j)

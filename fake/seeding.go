@@ -13,14 +13,14 @@ import (
 // convo.ConversationStatus, convo.Direction, convo.MessageType,
 // convo.MessageStatus, convo.MediaStatus) and their constants.
 
-// Sequence states (spec §3), as [ContactState.Sequence] reports them.
+// Sequence states, as [ContactState.Sequence] reports them (POST /chatapp/sequences/cancel).
 const (
 	SequenceScheduled = "scheduled"
 	SequenceCanceled  = "canceled"
 )
 
 // Sender says who wrote a message. It never appears in the message
-// read except inside raw, but it decides the anomaly buckets (spec §2.6).
+// read except inside raw, but it decides the anomaly buckets (docs/behaviour.md, "Anomaly report").
 type Sender string
 
 // Sender kinds.
@@ -38,7 +38,7 @@ const (
 	SenderSystem Sender = "system"
 )
 
-// ChannelAccount seeds a channel account of the neutral contract (spec §2.2).
+// ChannelAccount seeds a channel account of the neutral contract (GET /channels).
 type ChannelAccount struct {
 	// ID is the account's id; default a new UUID.
 	ID string
@@ -75,7 +75,7 @@ type Contact struct {
 	Tags []string
 	// CustomFields are the contact's custom fields.
 	CustomFields map[string]string
-	// Sequence, when not "", is the name of a scheduled sequence (spec §4.10).
+	// Sequence, when not "", is the name of a scheduled sequence (POST /chatapp/sequences/cancel).
 	Sequence string
 	// CreatedAt defaults to the clock's now.
 	CreatedAt time.Time
@@ -101,7 +101,7 @@ type Conversation struct {
 	UnreadCount *int
 }
 
-// Message seeds a message of a conversation (spec §2.3).
+// Message seeds a message of a conversation (GET /conversations/{conversation_id}/messages).
 type Message struct {
 	// ID is the message id; default a new UUID.
 	ID string
@@ -132,7 +132,7 @@ type Message struct {
 	Reactions []Reaction
 }
 
-// Media seeds the media block of a message (spec §2.3).
+// Media seeds the media block of a message (GET /conversations/{conversation_id}/messages).
 type Media struct {
 	// Status is available (default when Data is set), unknown or
 	// no_reference.

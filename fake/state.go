@@ -245,7 +245,7 @@ func (m *message) countsAsInbound() bool {
 	return m.direction == convo.DirectionInbound && m.sender != SenderSystem && m.typ != "system"
 }
 
-// countsAsReply: something was sent to the contact (spec §2.6 unanswered).
+// countsAsReply: something was sent to the contact (docs/behaviour.md, "Anomaly report": unanswered).
 // System messages (by sender or by type) never count.
 func (m *message) countsAsReply() bool {
 	return m.direction == convo.DirectionOutbound && m.typ != "system" &&
@@ -265,7 +265,7 @@ func (c *conversation) appendDerived(m *message) {
 		c.repliesAfter, c.humanAfter = 0, 0
 		c.unread++
 	case m.countsAsReply():
-		if c.lastInbound != nil && !m.failed() { // a failed reply never went out (spec §2.6)
+		if c.lastInbound != nil && !m.failed() { // a failed reply never went out (docs/behaviour.md, "Anomaly report")
 			c.repliesAfter++
 			if m.human() {
 				c.humanAfter++
@@ -313,7 +313,7 @@ func (ct *contact) lastInteraction() time.Time {
 }
 
 // mostRecent picks, among contacts, the one with the most recent interaction
-// (spec §4.10); ties go to the most recently created, then the larger id.
+// (POST /chatapp/sequences/cancel); ties go to the most recently created, then the larger id.
 func mostRecent(cs []*contact) *contact {
 	var best *contact
 	for _, c := range cs {
