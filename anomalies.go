@@ -110,17 +110,9 @@ type AnomaliesService struct{ c *Client }
 // Get returns the anomaly report. An unknown bucket name in Include is
 // ErrInvalidBucket; Error.InvalidBucket lists the valid names. The service
 // limits this endpoint to about one pass per day: do not poll it.
-func (s *AnomaliesService) Get(ctx context.Context, params *AnomaliesParams, opts ...RequestOption) (*AnomalyReport, error) {
-	qb := newQueryBuilder()
-	if params != nil {
-		params.query(&qb)
-	}
-	q, err := qb.encode("Anomalies.Get")
-	if err != nil {
-		return nil, err
-	}
+func (s *AnomaliesService) Get(ctx context.Context, params *AnomaliesParams, opts ...Option) (*AnomalyReport, error) {
 	r := new(AnomalyReport)
-	if err := s.c.call(ctx, "GET", "/conversations/anomalies", q, nil, r, opts...); err != nil {
+	if err := s.c.call(ctx, "GET", "/conversations/anomalies", params, nil, r, opts); err != nil {
 		return nil, err
 	}
 	return r, nil

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/convoapi/convo-go/internal/netx"
 )
 
 // Attachment is a temporary address for a message's file (spec §4.2). The
@@ -87,12 +89,12 @@ func (e *NoMediaError) Unwrap() error { return ErrNoMedia }
 type AttachmentsService struct{ c *Client }
 
 // Get exchanges a media_id for a temporary address of the file.
-func (s *AttachmentsService) Get(ctx context.Context, mediaID string, opts ...RequestOption) (*Attachment, error) {
+func (s *AttachmentsService) Get(ctx context.Context, mediaID string, opts ...Option) (*Attachment, error) {
 	if err := requireID("Attachments.Get", "media id", mediaID); err != nil {
 		return nil, err
 	}
 	a := new(Attachment)
-	if err := s.c.call(ctx, "GET", "/attachments/"+pathSegment(mediaID), "", nil, a, opts...); err != nil {
+	if err := s.c.call(ctx, "GET", "/attachments/"+pathSegment(mediaID), nil, nil, a, opts); err != nil {
 		return nil, err
 	}
 	return a, nil
@@ -102,7 +104,7 @@ func (s *AttachmentsService) Get(ctx context.Context, mediaID string, opts ...Re
 // no retrievable file it returns a *NoMediaError (errors.Is ErrNoMedia)
 // without sending any request: the attachment endpoint must not be called
 // for a null media_id (spec §2.3).
-func (s *AttachmentsService) ForMessage(ctx context.Context, msg Message, opts ...RequestOption) (*Attachment, error) {
+func (s *AttachmentsService) ForMessage(ctx context.Context, msg Message, opts ...Option) (*Attachment, error) {
 	if !msg.Media.Available() {
 		e := &NoMediaError{MessageID: msg.MessageID}
 		if msg.Media != nil {
@@ -122,7 +124,7 @@ func (s *AttachmentsService) ForMessage(ctx context.Context, msg Message, opts .
 // http.Client's Timeout does not apply (it would cut a large file): bound the
 // download with ctx. A plain http:// address is refused unless it is loopback
 // or WithInsecureHTTP was given.
-func (s *AttachmentsService) Download(ctx context.Context, msg Message, w io.Writer, opts ...RequestOption) (int64, error) {
+func (s *AttachmentsService) Download(ctx context.Context, msg Message, w io.Writer, opts ...Option) (int64, error) {
 	if w == nil {
 		return 0, errors.New("convo: Attachments.Download: nil writer")
 	}
@@ -140,7 +142,7 @@ func (s *AttachmentsService) Download(ctx context.Context, msg Message, w io.Wri
 // the file host answers 403, 404 or 410). opts apply to the requests for
 // an address (the API calls), not to the download from the file host, which
 // carries none of the API's headers.
-func (s *AttachmentsService) DownloadAttachment(ctx context.Context, att *Attachment, w io.Writer, opts ...RequestOption) (int64, error) {
+func (s *AttachmentsService) DownloadAttachment(ctx context.Context, att *Attachment, w io.Writer, opts ...Option) (int64, error) {
 	if w == nil {
 		return 0, errors.New("convo: Attachments.DownloadAttachment: nil writer")
 	}
@@ -198,7 +200,7 @@ func (c *Client) fetchFile(ctx context.Context, rawURL string, w io.Writer) (int
 	if err != nil || u.Host == "" {
 		return 0, fmt.Errorf("convo: attachment address is not an absolute URL")
 	}
-	if u.Scheme != "https" && !(u.Scheme == "http" && (isLoopback(u.Hostname()) || c.insecure)) {
+	if u.Scheme != "https" && !(u.Scheme == "http" && (netx.IsLoopback(u.Hostname()) || c.insecure)) {
 		return 0, fmt.Errorf("convo: attachment address on %s uses scheme %q; refusing", u.Host, u.Scheme)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)

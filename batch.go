@@ -16,36 +16,35 @@ import (
 // 100 ms behind the others, few enough to stay under an ordinary rate limit.
 const DefaultParallelLimit = 8
 
-// ParallelOption configures Parallel and ParallelSeq.
-type ParallelOption func(*parallelConfig)
-
-type parallelConfig struct {
-	limit      int
-	collectAll bool
-}
-
-// ParallelLimit sets how many calls run at once (at least 1; a smaller n
-// means 1). Default DefaultParallelLimit.
-func ParallelLimit(n int) ParallelOption {
-	return func(c *parallelConfig) { c.limit = max(n, 1) }
+// ParallelLimit sets how many calls Parallel and ParallelSeq run at once (at
+// least 1; a smaller n means 1). Default DefaultParallelLimit. Applies to
+// Parallel.
+func ParallelLimit(n int) Option {
+	return func(c *config) {
+		if c.in("ParallelLimit", scopeParallel) {
+			c.limit = max(n, 1)
+		}
+	}
 }
 
 // ParallelCollectAll runs every input whatever happens to the others and
 // reports each failure with its input. Without it, the first failure cancels
 // the calls in flight (their context is cancelled with that failure as the
-// cause), starts no new one, and is the only error reported.
-func ParallelCollectAll() ParallelOption {
-	return func(c *parallelConfig) { c.collectAll = true }
-}
-
-func newParallelConfig(opts []ParallelOption) parallelConfig {
-	cfg := parallelConfig{limit: DefaultParallelLimit}
-	for _, o := range opts {
-		if o != nil {
-			o(&cfg)
+// cause), starts no new one, and is the only error reported. Applies to
+// Parallel.
+func ParallelCollectAll() Option {
+	return func(c *config) {
+		if c.in("ParallelCollectAll", scopeParallel) {
+			c.collectAll = true
 		}
 	}
-	return cfg
+}
+
+// parallelConfig gathers the options of a run.
+func parallelConfig(opts []Option) (config, error) {
+	c := config{scope: scopeParallel, limit: DefaultParallelLimit}
+	err := c.apply(opts)
+	return c, err
 }
 
 // ItemError is the failure of one input of Parallel in collect-all mode.
@@ -88,9 +87,12 @@ func (e *ItemError) Unwrap() error { return e.Err }
 // reported at all).
 //
 // fn must be safe to call from several goroutines at once; a *Client is.
-func Parallel[In, Out any](ctx context.Context, inputs []In, fn func(ctx context.Context, in In) (Out, error), opts ...ParallelOption) ([]Out, error) {
+func Parallel[In, Out any](ctx context.Context, inputs []In, fn func(ctx context.Context, in In) (Out, error), opts ...Option) ([]Out, error) {
+	cfg, err := parallelConfig(opts)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]Out, len(inputs))
-	cfg := newParallelConfig(opts)
 	var errs []error
 	i := 0
 	for v, err := range parallel(ctx, slices.Values(inputs), fn, cfg) {
@@ -127,8 +129,15 @@ func Parallel[In, Out any](ctx context.Context, inputs []In, fn func(ctx context
 // cut short by ctx ends with the context's error, never like a complete one.
 //
 // Calls share the run's pace on 429 exactly as in Parallel.
-func ParallelSeq[In, Out any](ctx context.Context, inputs iter.Seq[In], fn func(ctx context.Context, in In) (Out, error), opts ...ParallelOption) iter.Seq2[Out, error] {
-	return parallel(ctx, inputs, fn, newParallelConfig(opts))
+func ParallelSeq[In, Out any](ctx context.Context, inputs iter.Seq[In], fn func(ctx context.Context, in In) (Out, error), opts ...Option) iter.Seq2[Out, error] {
+	cfg, err := parallelConfig(opts)
+	if err != nil {
+		return func(yield func(Out, error) bool) {
+			var zero Out
+			yield(zero, err)
+		}
+	}
+	return parallel(ctx, inputs, fn, cfg)
 }
 
 // orderWindow is how many results per allowed call may wait for their turn
@@ -140,7 +149,7 @@ type parallelResult[Out any] struct {
 	err error
 }
 
-func parallel[In, Out any](ctx context.Context, inputs iter.Seq[In], fn func(context.Context, In) (Out, error), cfg parallelConfig) iter.Seq2[Out, error] {
+func parallel[In, Out any](ctx context.Context, inputs iter.Seq[In], fn func(context.Context, In) (Out, error), cfg config) iter.Seq2[Out, error] {
 	return func(yield func(Out, error) bool) {
 		if ctx == nil {
 			var zero Out
@@ -148,7 +157,7 @@ func parallel[In, Out any](ctx context.Context, inputs iter.Seq[In], fn func(con
 			return
 		}
 		runCtx, cancel := context.WithCancelCause(ctx)
-		runCtx = context.WithValue(runCtx, paceKey{}, newPace(cfg.limit))
+		runCtx = ContextWithMiddleware(runCtx, newPace(cfg.limit).middleware)
 		// pending holds one result channel per input started and not yet
 		// yielded, in input order: with the one being waited on, at most
 		// window inputs are in flight or done and waiting for their turn.
@@ -233,8 +242,7 @@ func parallel[In, Out any](ctx context.Context, inputs iter.Seq[In], fn func(con
 }
 
 // pace is shared by the calls of one Parallel run, through their context:
-// the attempt transport asks it before each attempt and tells it the
-// outcome. The hold a 429 asks for is the client's rate-limit gate (see
+// its middleware runs around each of their attempts. The hold a 429 asks for is the client's rate-limit gate (see
 // WithRateLimitGate), which every call of the Client obeys; pace adds a
 // limit on how many attempts of the run are in flight, additive increase
 // and multiplicative decrease as TCP does: a 429 halves the limit (once per
@@ -251,15 +259,20 @@ type pace struct {
 	changed  chan struct{} // closed when inFlight drops or the limit changes
 }
 
-type paceKey struct{}
-
 func newPace(limit int) *pace {
 	return &pace{max: float64(limit), limit: float64(limit), changed: make(chan struct{})}
 }
 
-func paceFrom(ctx context.Context) *pace {
-	p, _ := ctx.Value(paceKey{}).(*pace)
-	return p
+// middleware paces one attempt: it reaches the calls of the run through
+// their context (see ContextWithMiddleware).
+func (p *pace) middleware(req *http.Request, next MiddlewareNext) (*http.Response, error) {
+	start, err := p.acquire(req.Context())
+	if err != nil {
+		return nil, err
+	}
+	resp, err := next(req)
+	p.release(start, resp)
+	return resp, err
 }
 
 // acquire waits until fewer than the limit are in flight, and returns when

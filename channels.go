@@ -136,11 +136,11 @@ type ChannelsService struct{ c *Client }
 
 // List returns the company's channel accounts that take part in the neutral
 // contract, each with its capabilities (spec §4.5). SMS never appears.
-func (s *ChannelsService) List(ctx context.Context, opts ...RequestOption) ([]ChannelAccount, error) {
+func (s *ChannelsService) List(ctx context.Context, opts ...Option) ([]ChannelAccount, error) {
 	var out struct {
 		Items []ChannelAccount `json:"items"`
 	}
-	if err := s.c.call(ctx, "GET", "/channels", "", nil, &out, opts...); err != nil {
+	if err := s.c.call(ctx, "GET", "/channels", nil, nil, &out, opts); err != nil {
 		return nil, err
 	}
 	return out.Items, nil

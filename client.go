@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -14,6 +13,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
+
+	"github.com/convoapi/convo-go/internal/netx"
 )
 
 // Version is the SDK's version, sent in the User-Agent header.
@@ -88,8 +89,11 @@ type Client struct {
 	maxBody    int64
 	maxWait    time.Duration
 	maxRetries int
-	keyForms   []string   // the forms of apiKey that redaction looks for
-	gates      *rateGates // nil when WithRateLimitGate(false)
+	timeout    time.Duration // WithTimeout given to NewClient; 0: none
+	middleware []Middleware
+	extra      http.Header // WithHeader given to NewClient
+	keyForms   []string    // the forms of apiKey that redaction looks for
+	gates      *rateGates  // nil when WithRateLimitGate(false)
 	logger     *slog.Logger
 	insecure   bool // plain http allowed to non-loopback hosts
 
@@ -98,111 +102,73 @@ type Client struct {
 	files *http.Client      // for attachment downloads: never carries the key
 }
 
-type settings struct {
-	apiKey       string
-	baseURL      string
-	httpClient   *http.Client
-	authScheme   AuthScheme
-	maxRetries   int
-	retryWaitMin time.Duration
-	retryWaitMax time.Duration
-	maxRetryWait time.Duration
-	maxBody      int64
-	logger       *slog.Logger
-	userAgent    string
-	insecureHTTP bool
-	noGate       bool
-	errs         []error
+// WithBaseURL sets {base_url}, which must end with /v1. Without it,
+// CONVO_BASE_URL is used; there is no default. Applies to NewClient.
+func WithBaseURL(u string) Option {
+	return func(c *config) {
+		if c.in("WithBaseURL", scopeClient) {
+			c.baseURL = u
+		}
+	}
 }
-
-// Option configures a Client. Options compose: later ones override earlier ones.
-type Option func(*settings)
-
-// WithAPIKey sets the API key (spec §5). Without it, CONVO_API_KEY is used.
-//
-// The key is redacted from every error and log line the client writes, as
-// is and in its JSON-, URL- and HTML-escaped forms. A key shorter than eight
-// bytes (a test key) is redacted only where it stands alone, not glued to a
-// letter or a digit, so that redacting it does not garble every word that
-// happens to contain it.
-func WithAPIKey(key string) Option { return func(s *settings) { s.apiKey = key } }
-
-// WithBaseURL sets {base_url}, which must end with /v1 (spec §9). Without it,
-// CONVO_BASE_URL is used; there is no default.
-func WithBaseURL(u string) Option { return func(s *settings) { s.baseURL = u } }
 
 // WithHTTPClient supplies the http.Client whose transport, timeout and cookie
 // jar are used. The client is copied, never modified; its redirect policy is
 // replaced by one that never follows a redirect to another host, so the key
-// cannot leak.
+// cannot leak. Applies to NewClient.
 func WithHTTPClient(hc *http.Client) Option {
-	return func(s *settings) {
-		if hc == nil {
-			s.errs = append(s.errs, errors.New("WithHTTPClient: nil client"))
-			return
+	return func(c *config) {
+		switch {
+		case !c.in("WithHTTPClient", scopeClient):
+		case hc == nil:
+			c.fail("WithHTTPClient: nil client")
+		default:
+			c.httpClient = hc
 		}
-		s.httpClient = hc
 	}
 }
 
-// WithAuthScheme selects the header that carries the key (spec §5); the
-// default is AuthBearer.
+// WithAuthScheme selects the header that carries the key; the default is
+// AuthBearer. Applies to NewClient.
 func WithAuthScheme(scheme AuthScheme) Option {
-	return func(s *settings) {
-		if scheme < AuthBearer || scheme > AuthXAPIKey {
-			s.errs = append(s.errs, fmt.Errorf("WithAuthScheme: unknown scheme %d", int(scheme)))
-			return
+	return func(c *config) {
+		switch {
+		case !c.in("WithAuthScheme", scopeClient):
+		case scheme < AuthBearer || scheme > AuthXAPIKey:
+			c.fail("WithAuthScheme: unknown scheme %d", int(scheme))
+		default:
+			c.authScheme = scheme
 		}
-		s.authScheme = scheme
-	}
-}
-
-// WithMaxRetries sets how many times a failed attempt is retried (default 3;
-// 0 disables retries). Which failures are retried is described on Client.Do.
-func WithMaxRetries(n int) Option {
-	return func(s *settings) {
-		if n < 0 {
-			s.errs = append(s.errs, fmt.Errorf("WithMaxRetries: negative count %d", n))
-			return
-		}
-		s.maxRetries = n
 	}
 }
 
 // WithRetryWait bounds the jittered exponential backoff between attempts when
-// the server does not say how long to wait (defaults 500ms and 8s).
+// the server does not say how long to wait (defaults 500ms and 8s). Applies
+// to NewClient.
 func WithRetryWait(min, max time.Duration) Option {
-	return func(s *settings) {
-		if min < 0 || max < min {
-			s.errs = append(s.errs, fmt.Errorf("WithRetryWait: need 0 <= min <= max, got %v and %v", min, max))
-			return
+	return func(c *config) {
+		switch {
+		case !c.in("WithRetryWait", scopeClient):
+		case min < 0 || max < min:
+			c.fail("WithRetryWait: need 0 <= min <= max, got %v and %v", min, max)
+		default:
+			c.retryWaitMin, c.retryWaitMax = min, max
 		}
-		s.retryWaitMin, s.retryWaitMax = min, max
-	}
-}
-
-// WithMaxRetryWait caps a wait asked by the server through Retry-After
-// (default 30s). When the server asks for longer, the call returns the typed
-// 429 (or 503) error at once, with Error.RetryAfter set, instead of sleeping.
-func WithMaxRetryWait(d time.Duration) Option {
-	return func(s *settings) {
-		if d < 0 {
-			s.errs = append(s.errs, fmt.Errorf("WithMaxRetryWait: negative duration %v", d))
-			return
-		}
-		s.maxRetryWait = d
 	}
 }
 
 // WithMaxResponseBytes caps how much of a response body is read (default
-// 16 MiB). A larger body fails with ErrResponseTooLarge.
+// 16 MiB). A larger body fails with ErrResponseTooLarge. Applies to
+// NewClient.
 func WithMaxResponseBytes(n int64) Option {
-	return func(s *settings) {
-		if n <= 0 {
-			s.errs = append(s.errs, fmt.Errorf("WithMaxResponseBytes: need a positive size, got %d", n))
-			return
+	return func(c *config) {
+		switch {
+		case !c.in("WithMaxResponseBytes", scopeClient):
+		case n <= 0:
+			c.fail("WithMaxResponseBytes: need a positive size, got %d", n)
+		default:
+			c.maxBody = n
 		}
-		s.maxBody = n
 	}
 }
 
@@ -216,44 +182,71 @@ func WithMaxResponseBytes(n int64) Option {
 // set to what is left of the wait) at once, without a request. The anomaly
 // report has a rate limit of its own, hence a gate of its own: its 429s hold
 // only anomaly calls. Off, each call meets and waits out its own 429s, as if
-// alone.
-func WithRateLimitGate(on bool) Option { return func(s *settings) { s.noGate = !on } }
+// alone. Applies to NewClient.
+func WithRateLimitGate(on bool) Option {
+	return func(c *config) {
+		if c.in("WithRateLimitGate", scopeClient) {
+			c.noGate = !on
+		}
+	}
+}
 
 // WithLogger makes the client write one debug record per attempt: method,
 // path, status, attempt and duration. Header values and query values are never
-// logged (the key is a secret; phone numbers are personal data).
-func WithLogger(l *slog.Logger) Option { return func(s *settings) { s.logger = l } }
+// logged (the key is a secret; phone numbers are personal data). Applies to
+// NewClient.
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) {
+		if c.in("WithLogger", scopeClient) {
+			c.logger = l
+		}
+	}
+}
 
 // WithUserAgent appends a product token to the User-Agent header, which always
-// starts with "convo-go/<version> go/<runtime version>".
-func WithUserAgent(ua string) Option { return func(s *settings) { s.userAgent = ua } }
+// starts with "convo-go/<version> go/<runtime version>". Applies to
+// NewClient.
+func WithUserAgent(ua string) Option {
+	return func(c *config) {
+		switch {
+		case !c.in("WithUserAgent", scopeClient):
+		case !validHeaderValue(ua):
+			c.fail("WithUserAgent: the product token contains a control character")
+		default:
+			c.userAgent = ua
+		}
+	}
+}
 
 // WithInsecureHTTP allows a plain http:// base URL on a host that is not
 // loopback. Without it such a URL is refused, because the key would travel in
 // clear text. Loopback addresses (the fake) never need it. It also lets
 // Attachments.Download fetch a file from a plain http:// address on a host
-// that is not loopback (such a request never carries the key).
-func WithInsecureHTTP() Option { return func(s *settings) { s.insecureHTTP = true } }
+// that is not loopback (such a request never carries the key). Applies to
+// NewClient.
+func WithInsecureHTTP() Option {
+	return func(c *config) {
+		if c.in("WithInsecureHTTP", scopeClient) {
+			c.insecureHTTP = true
+		}
+	}
+}
 
 // NewClient builds a client. It fails when there is no API key (a request
 // never leaves without one), no base URL (there is no default), a base URL
 // that does not end with /v1, or a plain http:// URL to a
 // host that is not loopback without WithInsecureHTTP.
 func NewClient(opts ...Option) (*Client, error) {
-	s := settings{
+	s := config{
+		scope:        scopeClient,
 		maxRetries:   DefaultMaxRetries,
 		retryWaitMin: DefaultRetryWaitMin,
 		retryWaitMax: DefaultRetryWaitMax,
 		maxRetryWait: DefaultMaxRetryWait,
 		maxBody:      DefaultMaxResponseBytes,
 	}
-	for _, o := range opts {
-		if o != nil {
-			o(&s)
-		}
-	}
-	if len(s.errs) > 0 {
-		return nil, fmt.Errorf("convo: %w", errors.Join(s.errs...))
+	if err := s.apply(opts); err != nil {
+		return nil, err
 	}
 	if s.apiKey == "" {
 		s.apiKey = os.Getenv(EnvAPIKey)
@@ -267,9 +260,6 @@ func NewClient(opts ...Option) (*Client, error) {
 	if !validHeaderValue(s.apiKey) {
 		// The key itself is never quoted: this error may be logged.
 		return nil, errors.New("convo: the API key contains a control character (a line break?)")
-	}
-	if !validHeaderValue(s.userAgent) {
-		return nil, errors.New("convo: WithUserAgent: the product token contains a control character")
 	}
 	base, host, err := checkBaseURL(s.baseURL, s.insecureHTTP)
 	if err != nil {
@@ -286,6 +276,8 @@ func NewClient(opts ...Option) (*Client, error) {
 		maxBody:    s.maxBody,
 		maxWait:    s.maxRetryWait,
 		maxRetries: s.maxRetries,
+		timeout:    s.timeout,
+		middleware: s.middleware,
 		keyForms:   keyForms(s.apiKey),
 		logger:     s.logger,
 		insecure:   s.insecureHTTP,
@@ -294,8 +286,14 @@ func NewClient(opts ...Option) (*Client, error) {
 	if !s.noGate {
 		c.gates = new(rateGates)
 	}
-	if ua := strings.TrimSpace(s.userAgent); ua != "" {
-		c.userAgent += " " + ua
+	for _, ua := range []string{s.userAgent, s.header.Get("User-Agent")} {
+		if ua = strings.TrimSpace(ua); ua != "" {
+			c.userAgent += " " + ua
+		}
+	}
+	if s.header != nil {
+		c.extra = s.header
+		c.extra.Del("User-Agent") // appended to the product tokens above
 	}
 	c.headers = c.fixedHeaders(c.apiKey)
 	c.buildTransport(s)
@@ -312,7 +310,7 @@ func NewClient(opts ...Option) (*Client, error) {
 // buildTransport assembles the retrying client around the caller's transport:
 // retryablehttp → http.Client (same-host redirects only) → attempt logger →
 // the caller's RoundTripper.
-func (c *Client) buildTransport(s settings) {
+func (c *Client) buildTransport(s config) {
 	var hc http.Client
 	if s.httpClient != nil {
 		hc = *s.httpClient
@@ -323,7 +321,7 @@ func (c *Client) buildTransport(s settings) {
 	}
 	// The wrapper has no CloseIdleConnections method on purpose: retryablehttp
 	// calls it whenever retries run out, which would throw away the pool.
-	hc.Transport = &attemptTransport{next: c.inner, logger: c.logger, redact: c.redactCall, gates: c.gates}
+	hc.Transport = &attemptTransport{c: c, next: c.inner}
 	hc.CheckRedirect = c.checkRedirect
 	c.rc = &retryablehttp.Client{
 		HTTPClient:   &hc,
@@ -420,7 +418,7 @@ func checkBaseURL(raw string, insecure bool) (base, host string, err error) {
 	if !strings.HasSuffix(path, "/v1") {
 		return "", "", fmt.Errorf("convo: base URL %q must end with /v1 (spec §9)", redactURL(u))
 	}
-	if u.Scheme == "http" && !insecure && !isLoopback(u.Hostname()) {
+	if u.Scheme == "http" && !insecure && !netx.IsLoopback(u.Hostname()) {
 		return "", "", fmt.Errorf("convo: base URL %q uses plain http to a host that is not loopback; use https, or WithInsecureHTTP", redactURL(u))
 	}
 	return u.Scheme + "://" + u.Host + path, u.Host, nil
@@ -430,12 +428,4 @@ func redactURL(u *url.URL) string {
 	v := *u
 	v.User, v.RawQuery, v.Fragment = nil, "", ""
 	return v.String()
-}
-
-func isLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }

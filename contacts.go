@@ -116,12 +116,12 @@ var errNilParams = errors.New("nil params")
 // ErrContactExists; an unknown PhoneNumberID is ErrChannelNotFound; a missing
 // field is ErrMissingParam. A POST is never retried except on 429, so a
 // contact is never created twice by the SDK.
-func (s *ContactsService) Create(ctx context.Context, params *CreateContactParams, opts ...RequestOption) (*Confirmation, error) {
+func (s *ContactsService) Create(ctx context.Context, params *CreateContactParams, opts ...Option) (*Confirmation, error) {
 	if params == nil {
 		return nil, fmt.Errorf("convo: Contacts.Create: %w", errNilParams)
 	}
 	out := new(Confirmation)
-	if err := s.c.call(ctx, "POST", "/chatapp/contacts", "", params, out, opts...); err != nil {
+	if err := s.c.call(ctx, "POST", "/chatapp/contacts", nil, params, out, opts); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -129,30 +129,24 @@ func (s *ContactsService) Create(ctx context.Context, params *CreateContactParam
 
 // Lookup finds one contact by phone number (spec §4.7). Not found is
 // ErrContactNotFound.
-func (s *ContactsService) Lookup(ctx context.Context, params *LookupContactParams, opts ...RequestOption) (*Contact, error) {
+func (s *ContactsService) Lookup(ctx context.Context, params *LookupContactParams, opts ...Option) (*Contact, error) {
 	if params == nil {
 		return nil, fmt.Errorf("convo: Contacts.Lookup: %w", errNilParams)
 	}
-	qb := newQueryBuilder()
-	params.query(&qb)
-	q, err := qb.encode("Contacts.Lookup")
-	if err != nil {
-		return nil, err
-	}
 	out := new(Contact)
-	if err := s.c.call(ctx, "GET", "/chatapp/contacts/lookup", q, nil, out, opts...); err != nil {
+	if err := s.c.call(ctx, "GET", "/chatapp/contacts/lookup", params, nil, out, opts); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
 // UpdateCustomFields merges custom-field values into a contact (spec §4.8).
-func (s *ContactsService) UpdateCustomFields(ctx context.Context, params *UpdateCustomFieldsParams, opts ...RequestOption) (*Confirmation, error) {
+func (s *ContactsService) UpdateCustomFields(ctx context.Context, params *UpdateCustomFieldsParams, opts ...Option) (*Confirmation, error) {
 	if params == nil {
 		return nil, fmt.Errorf("convo: Contacts.UpdateCustomFields: %w", errNilParams)
 	}
 	out := new(Confirmation)
-	if err := s.c.call(ctx, "PATCH", "/chatapp/contacts/custom-fields", "", params, out, opts...); err != nil {
+	if err := s.c.call(ctx, "PATCH", "/chatapp/contacts/custom-fields", nil, params, out, opts); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -167,7 +161,7 @@ type removeTagsBody struct {
 
 // RemoveTags removes tags from a contact (spec §4.9). The DELETE carries a
 // JSON body, as the service expects.
-func (s *ContactsService) RemoveTags(ctx context.Context, params *RemoveTagsParams, opts ...RequestOption) (*Confirmation, error) {
+func (s *ContactsService) RemoveTags(ctx context.Context, params *RemoveTagsParams, opts ...Option) (*Confirmation, error) {
 	if params == nil {
 		return nil, fmt.Errorf("convo: Contacts.RemoveTags: %w", errNilParams)
 	}
@@ -177,7 +171,7 @@ func (s *ContactsService) RemoveTags(ctx context.Context, params *RemoveTagsPara
 		TagIDs:        strings.Join(params.TagIDs, ","),
 	}
 	out := new(Confirmation)
-	if err := s.c.call(ctx, "DELETE", "/chatapp/contacts/tags", "", body, out, opts...); err != nil {
+	if err := s.c.call(ctx, "DELETE", "/chatapp/contacts/tags", nil, body, out, opts); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -195,7 +189,7 @@ func (s *ContactsService) RemoveTags(ctx context.Context, params *RemoveTagsPara
 // create answers with a confirmation text and no contact. opts apply to both.
 // If the lookup fails after a creation, the error is returned with created
 // = true, so that the caller knows the contact now exists.
-func (s *ContactsService) Ensure(ctx context.Context, params *CreateContactParams, opts ...RequestOption) (contact *Contact, created bool, err error) {
+func (s *ContactsService) Ensure(ctx context.Context, params *CreateContactParams, opts ...Option) (contact *Contact, created bool, err error) {
 	if params == nil {
 		return nil, false, fmt.Errorf("convo: Contacts.Ensure: %w", errNilParams)
 	}

@@ -135,20 +135,14 @@ type ListConversationsParams struct {
 type ConversationsService struct{ c *Client }
 
 // List returns one page of conversations matching params (nil: defaults).
-func (s *ConversationsService) List(ctx context.Context, params *ListConversationsParams, opts ...RequestOption) (*Page[Conversation], error) {
+func (s *ConversationsService) List(ctx context.Context, params *ListConversationsParams, opts ...Option) (*Page[Conversation], error) {
 	var p ListConversationsParams
 	if params != nil {
 		p = *params
 	}
 	p.Since, p.Until = utc(p.Since), utc(p.Until)
-	qb := newQueryBuilder()
-	p.query(&qb)
-	q, err := qb.encode("Conversations.List")
-	if err != nil {
-		return nil, err
-	}
 	page := new(Page[Conversation])
-	if err := s.c.call(ctx, "GET", "/conversations", q, nil, page, opts...); err != nil {
+	if err := s.c.call(ctx, "GET", "/conversations", &p, nil, page, opts); err != nil {
 		return nil, err
 	}
 	return page, nil
@@ -157,14 +151,14 @@ func (s *ConversationsService) List(ctx context.Context, params *ListConversatio
 // Pages iterates over the pages of conversations matching params, fetching
 // each page as the loop advances; see MessagesService.Pages for the rules
 // (resume from params.Cursor, first error yielded once, WithReadAhead).
-func (s *ConversationsService) Pages(ctx context.Context, params *ListConversationsParams, opts ...RequestOption) iter.Seq2[*Page[Conversation], error] {
+func (s *ConversationsService) Pages(ctx context.Context, params *ListConversationsParams, opts ...Option) iter.Seq2[*Page[Conversation], error] {
 	var base ListConversationsParams
 	if params != nil {
 		base = *params
 	}
 	// Each fetch works on its own copy: the sequence can be ranged over again,
 	// or by two goroutines at once, and the caller's params are never touched.
-	return pages(ctx, base.Cursor, opts, func(ctx context.Context, cursor string, opts []RequestOption) (*Page[Conversation], error) {
+	return pages(ctx, base.Cursor, opts, func(ctx context.Context, cursor string, opts []Option) (*Page[Conversation], error) {
 		p := base
 		p.Cursor = cursor
 		return s.List(ctx, &p, opts...)
@@ -173,6 +167,6 @@ func (s *ConversationsService) Pages(ctx context.Context, params *ListConversati
 
 // All iterates over every conversation matching params: the items of Pages,
 // under the same rules.
-func (s *ConversationsService) All(ctx context.Context, params *ListConversationsParams, opts ...RequestOption) iter.Seq2[Conversation, error] {
+func (s *ConversationsService) All(ctx context.Context, params *ListConversationsParams, opts ...Option) iter.Seq2[Conversation, error] {
 	return items(s.Pages(ctx, params, opts...), func(p *Page[Conversation]) []Conversation { return p.Items })
 }

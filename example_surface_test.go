@@ -35,10 +35,10 @@ func ExampleWithHeader() {
 	fmt.Println(err)
 	// Output:
 	// <nil>
-	// convo: WithHeader: Authorization carries the API key and cannot be set by a header option; use WithRequestAPIKey
+	// convo: WithHeader: Authorization carries the API key and cannot be set by a header option; use WithAPIKey
 }
 
-func ExampleWithRequestAPIKey() {
+func ExampleWithAPIKey_call() {
 	// A fake with one chat line and one contact, Ana.
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
@@ -52,13 +52,13 @@ func ExampleWithRequestAPIKey() {
 	other := s.AddCompany("sk_other_company")
 
 	// One call on behalf of another company, with its key.
-	accounts, err := client.Channels.List(context.Background(), convo.WithRequestAPIKey(other.APIKey()))
+	accounts, err := client.Channels.List(context.Background(), convo.WithAPIKey(other.APIKey()))
 	fmt.Println(len(accounts), err)
 	// Output:
 	// 0 <nil>
 }
 
-func ExampleWithRequestMaxRetries() {
+func ExampleWithMaxRetries_call() {
 	// A fake with one chat line and one contact, Ana.
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
@@ -73,13 +73,13 @@ func ExampleWithRequestMaxRetries() {
 
 	// The client retries a 503 three times by default; this call does not.
 	var meta convo.Response
-	_, err := client.Channels.List(context.Background(), convo.WithRequestMaxRetries(0), convo.CaptureResponse(&meta))
+	_, err := client.Channels.List(context.Background(), convo.WithMaxRetries(0), convo.CaptureResponse(&meta))
 	fmt.Println(errors.Is(err, convo.ErrRateLimited), meta.StatusCode, meta.Attempts)
 	// Output:
 	// false 503 1
 }
 
-func ExampleWithRequestMaxRetryWait() {
+func ExampleWithMaxRetryWait_call() {
 	// A fake with one chat line and one contact, Ana.
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
@@ -94,7 +94,7 @@ func ExampleWithRequestMaxRetryWait() {
 
 	// This call accepts to wait 5 s at most: the 429 asking for 20 s comes
 	// back at once, with the wait the service asked for.
-	_, err := client.Channels.List(context.Background(), convo.WithRequestMaxRetryWait(5*time.Second))
+	_, err := client.Channels.List(context.Background(), convo.WithMaxRetryWait(5*time.Second))
 	var apiErr *convo.Error
 	if errors.As(err, &apiErr) {
 		fmt.Println(apiErr.StatusCode, apiErr.RetryAfter)
@@ -330,4 +330,50 @@ func ExampleInvalidTextError() {
 	fmt.Println(errors.Is(err, convo.ErrInvalidText), errors.As(err, &ite) && ite.Where == "body field name")
 	// Output:
 	// true true
+}
+
+func ExampleWithMiddleware() {
+	s := fake.NewServer(fake.WithClock(fake.NewManualClock(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))))
+	defer s.Close()
+	s.AddFault(fake.Fault{Path: "/channels", Status: http.StatusServiceUnavailable, Times: 1})
+
+	// A middleware sees every attempt: here it counts them and tags each
+	// request with a header of its own.
+	attempts := 0
+	count := func(req *http.Request, next convo.MiddlewareNext) (*http.Response, error) {
+		attempts++
+		req.Header.Set("X-Attempt", fmt.Sprint(attempts))
+		resp, err := next(req)
+		if err == nil {
+			fmt.Println("attempt", attempts, "answered", resp.StatusCode)
+		}
+		return resp, err
+	}
+	client := s.Client(convo.WithMiddleware(count), convo.WithRetryWait(0, 0))
+	_, err := client.Channels.List(context.Background())
+	fmt.Println(err)
+	// Output:
+	// attempt 1 answered 503
+	// attempt 2 answered 200
+	// <nil>
+}
+
+func ExampleContextWithMiddleware() {
+	s := fake.NewServer(fake.WithClock(fake.NewManualClock(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))))
+	defer s.Close()
+	client := s.Client()
+
+	// A handler's tracing wrapper does not hold the Client: it puts its
+	// middleware in the context, and every call made with it runs it.
+	trace := func(req *http.Request, next convo.MiddlewareNext) (*http.Response, error) {
+		req.Header.Set("Traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+		fmt.Println("traced", req.Method, req.URL.Path)
+		return next(req)
+	}
+	ctx := convo.ContextWithMiddleware(context.Background(), trace)
+	_, err := client.Channels.List(ctx)
+	fmt.Println(err)
+	// Output:
+	// traced GET /v1/channels
+	// <nil>
 }

@@ -130,7 +130,7 @@ func TestRateLimitGateHoldsWithinEachCallsBounds(t *testing.T) {
 		assert.Len(t, tr.sent, 1)
 
 		// So does a call whose maximum retry wait is shorter than the hold.
-		_, err = c.Channels.List(ctx, convo.WithRequestMaxRetryWait(time.Second))
+		_, err = c.Channels.List(ctx, convo.WithMaxRetryWait(time.Second))
 		require.ErrorIs(t, err, convo.ErrRateLimited)
 		assert.Len(t, tr.sent, 1)
 

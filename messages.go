@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"iter"
 	"time"
 )
@@ -173,20 +172,27 @@ type ListMessagesParams struct {
 type MessagesService struct{ c *Client }
 
 // ErrEmptyID reports a required identifier left empty; no request is sent.
-var ErrEmptyID = errors.New("empty identifier")
+var ErrEmptyID = errors.New("convo: empty identifier")
 
 // requireID fails before any request when a required identifier is empty.
 func requireID(op, name, v string) error {
 	if v == "" {
-		return fmt.Errorf("convo: %s: %s is required: %w", op, name, ErrEmptyID)
+		return emptyIDError{op, name}
 	}
 	return nil
 }
 
+// emptyIDError names the call and the identifier; errors.Is(err,
+// ErrEmptyID) holds.
+type emptyIDError struct{ op, name string }
+
+func (e emptyIDError) Error() string        { return "convo: " + e.op + ": " + e.name + " is required" }
+func (e emptyIDError) Is(target error) bool { return target == ErrEmptyID }
+
 // List reads one page of a conversation's messages, newest first. Without
 // params.Since the read covers the last 30 days; the page's Window says what
 // was applied. An unknown conversation is ErrConversationNotFound.
-func (s *MessagesService) List(ctx context.Context, conversationID string, params *ListMessagesParams, opts ...RequestOption) (*MessagePage, error) {
+func (s *MessagesService) List(ctx context.Context, conversationID string, params *ListMessagesParams, opts ...Option) (*MessagePage, error) {
 	if err := requireID("Messages.List", "conversation id", conversationID); err != nil {
 		return nil, err
 	}
@@ -195,14 +201,8 @@ func (s *MessagesService) List(ctx context.Context, conversationID string, param
 		p = *params
 	}
 	p.Since = utc(p.Since)
-	qb := newQueryBuilder()
-	p.query(&qb)
-	q, err := qb.encode("Messages.List")
-	if err != nil {
-		return nil, err
-	}
 	page := new(MessagePage)
-	if err := s.c.call(ctx, "GET", "/conversations/"+pathSegment(conversationID)+"/messages", q, nil, page, opts...); err != nil {
+	if err := s.c.call(ctx, "GET", "/conversations/"+pathSegment(conversationID)+"/messages", &p, nil, page, opts); err != nil {
 		return nil, err
 	}
 	return page, nil
@@ -215,25 +215,27 @@ func (s *MessagesService) List(ctx context.Context, conversationID string, param
 // once, with a nil page), holds one page at a time, and can be ranged over
 // again (each range starts afresh). With WithReadAhead among opts, the next
 // page is fetched while the loop body works on the current one.
-func (s *MessagesService) Pages(ctx context.Context, conversationID string, params *ListMessagesParams, opts ...RequestOption) iter.Seq2[*MessagePage, error] {
+func (s *MessagesService) Pages(ctx context.Context, conversationID string, params *ListMessagesParams, opts ...Option) iter.Seq2[*MessagePage, error] {
 	var base ListMessagesParams
 	if params != nil {
 		base = *params
 	}
 	// Each fetch works on its own copy (see ConversationsService.Pages).
-	return pages(ctx, base.Cursor, opts, func(ctx context.Context, cursor string, opts []RequestOption) (*MessagePage, error) {
+	return pages(ctx, base.Cursor, opts, func(ctx context.Context, cursor string, opts []Option) (*MessagePage, error) {
 		p := base
 		p.Cursor = cursor
 		return s.List(ctx, conversationID, &p, opts...)
 	})
 }
 
-// All iterates over every message of a conversation, newest first: the items
-// of Pages, under the same rules (resume with params.Cursor, first error
-// yielded once, one page held, WithReadAhead honoured). To know where to
-// resume after an error, range over Pages instead and keep each page's
-// NextCursor.
-func (s *MessagesService) All(ctx context.Context, conversationID string, params *ListMessagesParams, opts ...RequestOption) iter.Seq2[Message, error] {
+// All iterates over the messages of a conversation, newest first. Like List,
+// it reads only the last 30 days unless params.Since is set: to read a
+// conversation's whole history, set Since to a time before its first message
+// (its CreatedAt). It yields the items of Pages, under the same rules (resume
+// with params.Cursor, first error yielded once, one page held, WithReadAhead
+// honoured). To know where to resume after an error, range over Pages instead
+// and keep each page's NextCursor.
+func (s *MessagesService) All(ctx context.Context, conversationID string, params *ListMessagesParams, opts ...Option) iter.Seq2[Message, error] {
 	return items(s.Pages(ctx, conversationID, params, opts...), func(p *MessagePage) []Message { return p.Items })
 }
 

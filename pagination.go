@@ -35,14 +35,14 @@ func (p *Page[T]) nextCursor() string { return p.NextCursor }
 // would loop forever) ends the sequence with an error wrapping
 // ErrMalformedResponse rather than quietly. Every range starts afresh from
 // start, so the sequence may be ranged over more than once.
-func pages[P pageOf](ctx context.Context, start string, opts []RequestOption, fetch func(ctx context.Context, cursor string, opts []RequestOption) (P, error)) iter.Seq2[P, error] {
+func pages[P pageOf](ctx context.Context, start string, opts []Option, fetch func(ctx context.Context, cursor string, opts []Option) (P, error)) iter.Seq2[P, error] {
 	return func(yield func(P, error) bool) {
 		var zero P
 		if ctx == nil {
 			yield(zero, errors.New("convo: nil context"))
 			return
 		}
-		o, _ := applyOptions(opts) // a bad option fails the first fetch
+		o, _ := callConfig(opts) // a bad option fails the first fetch
 		if o.readAhead {
 			walkAhead(ctx, start, aheadFetch(fetch, opts, o.response), yield, o.response)
 			return
@@ -98,7 +98,7 @@ type fetched[P any] struct {
 // metadata of a CaptureResponse is captured into a private Response and
 // handed to the caller's only when the page is (so the caller never reads
 // it while the goroutine writes it).
-func aheadFetch[P pageOf](fetch func(context.Context, string, []RequestOption) (P, error), opts []RequestOption, capture *Response) func(context.Context, string) fetched[P] {
+func aheadFetch[P pageOf](fetch func(context.Context, string, []Option) (P, error), opts []Option, capture *Response) func(context.Context, string) fetched[P] {
 	return func(ctx context.Context, cursor string) fetched[P] {
 		var r fetched[P]
 		if err := ctx.Err(); err != nil {

@@ -15,8 +15,8 @@ import (
 type fetchPage[T any] func(ctx context.Context, cursor string) (items []T, next string, err error)
 
 // paginate is All over a fetch of bare items: pages, then items.
-func paginate[T any](ctx context.Context, start string, fetch fetchPage[T], opts ...RequestOption) iter.Seq2[T, error] {
-	seq := pages(ctx, start, opts, func(ctx context.Context, cursor string, _ []RequestOption) (*Page[T], error) {
+func paginate[T any](ctx context.Context, start string, fetch fetchPage[T], opts ...Option) iter.Seq2[T, error] {
+	seq := pages(ctx, start, opts, func(ctx context.Context, cursor string, _ []Option) (*Page[T], error) {
 		list, next, err := fetch(ctx, cursor)
 		if err != nil {
 			return nil, err

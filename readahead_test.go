@@ -39,11 +39,11 @@ func TestReadAheadOverlapsTheLoopBody(t *testing.T) {
 	const rtt, work = 100 * time.Millisecond, 100 * time.Millisecond
 	for _, tt := range []struct {
 		name string
-		opts []RequestOption
+		opts []Option
 		want time.Duration
 	}{
 		{"off: fetch, work, fetch, work…", nil, 5 * (rtt + work)},
-		{"on: the next fetch runs during the work", []RequestOption{WithReadAhead()}, rtt + 5*work},
+		{"on: the next fetch runs during the work", []Option{WithReadAhead()}, rtt + 5*work},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {

@@ -60,7 +60,7 @@ func readmePerCall(ctx context.Context, c *convo.Client, conversationID, savedCu
 	var meta convo.Response
 	page, err := c.Messages.List(ctx, conversationID, &convo.ListMessagesParams{Limit: 100},
 		convo.WithHeader("X-Correlation-Id", "export-42"),
-		convo.WithRequestMaxRetries(1),
+		convo.WithMaxRetries(1),
 		convo.WithTimeout(10*time.Second),
 		convo.CaptureResponse(&meta))
 	if err != nil {

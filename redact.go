@@ -121,7 +121,7 @@ func alnum(c byte) bool {
 // from elsewhere (a server's message, a transport error).
 func (c *Client) redact(s string) string { return redactForms(s, c.keyForms) }
 
-// redactCall is redact plus the call's own key, when WithRequestAPIKey set one.
+// redactCall is redact plus the call's own key, when WithAPIKey set one.
 func (c *Client) redactCall(info *callInfo, s string) string {
 	s = c.redact(s)
 	if info != nil && info.apiKey != "" && info.apiKey != c.apiKey {

@@ -2,6 +2,7 @@ package convo
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -47,13 +49,13 @@ import (
 // wait). When the retries run out, the error is that of the last answer.
 //
 // opts adjust this call only (extra headers, retries, timeout, metadata
-// capture; see RequestOption); the client's options are the defaults.
+// capture; see Option); the client's options are the defaults.
 //
 // Any 2xx is a success (the service answers 200, and 201 for a contact
 // creation). A 204 No Content, or any answer to HEAD, has no
 // body: Do returns nil and leaves out as it is. Every other 2xx must carry the
 // success envelope, else the error wraps ErrMalformedResponse.
-func (c *Client) Do(ctx context.Context, method, path string, query any, body any, out any, opts ...RequestOption) error {
+func (c *Client) Do(ctx context.Context, method, path string, query any, body any, out any, opts ...Option) error {
 	if method == "" {
 		return errors.New("convo: Do: empty method")
 	}
@@ -134,7 +136,8 @@ type callInfo struct {
 	retries    int    // retries decided so far by checkRetry
 	maxRetries int    // this call's retry budget
 	maxWait    time.Duration
-	apiKey     string // a per-call key (WithRequestAPIKey), else ""
+	apiKey     string       // a per-call key (WithAPIKey on the call), else ""
+	middleware []Middleware // the call's own (WithMiddleware on the call)
 	meta       Response
 
 	wait    time.Duration // the wait checkRetry planned, handed to backoff
@@ -188,35 +191,41 @@ type serviceTimed interface {
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // call is the one request pipeline every typed endpoint goes through: they
-// all answer with the envelope, so a body-less 2xx is an error there.
-func (c *Client) call(ctx context.Context, method, path string, q string, body any, out any, opts ...RequestOption) error {
-	return c.send(ctx, method, path, q, body, out, false, opts)
+// all answer with the envelope, so a body-less 2xx is an error there. params
+// is the call's parameter struct, encoded by go-querystring (or nil).
+func (c *Client) call(ctx context.Context, method, path string, params any, body any, out any, opts []Option) error {
+	q, err := encodeQuery(params)
+	if err == nil {
+		err = checkQueryText(q)
+	}
+	if err != nil {
+		return fmt.Errorf("convo: %s %s: %w", method, path, err)
+	}
+	return c.send(ctx, method, path, q.Encode(), body, out, false, opts)
 }
 
 // send is the pipeline. noContentOK (Client.Do) accepts a 204, or any answer
-// to HEAD, as a success without a body. It applies the call's options, runs
-// the exchange, then records the metadata and scrubs the key from the error.
-func (c *Client) send(ctx context.Context, method, path string, q string, body any, out any, noContentOK bool, opts []RequestOption) error {
+// to HEAD, as a success without a body. It builds the call's record from the
+// client's settings and the call's options, runs the exchange, then records
+// the metadata and scrubs the key from the error.
+func (c *Client) send(ctx context.Context, method, path string, q string, body any, out any, noContentOK bool, opts []Option) error {
 	if ctx == nil {
 		return errors.New("convo: nil context")
 	}
 	if c == nil || c.rc == nil {
 		return errors.New("convo: the Client was not built with NewClient")
 	}
-	o, err := applyOptions(opts)
+	o, err := callConfig(opts)
 	if err != nil {
 		return err
 	}
 	start := time.Now()
-	info := &callInfo{method: method, path: path, maxRetries: c.maxRetries, maxWait: c.maxWait, apiKey: o.apiKey}
-	if o.retriesSet {
-		info.maxRetries = o.maxRetries
+	info := c.newCallInfo(method, path, &o)
+	if timeout := cmp.Or(o.timeout, c.timeout); timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
 	}
-	if o.maxWaitSet {
-		info.maxWait = o.maxRetryWait
-	}
-	ctx, cancel := o.withTimeout(ctx)
-	defer cancel()
 	m := &info.meta
 	err = c.exchange(ctx, info, q, body, out, noContentOK, o.header)
 	m.Attempts, m.Duration = info.attempt, time.Since(start)
@@ -227,6 +236,19 @@ func (c *Client) send(ctx context.Context, method, path string, q string, body a
 		*o.response = *m
 	}
 	return err
+}
+
+// newCallInfo is the one place where a call's record is made: the client's
+// settings, overridden by the call's options.
+func (c *Client) newCallInfo(method, path string, o *config) *callInfo {
+	info := &callInfo{method: method, path: path, maxRetries: c.maxRetries, maxWait: c.maxWait, apiKey: o.apiKey, middleware: o.middleware}
+	if o.retriesSet {
+		info.maxRetries = o.maxRetries
+	}
+	if o.maxWaitSet {
+		info.maxWait = o.maxRetryWait
+	}
+	return info
 }
 
 // exchange sends the request (retrying as the policy says) and reads the
@@ -326,8 +348,9 @@ func (c *Client) exchange(ctx context.Context, info *callInfo, q string, body an
 	return c.decodeSuccess(resp, info, data, out)
 }
 
-// fixedHeaders are the headers every call sends with key: Accept, User-Agent
-// and the key in the client's authentication scheme.
+// fixedHeaders are the headers every call sends with key: Accept, User-Agent,
+// the key in the client's authentication scheme, and the headers given to
+// NewClient with WithHeader.
 func (c *Client) fixedHeaders(key string) http.Header {
 	h := http.Header{"Accept": {"application/json"}, "User-Agent": {c.userAgent}}
 	switch c.authScheme {
@@ -338,6 +361,9 @@ func (c *Client) fixedHeaders(key string) http.Header {
 	default:
 		h["Authorization"] = []string{"Bearer " + key}
 	}
+	for k, v := range c.extra {
+		h[k] = v
+	}
 	return h
 }
 
@@ -345,7 +371,7 @@ func (c *Client) fixedHeaders(key string) http.Header {
 var jsonContentType = []string{"application/json"}
 
 // setHeaders puts the client's fixed headers on a request (the key of
-// WithRequestAPIKey instead of the client's when callKey is set). The value
+// WithAPIKey instead of the client's when callKey is set). The value
 // slices are shared by every request, which saves an allocation per header
 // per call: transports only read them (a RoundTripper must not modify its
 // request), and the caller's extra headers replace entries, never edit them.
@@ -519,69 +545,68 @@ func (e *TransportError) Timeout() bool {
 	return errors.As(e.err, &ne) && ne.Timeout()
 }
 
-// attemptTransport writes one debug record per attempt when a logger is set.
-// It deliberately has no CloseIdleConnections method (see buildTransport).
+// attemptTransport runs each attempt of a call: it waits for the client's
+// rate-limit gate, counts the attempt, runs the middleware (the client's, the
+// context's, the call's) around the caller's transport, closes the gate on a
+// 429 that asks for a wait, and writes one debug record when a logger is
+// set. It deliberately has no CloseIdleConnections method (see
+// buildTransport).
 type attemptTransport struct {
-	next   http.RoundTripper
-	logger *slog.Logger
-	redact func(*callInfo, string) string // the client's: the key never reaches the log
-	gates  *rateGates                     // nil when the gate is off
+	c    *Client
+	next http.RoundTripper
 }
 
 func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	p := paceFrom(req.Context())
-	if p == nil {
-		return t.roundTrip(req)
+	info := callInfoFrom(req.Context())
+	if info == nil { // not a request of the pipeline: nothing to add
+		return t.next.RoundTrip(req)
 	}
-	// A call of a Parallel run: wait for the run's pace, then tell it how
-	// the attempt went.
-	start, err := p.acquire(req.Context())
-	if err != nil {
-		return nil, err
+	fromCtx, _ := req.Context().Value(middlewareKey{}).([]Middleware)
+	if len(t.c.middleware)+len(fromCtx)+len(info.middleware) == 0 {
+		return t.send(req)
 	}
-	resp, err := t.roundTrip(req)
-	p.release(start, resp)
-	return resp, err
+	return runMiddleware(req, slices.Concat(t.c.middleware, fromCtx, info.middleware), t.send)
 }
 
-func (t *attemptTransport) roundTrip(req *http.Request) (*http.Response, error) {
+// send waits for the rate-limit gate that governs the call's path, sends
+// the attempt, and closes the gate on a 429 that asks for a wait.
+func (t *attemptTransport) send(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
 	info := callInfoFrom(ctx)
-	maxWait, path := time.Duration(1<<63-1), ""
-	if info != nil {
-		maxWait, path = info.maxWait, info.path
-	}
-	if err := t.gates.forPath(path).wait(ctx, maxWait); err != nil {
+	gate := t.c.gates.forPath(info.path)
+	if err := gate.wait(ctx, info.maxWait); err != nil {
 		return nil, err
 	}
-	if info != nil && req.Response == nil { // a redirect hop is the same attempt
+	if req.Response == nil { // a redirect hop is the same attempt
 		info.attempt++
-	}
-	if t.logger == nil || !t.logger.Enabled(ctx, slog.LevelDebug) {
-		resp, err := t.next.RoundTrip(req)
-		if resp != nil && resp.Request == nil {
-			resp.Request = req // backoff finds the call through it
-		}
-		return resp, err
 	}
 	start := time.Now()
 	resp, err := t.next.RoundTrip(req)
-	if resp != nil && resp.Request == nil {
-		resp.Request = req // backoff finds the call through it
+	if resp != nil {
+		if resp.Request == nil {
+			resp.Request = req // backoff finds the call through it
+		}
+		if resp.StatusCode == http.StatusTooManyRequests {
+			gate.holdFor(resp)
+		}
 	}
+	if t.c.logger != nil && t.c.logger.Enabled(ctx, slog.LevelDebug) {
+		t.log(req, info, start, resp, err)
+	}
+	return resp, err
+}
+
+func (t *attemptTransport) log(req *http.Request, info *callInfo, start time.Time, resp *http.Response, err error) {
 	attrs := []slog.Attr{
 		slog.String("method", req.Method),
 		slog.String("path", req.URL.EscapedPath()), // as sent: an id's "/" stays %2F
 		slog.Duration("duration", time.Since(start)),
-	}
-	if info != nil {
-		attrs = append(attrs, slog.Int("attempt", info.attempt))
+		slog.Int("attempt", info.attempt),
 	}
 	if err != nil {
-		attrs = append(attrs, slog.String("error", t.redact(info, withoutURL(err).Error())))
+		attrs = append(attrs, slog.String("error", t.c.redactCall(info, withoutURL(err).Error())))
 	} else {
 		attrs = append(attrs, slog.Int("status", resp.StatusCode))
 	}
-	t.logger.LogAttrs(ctx, slog.LevelDebug, "convo: attempt", attrs...)
-	return resp, err
+	t.c.logger.LogAttrs(req.Context(), slog.LevelDebug, "convo: attempt", attrs...)
 }

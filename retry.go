@@ -29,51 +29,39 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 		}
 		return false, ctxErr
 	}
-	info := callInfoFrom(ctx)
-	method, path, maxRetries, maxWait := http.MethodGet, "", c.maxRetries, c.maxWait
-	if info != nil {
-		method, path, maxRetries, maxWait = info.method, info.path, info.maxRetries, info.maxWait
+	info := callInfoFrom(ctx) // every request of the pipeline carries it
+	if !retryable(info, resp, err) || info.retries >= info.maxRetries {
+		return false, nil // the budget is per call, body reads included
 	}
-	if resp != nil && resp.StatusCode == http.StatusTooManyRequests {
-		c.gates.forPath(path).holdFor(resp)
-	}
-	var retry bool
-	if err != nil {
-		retry = repeatable(method) && retryableTransportError(err)
-	} else {
-		switch resp.StatusCode {
-		case http.StatusTooManyRequests:
-			// The service refuses a rate-limited request before acting on it,
-			// so even a POST is safe to send again.
-			retry = withinCap(resp, maxWait)
-		case http.StatusServiceUnavailable:
-			retry = repeatable(method) && withinCap(resp, maxWait)
-		case http.StatusRequestTimeout, http.StatusBadGateway, http.StatusGatewayTimeout:
-			retry = repeatable(method)
-		}
-	}
-	if !retry {
-		return false, nil
-	}
-	n := 0
-	if info != nil {
-		n = info.retries
-	}
-	if n >= maxRetries {
-		return false, nil // the budget is per call (see retryBodyRead)
-	}
-	wait, shortest := c.planWait(resp, n)
+	wait, shortest := c.planWait(resp, info.retries)
 	if dl, has := ctx.Deadline(); has && time.Now().Add(shortest).After(dl) {
 		return false, nil
 	}
-	if info != nil {
-		info.retries++
-		info.wait, info.waitSet = wait, resp != nil
-	}
+	info.retries++
+	info.wait, info.waitSet = wait, true
 	if resp != nil {
 		keepConnection(resp)
 	}
 	return true, nil
+}
+
+// retryable reports whether the outcome of an attempt (a response, or the
+// transport error err) may be retried, budget aside.
+func retryable(info *callInfo, resp *http.Response, err error) bool {
+	if err != nil {
+		return repeatable(info.method) && retryableTransportError(err)
+	}
+	switch resp.StatusCode {
+	case http.StatusTooManyRequests:
+		// The service refuses a rate-limited request before acting on it,
+		// so even a POST is safe to send again.
+		return withinCap(resp, info.maxWait)
+	case http.StatusServiceUnavailable:
+		return repeatable(info.method) && withinCap(resp, info.maxWait)
+	case http.StatusRequestTimeout, http.StatusBadGateway, http.StatusGatewayTimeout:
+		return repeatable(info.method)
+	}
+	return false
 }
 
 // retryBodyRead decides on a failure while reading a response body (the
@@ -83,16 +71,12 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 // deadline — and the retries come out of the same per-call budget. It waits
 // the backoff and reports whether to send the request again.
 func (c *Client) retryBodyRead(ctx context.Context, info *callInfo, err error) bool {
-	if ctx.Err() != nil || !repeatable(info.method) || info.retries >= info.maxRetries || !retryableTransportError(err) {
+	if retry, _ := c.checkRetry(ctx, nil, err); !retry {
 		return false
 	}
-	wait := jitteredBackoff(c.rc.RetryWaitMin, c.rc.RetryWaitMax, info.retries)
-	if dl, has := ctx.Deadline(); has && time.Now().Add(wait).After(dl) {
-		return false
-	}
-	info.retries++
-	if wait > 0 {
-		timer := time.NewTimer(wait)
+	info.waitSet = false
+	if info.wait > 0 {
+		timer := time.NewTimer(info.wait)
 		defer timer.Stop()
 		select {
 		case <-ctx.Done():

@@ -30,12 +30,12 @@ type SequencesService struct{ c *Client }
 // Cancel cancels the contact's scheduled sequence. Errors: ErrMissingParam,
 // ErrContactNotFound, and ErrCancelFailed (500) when the cancellation failed.
 // Being a POST, it is never retried except on 429.
-func (s *SequencesService) Cancel(ctx context.Context, params *CancelSequenceParams, opts ...RequestOption) (*CancelResult, error) {
+func (s *SequencesService) Cancel(ctx context.Context, params *CancelSequenceParams, opts ...Option) (*CancelResult, error) {
 	if params == nil {
 		return nil, fmt.Errorf("convo: Sequences.Cancel: %w", errNilParams)
 	}
 	out := new(CancelResult)
-	if err := s.c.call(ctx, "POST", "/chatapp/sequences/cancel", "", params, out, opts...); err != nil {
+	if err := s.c.call(ctx, "POST", "/chatapp/sequences/cancel", nil, params, out, opts); err != nil {
 		return nil, err
 	}
 	return out, nil

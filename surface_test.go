@@ -64,7 +64,7 @@ func TestPerCallOptionsOnTheWire(t *testing.T) {
 	})
 	t.Run("max retries 0 stops a retry the client would make", func(t *testing.T) {
 		c, m := newMock(t, replies(jsonResp(503, errBody(apiErr{status: 503, code: "UNAVAILABLE"}, "GET", "/channels", "ERR-1")), channelsOK))
-		_, err := c.Channels.List(context.Background(), convo.WithRequestMaxRetries(0))
+		_, err := c.Channels.List(context.Background(), convo.WithMaxRetries(0))
 		var apiErr *convo.Error
 		require.ErrorAs(t, err, &apiErr)
 		assert.Equal(t, 503, apiErr.StatusCode)
@@ -96,18 +96,18 @@ func TestPerCallOptionsOnTheWire(t *testing.T) {
 		for _, name := range []string{"Authorization", "authorization", "X-Api-Key", "x-api-key", " Authorization "} {
 			_, err := c.Channels.List(context.Background(), convo.WithHeader(name, "Bearer someone-else"))
 			require.Error(t, err, name)
-			assert.Contains(t, err.Error(), "WithRequestAPIKey")
+			assert.Contains(t, err.Error(), "WithAPIKey")
 		}
 		for _, bad := range [][2]string{{"X-Evil", "a\r\nInjected: 1"}, {"Bad Name", "v"}, {"", "v"}} {
 			_, err := c.Channels.List(context.Background(), convo.WithHeader(bad[0], bad[1]))
 			require.Error(t, err, bad[0])
 		}
-		_, err := c.Channels.List(context.Background(), convo.WithRequestMaxRetries(-1))
+		_, err := c.Channels.List(context.Background(), convo.WithMaxRetries(-1))
 		require.Error(t, err)
 		assert.Empty(t, m.requests(), "refused before any request")
 
 		// The explicit key option does change it, for that call only.
-		_, err = c.Channels.List(context.Background(), convo.WithRequestAPIKey("sk_other_company_key"))
+		_, err = c.Channels.List(context.Background(), convo.WithAPIKey("sk_other_company_key"))
 		require.NoError(t, err)
 		_, err = c.Channels.List(context.Background())
 		require.NoError(t, err)
@@ -119,7 +119,7 @@ func TestPerCallOptionsOnTheWire(t *testing.T) {
 	t.Run("a per-call key never shows in the call's error", func(t *testing.T) {
 		const other = "sk_other_company_key"
 		c, _ := newMock(t, jsonResp(401, errBody(apiErr{status: 401, code: convo.CodeUnauthorized, message: "bad key " + other}, "GET", "/channels", "ERR-"+other)))
-		_, err := c.Channels.List(context.Background(), convo.WithRequestAPIKey(other))
+		_, err := c.Channels.List(context.Background(), convo.WithAPIKey(other))
 		require.Error(t, err)
 		assert.NotContains(t, err.Error(), other)
 		assert.NotContains(t, fmt.Sprintf("%#v", err), other)
@@ -157,7 +157,7 @@ func TestResponseMetadata(t *testing.T) {
 	t.Run("no answer", func(t *testing.T) {
 		c, _ := newMock(t, func(*http.Request) (*http.Response, error) { return nil, errors.New("connection refused") })
 		var meta convo.Response
-		_, err := c.Channels.List(context.Background(), convo.CaptureResponse(&meta), convo.WithRequestMaxRetries(1))
+		_, err := c.Channels.List(context.Background(), convo.CaptureResponse(&meta), convo.WithMaxRetries(1))
 		var te *convo.TransportError
 		require.ErrorAs(t, err, &te)
 		assert.Equal(t, 0, meta.StatusCode)
@@ -341,7 +341,7 @@ func (r rawJSON) MarshalJSON() ([]byte, error) { return []byte(r), nil }
 
 func TestDoKeepsItsOldSignature(t *testing.T) {
 	c, _ := newMock(t, channelsOK)
-	var do func(context.Context, string, string, any, any, any, ...convo.RequestOption) error = c.Do
+	var do func(context.Context, string, string, any, any, any, ...convo.Option) error = c.Do
 	require.NoError(t, do(context.Background(), "GET", "/channels", nil, nil, nil))
 	require.NoError(t, c.Do(context.Background(), "GET", "/channels", nil, nil, nil), "callers without options compile unchanged")
 	assert.True(t, strings.HasPrefix(fmt.Sprint(c), "convo.Client{"))

@@ -14,7 +14,7 @@ import (
 // NUL character. JSON would silently turn invalid bytes into U+FFFD (two
 // different names could then become one on the service) and a NUL is never
 // meant; the call fails before any request.
-var ErrInvalidText = errors.New("invalid UTF-8 or NUL character")
+var ErrInvalidText = errors.New("convo: invalid UTF-8 or NUL character")
 
 // InvalidTextError names where the text was found; errors.Is(err,
 // ErrInvalidText) holds.
@@ -29,7 +29,7 @@ type InvalidTextError struct {
 // Error names the place and the reason, never the value (it may be personal
 // data).
 func (e *InvalidTextError) Error() string {
-	return e.Where + ": " + e.Reason + " (" + ErrInvalidText.Error() + ")"
+	return e.Where + ": " + e.Reason + " (invalid UTF-8 or NUL character)"
 }
 
 // Unwrap returns ErrInvalidText.

@@ -169,7 +169,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	e := &exporter{c: client, st: st, statePath: *statePath, mediaDir: *mediaDir, pageSize: *pageSize,
 		concurrency: *concurrency, progress: stderr, tty: demo.IsTerminal(stderr)}
 	if *readAhead {
-		e.pageOpts = []convo.RequestOption{convo.WithReadAhead()}
+		e.pageOpts = []convo.Option{convo.WithReadAhead()}
 	}
 	if err := e.open(*outPath); err != nil {
 		return fail(err)
@@ -342,7 +342,7 @@ type exporter struct {
 	mediaDir    string
 	pageSize    int
 	concurrency int
-	pageOpts    []convo.RequestOption // WithReadAhead, or none
+	pageOpts    []convo.Option // WithReadAhead, or none
 	progress    io.Writer
 
 	f            *os.File
