@@ -254,98 +254,100 @@ func (c *Client) newCallInfo(method, path string, o *config) *callInfo {
 // exchange sends the request (retrying as the policy says) and reads the
 // answer into out or a typed error.
 func (c *Client) exchange(ctx context.Context, info *callInfo, q string, body any, out any, noContentOK bool, extra http.Header) error {
-	method, path := info.method, info.path
 	if err := ctx.Err(); err != nil {
-		return c.transportError(ctx, method, path, err)
-	}
-	if err := checkPathText(path); err != nil {
-		return fmt.Errorf("convo: %s: %w", method, err)
-	}
-	var payload []byte
-	if body != nil {
-		var err error
-		if payload, err = json.Marshal(body); err != nil {
-			return fmt.Errorf("convo: %s %s: encoding body: %w", method, path, err)
-		}
-		if err := checkBodyText(payload, body); err != nil {
-			return fmt.Errorf("convo: %s %s: %w", method, path, err)
-		}
-	}
-	var u string // one concatenation either way: one allocation
-	if q != "" {
-		u = c.base + path + "?" + q
-	} else {
-		u = c.base + path
+		return c.transportError(ctx, info.method, info.path, err)
 	}
 	info.Context = ctx
-	ctx = info
+	req, err := c.newRequest(info, q, body, extra)
+	if err != nil {
+		return err
+	}
+	buf := bufPool.Get().(*bytes.Buffer)
+	defer putBuffer(buf)
+	resp, tooLarge, err := c.roundTrip(req, info, buf)
+	if err != nil {
+		return err
+	}
+	data := buf.Bytes()
+	info.meta.StatusCode, info.meta.Header = resp.StatusCode, resp.Header
+	switch {
+	case resp.StatusCode < 200 || resp.StatusCode > 299:
+		return c.parseError(resp, info, data, tooLarge)
+	case tooLarge:
+		return c.badBody(resp, info, data, ErrResponseTooLarge, fmt.Sprintf("response body larger than %d bytes", c.maxBody))
+	case noContentOK && (resp.StatusCode == http.StatusNoContent || info.method == http.MethodHead):
+		// No body by definition (any 2xx is a success): out is left as it is.
+		return nil
+	}
+	return c.decodeSuccess(resp, info, data, out)
+}
+
+// newRequest builds the call's request, its context being the call's record
+// (info), with the JSON body, the client's headers and the call's extra ones.
+func (c *Client) newRequest(info *callInfo, q string, body any, extra http.Header) (*retryablehttp.Request, error) {
+	method, path := info.method, info.path
+	if err := checkPathText(path); err != nil {
+		return nil, fmt.Errorf("convo: %s: %w", method, err)
+	}
 	var raw any // retryablehttp treats a nil []byte as a body; keep it untyped nil
-	if payload != nil {
+	if body != nil {
+		payload, err := json.Marshal(body)
+		if err != nil {
+			return nil, fmt.Errorf("convo: %s %s: encoding body: %w", method, path, err)
+		}
+		if err := checkBodyText(payload, body); err != nil {
+			return nil, fmt.Errorf("convo: %s %s: %w", method, path, err)
+		}
 		raw = payload
 	}
-	req, err := retryablehttp.NewRequestWithContext(ctx, method, u, raw)
+	u := c.base + path
+	if q != "" {
+		u += "?" + q
+	}
+	req, err := retryablehttp.NewRequestWithContext(info, method, u, raw)
 	if err != nil {
 		// url.Parse's error quotes the whole URL, query values included.
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
-		return fmt.Errorf("convo: %s %s: building request: %w", method, path, err)
+		return nil, fmt.Errorf("convo: %s %s: building request: %w", method, path, withoutURL(err))
 	}
-	c.setHeaders(req.Header, payload != nil, info.apiKey)
+	c.setHeaders(req.Header, raw != nil, info.apiKey)
 	for k, v := range extra {
 		if k == "User-Agent" {
 			v = []string{c.userAgent + " " + strings.TrimSpace(v[0])}
 		}
 		req.Header[k] = v
 	}
+	return req, nil
+}
 
-	buf := bufPool.Get().(*bytes.Buffer)
-	defer putBuffer(buf)
-	var (
-		resp     *http.Response
-		tooLarge bool
-	)
+// roundTrip sends req through the retrying client and reads the answer's
+// body into buf (capped), sending again when the body is cut mid-way and
+// the policy allows.
+func (c *Client) roundTrip(req *retryablehttp.Request, info *callInfo, buf *bytes.Buffer) (resp *http.Response, tooLarge bool, err error) {
 	for {
 		if resp, err = c.rc.Do(req); err != nil {
 			var held *gateHeld
 			if errors.As(err, &held) {
-				return held.asError(method, path)
+				return nil, false, held.asError(info.method, info.path)
 			}
-			return c.transportError(ctx, method, path, err)
+			return nil, false, c.transportError(info, info.method, info.path, err)
 		}
 		buf.Reset()
 		var readErr error
 		tooLarge, readErr = readCapped(buf, resp.Body, resp.ContentLength, c.maxBody)
 		closeBody(resp.Body)
 		if readErr == nil {
-			break
+			return resp, tooLarge, nil
 		}
-		if c.logger != nil && c.logger.Enabled(ctx, slog.LevelDebug) {
-			c.logger.LogAttrs(ctx, slog.LevelDebug, "convo: reading the body failed",
-				slog.String("method", method), slog.String("path", req.URL.EscapedPath()),
+		if c.logger != nil && c.logger.Enabled(info, slog.LevelDebug) {
+			c.logger.LogAttrs(info, slog.LevelDebug, "convo: reading the body failed",
+				slog.String("method", info.method), slog.String("path", req.URL.EscapedPath()),
 				slog.Int("attempt", info.attempt), slog.Int("status", resp.StatusCode),
 				slog.String("error", c.redactCall(info, withoutURL(readErr).Error())))
 		}
-		if !c.retryBodyRead(ctx, info, readErr) {
-			return c.transportError(ctx, method, path, readErr)
+		if !c.retryBodyRead(info, info, readErr) {
+			return nil, false, c.transportError(info, info.method, info.path, readErr)
 		}
 	}
-	data := buf.Bytes()
-	info.meta.StatusCode, info.meta.Header = resp.StatusCode, resp.Header
-
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return c.parseError(resp, info, data, tooLarge)
-	}
-	if tooLarge {
-		return c.badBody(resp, info, data, ErrResponseTooLarge,
-			fmt.Sprintf("response body larger than %d bytes", c.maxBody))
-	}
-	if noContentOK && (resp.StatusCode == http.StatusNoContent || method == http.MethodHead) {
-		// No body by definition (any 2xx is a success): out is left as it is.
-		return nil
-	}
-	return c.decodeSuccess(resp, info, data, out)
 }
 
 // fixedHeaders are the headers every call sends with key: Accept, User-Agent,
