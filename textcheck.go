@@ -128,34 +128,9 @@ func walkText(v reflect.Value, at, reason string, depth int) (string, bool) {
 			return at, true
 		}
 	case reflect.Struct:
-		t := v.Type()
-		for i := range t.NumField() {
-			f := t.Field(i)
-			if !f.IsExported() {
-				continue
-			}
-			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			if name == "-" {
-				continue
-			}
-			if name == "" {
-				name = f.Name
-			}
-			if p, ok := walkText(v.Field(i), at+" field "+name, reason, depth+1); ok {
-				return p, true
-			}
-		}
+		return walkStruct(v, at, reason, depth)
 	case reflect.Map:
-		iter := v.MapRange()
-		for iter.Next() {
-			k := iter.Key()
-			if k.Kind() == reflect.String && textProblem(k.String()) == reason {
-				return at + " key", true
-			}
-			if p, ok := walkText(iter.Value(), fmt.Sprintf("%s[%v]", at, safeKey(k)), reason, depth+1); ok {
-				return p, true
-			}
-		}
+		return walkMap(v, at, reason, depth)
 	case reflect.Slice, reflect.Array:
 		if v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.Uint8 {
 			return "", false // bytes (a json.RawMessage): not a Go string
@@ -164,6 +139,40 @@ func walkText(v reflect.Value, at, reason string, depth int) (string, bool) {
 			if p, ok := walkText(v.Index(i), fmt.Sprintf("%s[%d]", at, i), reason, depth+1); ok {
 				return p, true
 			}
+		}
+	}
+	return "", false
+}
+
+// walkStruct is walkText over a struct's exported fields, by JSON name.
+func walkStruct(v reflect.Value, at, reason string, depth int) (string, bool) {
+	t := v.Type()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if !f.IsExported() || name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		if p, ok := walkText(v.Field(i), at+" field "+name, reason, depth+1); ok {
+			return p, true
+		}
+	}
+	return "", false
+}
+
+// walkMap is walkText over a map's keys and values.
+func walkMap(v reflect.Value, at, reason string, depth int) (string, bool) {
+	iter := v.MapRange()
+	for iter.Next() {
+		k := iter.Key()
+		if k.Kind() == reflect.String && textProblem(k.String()) == reason {
+			return at + " key", true
+		}
+		if p, ok := walkText(iter.Value(), fmt.Sprintf("%s[%v]", at, safeKey(k)), reason, depth+1); ok {
+			return p, true
 		}
 	}
 	return "", false
