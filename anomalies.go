@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Bucket names a group of the anomaly report (spec §2.6).
+// Bucket names a group of the anomaly report (OpenAPI AnomalyReport).
 type Bucket string
 
 // The four buckets. Unanswered and NeverEngaged are always returned; the other
@@ -17,7 +17,7 @@ const (
 	BucketAutomationOnly Bucket = "automation_only"
 )
 
-// AnomaliesParams configures the anomaly report (spec §4.4). The spec does
+// AnomaliesParams configures the anomaly report (OpenAPI getAnomalies). The spec does
 // not name the query parameters; the service takes include, threshold_hours
 // and limit.
 type AnomaliesParams struct {
@@ -30,10 +30,10 @@ type AnomaliesParams struct {
 	Limit int `url:"limit,omitempty"`
 }
 
-// AnomalyReport is what is wrong now (spec §2.6): counts per bucket and the
+// AnomalyReport is what is wrong now (OpenAPI AnomalyReport): counts per bucket and the
 // worst conversations of each, worst first (longest wait first, ties by
 // conversation id). It is served from a cache of a few minutes and meant for
-// a periodic sweep, not for polling (spec §4.4).
+// a periodic sweep, not for polling (OpenAPI getAnomalies).
 type AnomalyReport struct {
 	// Window is the threshold and the per-channel ceilings applied.
 	Window AnomalyWindow `json:"window"`
@@ -81,7 +81,7 @@ type BucketCount struct {
 	Count int `json:"count"`
 }
 
-// AnomalyItem is a conversation in a bucket (spec §2.6).
+// AnomalyItem is a conversation in a bucket (OpenAPI AnomalyReport).
 type AnomalyItem struct {
 	// ConversationID identifies the conversation (a UUID).
 	ConversationID string `json:"conversation_id"`
@@ -104,7 +104,7 @@ type AnomalyItem struct {
 	UnreadCount int `json:"unread_count"`
 }
 
-// AnomaliesService reads the anomaly report (spec §4.4).
+// AnomaliesService reads the anomaly report (OpenAPI getAnomalies).
 type AnomaliesService struct{ c *Client }
 
 // Get returns the anomaly report. An unknown bucket name in Include is

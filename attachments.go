@@ -12,7 +12,7 @@ import (
 	"github.com/convoapi/convo-go/internal/netx"
 )
 
-// Attachment is a temporary address for a message's file (spec §4.2). The
+// Attachment is a temporary address for a message's file (OpenAPI getAttachment). The
 // address needs no API key, and the SDK never sends the key to it.
 type Attachment struct {
 	// MediaID is the media_id that was exchanged.
@@ -61,7 +61,7 @@ func (a *Attachment) Expired() bool {
 }
 
 // ErrNoMedia reports a message whose file cannot be fetched (media_id null,
-// which is a normal case: spec §2.3). It is returned without any request; the *NoMediaError that
+// which is a normal case: OpenAPI Message). It is returned without any request; the *NoMediaError that
 // carries it says why.
 var ErrNoMedia = errors.New("convo: message has no retrievable media")
 
@@ -85,7 +85,7 @@ func (e *NoMediaError) Error() string {
 // Unwrap makes errors.Is(err, ErrNoMedia) true.
 func (e *NoMediaError) Unwrap() error { return ErrNoMedia }
 
-// AttachmentsService exchanges media ids for files (spec §4.2).
+// AttachmentsService exchanges media ids for files (OpenAPI getAttachment).
 type AttachmentsService struct{ c *Client }
 
 // Get exchanges a media_id for a temporary address of the file.
@@ -103,7 +103,7 @@ func (s *AttachmentsService) Get(ctx context.Context, mediaID string, opts ...Op
 // ForMessage returns the attachment of a media message. When the message has
 // no retrievable file it returns a *NoMediaError (errors.Is ErrNoMedia)
 // without sending any request: the attachment endpoint must not be called
-// for a null media_id (spec §2.3).
+// for a null media_id (OpenAPI Message).
 func (s *AttachmentsService) ForMessage(ctx context.Context, msg Message, opts ...Option) (*Attachment, error) {
 	if !msg.Media.Available() {
 		e := &NoMediaError{MessageID: msg.MessageID}

@@ -8,8 +8,8 @@ import (
 	"unicode/utf8"
 )
 
-// Channel names a messaging channel (spec §1: brand names are replaced by
-// neutral words).
+// Channel names a messaging channel (brand names are replaced by neutral
+// words).
 type Channel string
 
 // The channels of the spec. SMS is one-way: it has no channel account and no
@@ -21,7 +21,7 @@ const (
 	ChannelSMS     Channel = "sms"
 )
 
-// ChannelAccount is one of the company's accounts on a channel (spec §2.2).
+// ChannelAccount is one of the company's accounts on a channel (OpenAPI ChannelAccount).
 type ChannelAccount struct {
 	// ID is the value sent as channel_id when sending and filtering.
 	ID string `json:"id"`
@@ -38,7 +38,7 @@ type ChannelAccount struct {
 	Capabilities Capabilities `json:"capabilities"`
 }
 
-// Capabilities of a channel account (spec §2.2). The nullable limits are
+// Capabilities of a channel account (OpenAPI ChannelAccount). The nullable limits are
 // pointers: nil means the spec's null (no limit stated, no service window),
 // which is not the same as 0.
 type Capabilities struct {
@@ -131,11 +131,11 @@ func (a ChannelAccount) RequiresTemplate(lastInboundAt, now time.Time) bool {
 	return a.Capabilities.RequiresTemplateOutsideWindow && !a.InServiceWindow(lastInboundAt, now)
 }
 
-// ChannelsService lists channel accounts (spec §4.5).
+// ChannelsService lists channel accounts (OpenAPI listChannels).
 type ChannelsService struct{ c *Client }
 
 // List returns the company's channel accounts that take part in the neutral
-// contract, each with its capabilities (spec §4.5). SMS never appears.
+// contract, each with its capabilities (OpenAPI listChannels). SMS never appears.
 func (s *ChannelsService) List(ctx context.Context, opts ...Option) ([]ChannelAccount, error) {
 	var out struct {
 		Items []ChannelAccount `json:"items"`

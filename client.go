@@ -36,7 +36,7 @@ const (
 )
 
 // AuthScheme selects which of the three equivalent authentication headers of
-// spec §5 carries the API key. All three count the same toward the rate limit.
+// docs/behaviour.md, Connecting carries the API key. All three count the same toward the rate limit.
 type AuthScheme int
 
 const (
@@ -64,19 +64,20 @@ func (s AuthScheme) String() string {
 // Client talks to the service. Build it with NewClient; it is safe for
 // concurrent use and holds no global state.
 type Client struct {
-	// Channels lists the company's channel accounts (spec §4.5).
+	// Channels lists the company's channel accounts (OpenAPI listChannels).
 	Channels *ChannelsService
-	// Conversations lists conversations (spec §4.3).
+	// Conversations lists conversations (OpenAPI listConversations).
 	Conversations *ConversationsService
-	// Messages reads the messages of a conversation (spec §4.1).
+	// Messages reads the messages of a conversation (OpenAPI listMessages).
 	Messages *MessagesService
-	// Anomalies reports conversations waiting for an answer (spec §4.4).
+	// Anomalies reports conversations waiting for an answer (OpenAPI getAnomalies).
 	Anomalies *AnomaliesService
-	// Attachments exchanges media ids for temporary file addresses (spec §4.2).
+	// Attachments exchanges media ids for temporary file addresses (OpenAPI getAttachment).
 	Attachments *AttachmentsService
-	// Contacts manages chat-channel contacts (spec §4.6–§4.9).
+	// Contacts manages chat-channel contacts (OpenAPI createContact,
+	// lookupContact, updateContactCustomFields, removeContactTags).
 	Contacts *ContactsService
-	// Sequences cancels scheduled sequences (spec §4.10).
+	// Sequences cancels scheduled sequences (OpenAPI cancelSequence).
 	Sequences *SequencesService
 
 	base       string // scheme://host/.../v1, no trailing slash
@@ -416,7 +417,7 @@ func checkBaseURL(raw string, insecure bool) (base, host string, err error) {
 	// The escaped form, so that a prefix such as /a%2Fb/v1 is kept as written.
 	path := strings.TrimRight(u.EscapedPath(), "/")
 	if !strings.HasSuffix(path, "/v1") {
-		return "", "", fmt.Errorf("convo: base URL %q must end with /v1 (spec §9)", redactURL(u))
+		return "", "", fmt.Errorf("convo: base URL %q must end with /v1 (docs/behaviour.md, Connecting)", redactURL(u))
 	}
 	if u.Scheme == "http" && !insecure && !netx.IsLoopback(u.Hostname()) {
 		return "", "", fmt.Errorf("convo: base URL %q uses plain http to a host that is not loopback; use https, or WithInsecureHTTP", redactURL(u))

@@ -9,7 +9,7 @@ import (
 	"github.com/convoapi/convo-go/internal/phone"
 )
 
-// Contact is a contact found by Contacts.Lookup (spec §2.7).
+// Contact is a contact found by Contacts.Lookup (OpenAPI lookupContact).
 type Contact struct {
 	// ID identifies the contact (a UUID).
 	ID string `json:"id"`
@@ -47,7 +47,7 @@ type Confirmation struct {
 // digits once normalized.
 var ErrInvalidPhone = phone.ErrInvalid
 
-// NormalizePhone applies the service's phone rule (spec §2.7): keep the
+// NormalizePhone applies the service's phone rule (OpenAPI lookupContact): keep the
 // digits, which must number 8 to 15. "+55 (11) 98765-4321" → "5511987654321".
 // The SDK never normalizes behind your back; call it where you want it.
 func NormalizePhone(s string) (string, error) {
@@ -58,7 +58,7 @@ func NormalizePhone(s string) (string, error) {
 	return n, nil
 }
 
-// CreateContactParams is the body of a contact creation (spec §4.6).
+// CreateContactParams is the body of a contact creation (OpenAPI createContact).
 type CreateContactParams struct {
 	// PhoneNumberID is the provider_identifier of one of the company's
 	// chatapp accounts.
@@ -69,7 +69,7 @@ type CreateContactParams struct {
 	Name string `json:"name,omitempty"`
 }
 
-// LookupContactParams finds a contact (spec §4.7). Without PhoneNumberID the
+// LookupContactParams finds a contact (OpenAPI lookupContact). Without PhoneNumberID the
 // search spans the company and takes the contact with the most recent
 // interaction.
 type LookupContactParams struct {
@@ -81,7 +81,7 @@ type LookupContactParams struct {
 	PhoneNumber string `url:"phone_number,omitempty"`
 }
 
-// UpdateCustomFieldsParams writes custom fields (spec §4.8).
+// UpdateCustomFieldsParams writes custom fields (OpenAPI updateContactCustomFields).
 type UpdateCustomFieldsParams struct {
 	// PhoneNumberID is the provider_identifier of a chatapp account;
 	// optional: without it the search spans the company and takes the contact
@@ -94,7 +94,7 @@ type UpdateCustomFieldsParams struct {
 	CustomFields map[string]string `json:"custom_fields,omitempty"`
 }
 
-// RemoveTagsParams removes tags from a contact (spec §4.9).
+// RemoveTagsParams removes tags from a contact (OpenAPI removeContactTags).
 type RemoveTagsParams struct {
 	// PhoneNumberID is the provider_identifier of a chatapp account;
 	// optional: without it the search spans the company and takes the contact
@@ -106,13 +106,14 @@ type RemoveTagsParams struct {
 	TagIDs []string
 }
 
-// ContactsService manages contacts on the chat channel (spec §4.6–§4.9).
+// ContactsService manages contacts on the chat channel (OpenAPI createContact,
+// lookupContact, updateContactCustomFields, removeContactTags).
 type ContactsService struct{ c *Client }
 
 var errNilParams = errors.New("nil params")
 
 // Create creates a contact and its channel identity in one step: both or
-// neither (spec §4.6). A phone already known on that number is
+// neither (OpenAPI createContact). A phone already known on that number is
 // ErrContactExists; an unknown PhoneNumberID is ErrChannelNotFound; a missing
 // field is ErrMissingParam. A POST is never retried except on 429, so a
 // contact is never created twice by the SDK.
@@ -127,7 +128,7 @@ func (s *ContactsService) Create(ctx context.Context, params *CreateContactParam
 	return out, nil
 }
 
-// Lookup finds one contact by phone number (spec §4.7). Not found is
+// Lookup finds one contact by phone number (OpenAPI lookupContact). Not found is
 // ErrContactNotFound.
 func (s *ContactsService) Lookup(ctx context.Context, params *LookupContactParams, opts ...Option) (*Contact, error) {
 	if params == nil {
@@ -140,7 +141,7 @@ func (s *ContactsService) Lookup(ctx context.Context, params *LookupContactParam
 	return out, nil
 }
 
-// UpdateCustomFields merges custom-field values into a contact (spec §4.8).
+// UpdateCustomFields merges custom-field values into a contact (OpenAPI updateContactCustomFields).
 func (s *ContactsService) UpdateCustomFields(ctx context.Context, params *UpdateCustomFieldsParams, opts ...Option) (*Confirmation, error) {
 	if params == nil {
 		return nil, fmt.Errorf("convo: Contacts.UpdateCustomFields: %w", errNilParams)
@@ -159,7 +160,7 @@ type removeTagsBody struct {
 	TagIDs        string `json:"tag_ids,omitempty"`
 }
 
-// RemoveTags removes tags from a contact (spec §4.9). The DELETE carries a
+// RemoveTags removes tags from a contact (OpenAPI removeContactTags). The DELETE carries a
 // JSON body, as the service expects.
 func (s *ContactsService) RemoveTags(ctx context.Context, params *RemoveTagsParams, opts ...Option) (*Confirmation, error) {
 	if params == nil {

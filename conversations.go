@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// ConversationStatus is a conversation's status, and a filter value (spec §3).
+// ConversationStatus is a conversation's status, and a filter value (OpenAPI Conversation).
 type ConversationStatus string
 
 // Conversation statuses. StatusAll is only a filter value: every status.
@@ -101,7 +101,7 @@ func (c Conversation) MarshalJSON() ([]byte, error) {
 // ListConversationsParams.Assigned.
 func Bool(b bool) *bool { return &b }
 
-// ListConversationsParams filters the conversation list (spec §4.3). The zero
+// ListConversationsParams filters the conversation list (OpenAPI listConversations). The zero
 // value lists open conversations, 25 a page.
 type ListConversationsParams struct {
 	// Channel is chatapp, botapp or webchat.
@@ -131,7 +131,7 @@ type ListConversationsParams struct {
 	Cursor string `url:"cursor,omitempty"`
 }
 
-// ConversationsService lists conversations (spec §4.3).
+// ConversationsService lists conversations (OpenAPI listConversations).
 type ConversationsService struct{ c *Client }
 
 // List returns one page of conversations matching params (nil: defaults).

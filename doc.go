@@ -1,9 +1,10 @@
 // Package convo is the Go client for the conversational messaging service:
 // conversations, messages and their media, contacts, channel accounts and the
 // anomaly report of conversations waiting for an answer. It implements the
-// service's interface specification, version 3.0.0; where that specification
-// is silent, docs/behaviour.md in this repository states what the client (and
-// package fake) do.
+// service's interface specification, version 3.0.0, whose wire contract is
+// api/openapi.yaml in this repository ("OpenAPI listMessages" in these docs
+// names an operation or schema there); where that specification is silent,
+// docs/behaviour.md states what the client (and package fake) do.
 //
 // # Usage
 //
@@ -23,8 +24,8 @@
 //
 // # Authentication
 //
-// The service authenticates every request by an API key in a header (spec
-// §5). NewClient takes the key from [WithAPIKey], else from the
+// The service authenticates every request by an API key in a header
+// (docs/behaviour.md, Connecting). NewClient takes the key from [WithAPIKey], else from the
 // CONVO_API_KEY environment variable, and the base URL from [WithBaseURL],
 // else from CONVO_BASE_URL. There is no default base URL, and it must end
 // with /v1; without a key NewClient fails, so no request ever leaves without

@@ -12,11 +12,11 @@ import (
 	"unicode/utf8"
 )
 
-// ErrorCode is the named code of an error answer, `message.error` (spec §7).
+// ErrorCode is the named code of an error answer, `message.error` (docs/behaviour.md, Errors).
 // Errors are handled by this code, never by their text.
 type ErrorCode string
 
-// The codes of spec §7.
+// The codes of the ErrorCode schema in api/openapi.yaml.
 const (
 	CodeInvalidParam          ErrorCode = "INVALID_PARAM"
 	CodeMissingParam          ErrorCode = "MISSING_PARAM"
@@ -43,7 +43,7 @@ type codeSentinel struct{ code ErrorCode }
 
 func (s *codeSentinel) Error() string { return "convo: " + string(s.code) }
 
-// Sentinels for errors.Is, one per code of spec §7:
+// Sentinels for errors.Is, one per code of docs/behaviour.md, Errors:
 //
 //	if errors.Is(err, convo.ErrContactNotFound) { … }
 var (
@@ -79,7 +79,7 @@ var (
 const excerptLimit = 512
 
 // Error is every non-2xx answer, and every answer whose body cannot be read as
-// the service's envelope (spec §7).
+// the service's envelope (docs/behaviour.md, Errors).
 //
 //	var apiErr *convo.Error
 //	if errors.As(err, &apiErr) && apiErr.Code == convo.CodeContactNotFound { … }
@@ -95,7 +95,7 @@ type Error struct {
 	Details json.RawMessage
 	// ErrorID identifies the error for support (ERR-XXXXXXXX-XXXX).
 	ErrorID string
-	// Path is the internal path of the request, with the /api/v1 prefix (§9.4).
+	// Path is the internal path of the request, with the /api/v1 prefix.
 	Path string
 	// Method is the HTTP method as the server reports it.
 	Method string
@@ -191,7 +191,7 @@ func oneLine(s string) string {
 //
 // An answer whose body is not the envelope (a proxy's page) has no code;
 // where the spec ties a status to a single code it still matches: a bare 429
-// is ErrRateLimited and a bare 401 is ErrUnauthorized (spec §4, §5.4).
+// is ErrRateLimited and a bare 401 is ErrUnauthorized (docs/behaviour.md, Errors).
 func (e *Error) Is(target error) bool {
 	s, ok := target.(*codeSentinel)
 	if !ok {
@@ -224,7 +224,7 @@ func (e *Error) Temporary() bool {
 	return false
 }
 
-// InvalidBucketDetails is the details object of INVALID_BUCKET (spec §4.4
+// InvalidBucketDetails is the details object of INVALID_BUCKET (OpenAPI getAnomalies
 // rule 5).
 type InvalidBucketDetails struct {
 	// ValidBuckets lists the four bucket names.
@@ -245,7 +245,7 @@ func (e *Error) InvalidBucket() (d InvalidBucketDetails, ok bool) {
 	return d, true
 }
 
-// errorBody is the error envelope of spec §7.
+// errorBody is the error envelope (docs/behaviour.md, Errors).
 type errorBody struct {
 	Success    *bool  `json:"success"`
 	StatusCode int    `json:"statusCode"`

@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// anomaliesPath has a rate limit of its own (about one pass a day, spec
-// §8), so its 429s hold only its own gate: a day-long wait there must not
+// anomaliesPath has a rate limit of its own (about one pass a day,
+// docs/behaviour.md, Rate limits and retries), so its 429s hold only its own gate: a day-long wait there must not
 // stop every other call of the client.
 const anomaliesPath = "/conversations/anomalies"
 

@@ -11,7 +11,7 @@ import (
 // Direction says who sent a message.
 type Direction string
 
-// Message directions (spec §2.3).
+// Message directions (OpenAPI Message).
 const (
 	DirectionInbound  Direction = "inbound"
 	DirectionOutbound Direction = "outbound"
@@ -51,7 +51,7 @@ const (
 	StatusFailed    MessageStatus = "failed"
 )
 
-// MediaStatus says what is known of a message's file (spec §2.3).
+// MediaStatus says what is known of a message's file (OpenAPI Message).
 type MediaStatus string
 
 // The three media statuses.
@@ -65,19 +65,19 @@ const (
 	MediaNoReference MediaStatus = "no_reference"
 )
 
-// Message is one item of a conversation's timeline (spec §2.3).
+// Message is one item of a conversation's timeline (OpenAPI Message).
 type Message struct {
 	// MessageID identifies the message.
 	MessageID string `json:"message_id"`
 	// Direction is inbound (from the contact) or outbound.
 	Direction Direction `json:"direction"`
-	// Type is explicit on system and unsupported messages too (spec §2.3).
+	// Type is explicit on system and unsupported messages too (OpenAPI Message).
 	Type MessageType `json:"type"`
 	// Status is empty when null.
 	Status MessageStatus `json:"status"`
 	// Text is the text or the caption; nil when the type carries no text.
 	Text *string `json:"text"`
-	// Media is present on every media message (spec §2.3); nil otherwise.
+	// Media is present on every media message (OpenAPI Message); nil otherwise.
 	Media *Media `json:"media"`
 	// Reactions to this message. A reaction is never a timeline item.
 	Reactions []Reaction `json:"reactions"`
@@ -91,7 +91,7 @@ type Message struct {
 	FailureReason *string `json:"failure_reason"`
 	// Raw is the service's internal form of the content, as sent (nil or the
 	// JSON null when absent). It is OUTSIDE the contract and may change without
-	// notice, even within a version (spec §2.3, §9): nothing may depend on its
+	// notice, even within a version (docs/behaviour.md, Forward compatibility): nothing may depend on its
 	// shape. It is kept for debugging only.
 	Raw json.RawMessage `json:"raw"`
 }
@@ -104,11 +104,11 @@ func (m *Message) TextOrEmpty() string {
 	return *m.Text
 }
 
-// Media is the media block of a message (spec §2.3). A message never carries
+// Media is the media block of a message (OpenAPI Message). A message never carries
 // a URL: exchange MediaID at the attachment endpoint (Attachments.ForMessage).
 type Media struct {
 	// MediaID is empty when the service sent null: no file can be retrieved,
-	// which is a normal case, not an error (spec §2.3).
+	// which is a normal case, not an error (OpenAPI Message).
 	MediaID string `json:"media_id"`
 	// MediaStatus says what happened to the file: available, unknown or
 	// no_reference; unknown values are kept.
@@ -137,7 +137,7 @@ type Reaction struct {
 	ReactedAt time.Time `json:"reacted_at"`
 }
 
-// Window is the read window the service applied (spec §2.4).
+// Window is the read window the service applied (OpenAPI Window).
 type Window struct {
 	// RecentWindowDays is 30: without Since, only that many days are read.
 	RecentWindowDays int `json:"recent_window_days"`
@@ -150,11 +150,11 @@ type Window struct {
 // the service applied.
 type MessagePage struct {
 	Page[Message]
-	// Window is the read window the service applied (spec §2.4).
+	// Window is the read window the service applied (OpenAPI Window).
 	Window Window `json:"window"`
 }
 
-// ListMessagesParams filters a message read (spec §4.1). The zero value reads
+// ListMessagesParams filters a message read (OpenAPI listMessages). The zero value reads
 // the last 30 days, 50 messages a page.
 type ListMessagesParams struct {
 	// Since reaches beyond the 30-day recent window. Sent in UTC with
@@ -168,7 +168,7 @@ type ListMessagesParams struct {
 	Cursor string `url:"cursor,omitempty"`
 }
 
-// MessagesService reads conversation messages (spec §4.1).
+// MessagesService reads conversation messages (OpenAPI listMessages).
 type MessagesService struct{ c *Client }
 
 // ErrEmptyID reports a required identifier left empty; no request is sent.

@@ -7,7 +7,7 @@ import (
 	"iter"
 )
 
-// Page is one page of a cursor-paginated listing (spec §4.1, §4.3);
+// Page is one page of a cursor-paginated listing (OpenAPI listMessages, listConversations);
 // the conversation list pages like the message read. The
 // messages page, MessagePage, is this type with the read window added.
 type Page[T any] struct {

@@ -34,7 +34,7 @@ import (
 // go-querystring's `url` tags. body is nil or a value marshalled to JSON (a
 // json.RawMessage is sent as is; an io.Reader or a []byte is refused, as JSON
 // would not carry them as you mean). out is nil or a non-nil pointer that
-// receives the envelope's `data` (spec §2.1); anything else is refused before
+// receives the envelope's `data` (OpenAPI envelopes); anything else is refused before
 // any request.
 //
 // Retries: a 429 is retried for every method, after the wait the server asks
@@ -160,7 +160,7 @@ func callInfoFrom(ctx context.Context) *callInfo {
 	return ci
 }
 
-// envelope is the success body of spec §2.1. Data holds the caller's pointer so
+// envelope is the success body of every operation. Data holds the caller's pointer so
 // that the payload is decoded in one pass, straight into its final type.
 type envelope struct {
 	Success   *bool        `json:"success"`

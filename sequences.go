@@ -5,7 +5,7 @@ import (
 	"fmt"
 )
 
-// CancelSequenceParams names the contact whose sequence is cancelled (spec §4.10).
+// CancelSequenceParams names the contact whose sequence is cancelled (OpenAPI cancelSequence).
 type CancelSequenceParams struct {
 	// PhoneNumber is required.
 	PhoneNumber string `json:"phone_number,omitempty"`
@@ -18,13 +18,13 @@ type CancelSequenceParams struct {
 // is a success, not an error.
 type CancelResult struct {
 	// Canceled is true when a scheduled sequence was cancelled, false when
-	// there was none (still HTTP 200: spec §4.10).
+	// there was none (still HTTP 200: OpenAPI cancelSequence).
 	Canceled bool `json:"canceled"`
 	// Message is the service's confirmation text, for humans.
 	Message string `json:"message"`
 }
 
-// SequencesService cancels scheduled sequences (spec §4.10).
+// SequencesService cancels scheduled sequences (OpenAPI cancelSequence).
 type SequencesService struct{ c *Client }
 
 // Cancel cancels the contact's scheduled sequence. Errors: ErrMissingParam,
