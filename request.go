@@ -433,50 +433,23 @@ func readCapped(buf *bytes.Buffer, r io.Reader, size, max int64) (tooLarge bool,
 		return true, nil
 	}
 	if size > 0 {
-		// bytes.MinRead spare, as ReadFrom wants it free for the read that
-		// meets the end.
-		buf.Grow(int(size) + bytes.MinRead)
+		buf.Grow(int(size) + bytes.MinRead) // ReadFrom wants MinRead free for the read that meets the end
 	}
-	// The loop is bytes.Buffer.ReadFrom's, bounded without wrapping r in an
-	// io.LimitReader (one allocation per call saved).
-	for int64(buf.Len()) <= max {
-		if buf.Available() < bytes.MinRead {
-			buf.Grow(bytes.MinRead)
-		}
-		room := buf.AvailableBuffer()[:buf.Available()]
-		if left := max + 1 - int64(buf.Len()); int64(len(room)) > left {
-			room = room[:left]
-		}
-		n, err := r.Read(room)
-		buf.Write(room[:n]) // room is buf's own free space: this only moves its end
-		if err == io.EOF {
-			return false, nil
-		}
-		if err != nil {
-			return false, err
-		}
+	if _, err := buf.ReadFrom(io.LimitReader(r, max+1)); err != nil {
+		return false, err
 	}
-	buf.Truncate(int(max))
-	return true, nil
+	if int64(buf.Len()) > max {
+		buf.Truncate(int(max))
+		return true, nil
+	}
+	return false, nil
 }
-
-// drainBufs holds the scratch buffers closeBody reads into.
-var drainBufs = sync.Pool{New: func() any { return new([8 << 10]byte) }}
 
 // closeBody drains what is left (up to drainLimit) and closes, so the
 // connection goes back to the pool; a body with more left than that is cut,
-// and its connection with it. A body already read to its end costs one
-// empty read.
+// and its connection with it.
 func closeBody(b io.ReadCloser) {
-	scratch := drainBufs.Get().(*[8 << 10]byte)
-	for drained := 0; drained < drainLimit; {
-		n, err := b.Read(scratch[:])
-		drained += n
-		if err != nil {
-			break
-		}
-	}
-	drainBufs.Put(scratch)
+	_, _ = io.CopyN(io.Discard, b, drainLimit)
 	_ = b.Close()
 }
 
