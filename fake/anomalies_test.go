@@ -3,6 +3,7 @@ package fake_test
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -209,4 +210,166 @@ func TestAnomaliesFollowStatusAndAssignmentChanges(t *testing.T) {
 	st, _ := s.Conversation(c)
 	assert.Equal(t, convo.ConversationResolved, st.Status)
 	assert.Equal(t, "Marta", st.AssignedTo)
+}
+
+// Spec §4.4, §2.6, D4, D27, D28: include is a comma list (a repeated
+// include is INVALID_PARAM, see TestRepeatedQueryParameters);
+// spaces, empty names, duplicates and the two always-returned names are
+// accepted; anything else is INVALID_BUCKET naming it, case-sensitive.
+func TestAuditAnomaliesInclude(t *testing.T) {
+	s := newServer(t)
+	details := `{"valid_buckets":["unanswered","never_engaged","unassigned","automation_only"],"opt_in":["unassigned","automation_only"]}`
+	tests := []struct {
+		q    string
+		want []string // buckets; nil: INVALID_BUCKET
+		bad  string
+	}{
+		{"", []string{"unanswered", "never_engaged"}, ""},
+		{"include=", []string{"unanswered", "never_engaged"}, ""},
+		{"include=,", []string{"unanswered", "never_engaged"}, ""},
+		{"include=unanswered", []string{"unanswered", "never_engaged"}, ""},
+		{"include=never_engaged,unanswered", []string{"unanswered", "never_engaged"}, ""},
+		{"include=unassigned", []string{"unanswered", "never_engaged", "unassigned"}, ""},
+		{"include=unassigned,unassigned", []string{"unanswered", "never_engaged", "unassigned"}, ""},
+		{"include=+unassigned+,+automation_only+", []string{"unanswered", "never_engaged", "unassigned", "automation_only"}, ""},
+		{"include=UNASSIGNED", nil, "UNASSIGNED"},
+		{"include=unassigned,bogus", nil, "bogus"},
+		{"include=unassigned;automation_only", nil, "unassigned;automation_only"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.q, func(t *testing.T) {
+			r := get(t, s, "/conversations/anomalies?"+tc.q)
+			if tc.want == nil {
+				assertError(t, r, 400, "INVALID_BUCKET", "Unknown bucket: "+tc.bad+".", "/api/v1/conversations/anomalies", "GET", details)
+				return
+			}
+			var data struct {
+				Buckets map[string]json.RawMessage `json:"buckets"`
+			}
+			require.NoError(t, json.Unmarshal([]byte(r.Data(t, 200)), &data))
+			assert.ElementsMatch(t, tc.want, keysOf(data.Buckets))
+			assert.JSONEq(t, `{"count":0}`, string(data.Buckets["never_engaged"]), "never_engaged is a count only")
+			for _, b := range tc.want {
+				if b != "never_engaged" {
+					assert.JSONEq(t, `{"count":0,"items":[]}`, string(data.Buckets[b]))
+				}
+			}
+		})
+	}
+}
+
+// Spec §4.4 rules 1–2, §8, D4: the window's ends at the threshold edges 1
+// and 24 (both inclusive), per channel; waiting_hours has one decimal in
+// the JSON text.
+func TestAuditAnomaliesThresholdEdgesAndDecimals(t *testing.T) {
+	s := newServer(t, fake.WithAnomalyCacheTTL(0))
+	b := seedBasic(t, s)
+	mk := func(id, contact string, ago time.Duration) {
+		b.co.Inbound(b.co.AddConversation(fake.Conversation{ID: id, Contact: contact}), "x", t0.Add(-ago))
+	}
+	mk("a-1h", b.ana, time.Hour)
+	mk("a-59m", b.ana, time.Hour-time.Second)
+	mk("b-24h", b.bob, 24*time.Hour)
+	mk("b-over", b.bob, 24*time.Hour+time.Millisecond)
+	mk("w-5h", b.visitor, 5*time.Hour-2*time.Minute) // 4.9667 h: 5.0
+	tests := []struct {
+		q    string
+		want []string
+	}{
+		{"threshold_hours=1", []string{"b-24h", "w-5h", "a-1h"}},
+		{"threshold_hours=24", []string{"b-24h"}},
+		{"threshold_hours=5", []string{"b-24h"}},
+		{"threshold_hours=4", []string{"b-24h", "w-5h"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.q, func(t *testing.T) {
+			raw := get(t, s, "/conversations/anomalies?"+tc.q).Data(t, 200)
+			var data struct {
+				Window struct {
+					Threshold int `json:"threshold_hours"`
+				} `json:"window"`
+				Buckets struct {
+					Unanswered struct {
+						Count int `json:"count"`
+						Items []struct {
+							ID string `json:"conversation_id"`
+						} `json:"items"`
+					} `json:"unanswered"`
+				} `json:"buckets"`
+			}
+			require.NoError(t, json.Unmarshal([]byte(raw), &data))
+			var got []string
+			for _, it := range data.Buckets.Unanswered.Items {
+				got = append(got, it.ID)
+			}
+			assert.Equal(t, tc.want, got)
+			assert.Equal(t, len(tc.want), data.Buckets.Unanswered.Count)
+		})
+	}
+	raw := get(t, s, "/conversations/anomalies?threshold_hours=1").Data(t, 200)
+	assert.Contains(t, raw, `"waiting_hours":24.0,`)
+	assert.Contains(t, raw, `"waiting_hours":5.0,`)
+	assert.Contains(t, raw, `"waiting_hours":1.0,`)
+	assert.Contains(t, raw, `"ceiling_hours_by_channel":{"botapp":24,"chatapp":24,"sms":24,"webchat":24}`)
+}
+
+// Spec §4.4 rule 3: the cache is per company AND per bucket: a bucket
+// asked for the first time is computed now, while a bucket already cached
+// keeps its stale answer.
+func TestAuditAnomaliesCachePerBucket(t *testing.T) {
+	clock := fake.NewManualClock(t0)
+	s := newServer(t, fake.WithClock(clock))
+	b := seedBasic(t, s)
+	get(t, s, "/conversations/anomalies").Data(t, 200) // caches unanswered and never_engaged
+	b.co.Inbound(b.co.AddConversation(fake.Conversation{Contact: b.ana}), "x", t0.Add(-5*time.Hour))
+	b.co.AddConversation(fake.Conversation{Contact: b.bob})
+	clock.Advance(time.Minute)
+	raw := get(t, s, "/conversations/anomalies?include=unassigned").Data(t, 200)
+	assert.Contains(t, raw, `"unanswered":{"count":0,"items":[]}`)
+	assert.Contains(t, raw, `"never_engaged":{"count":0}`)
+	assert.Contains(t, raw, `"unassigned":{"count":1,`)
+	clock.Advance(4 * time.Minute)
+	raw = get(t, s, "/conversations/anomalies?include=unassigned").Data(t, 200)
+	assert.Contains(t, raw, `"unanswered":{"count":1,`)
+	assert.Contains(t, raw, `"never_engaged":{"count":1}`)
+}
+
+// Spec §2.6: unanswered means nothing went out after the contact spoke; a
+// reply that failed did not go out (typically an automation outside the
+// chatapp session window), so the conversation stays unanswered, and a
+// failed automation reply does not make it automation_only.
+func TestAuditFailedReplyDidNotGoOut(t *testing.T) {
+	s := newServer(t, fake.WithAnomalyCacheTTL(0))
+	b := seedBasic(t, s)
+	c := b.co.AddConversation(fake.Conversation{ID: "c-failed", Contact: b.ana})
+	b.co.Inbound(c, "hello?", t0.Add(-6*time.Hour))
+	b.co.AddMessage(c, fake.Message{Sender: fake.SenderAutomation, Text: "auto", Status: "failed", FailureReason: "outside session window", At: t0.Add(-5 * time.Hour)})
+	q := func() resp { return get(t, s, "/conversations/anomalies?include=automation_only") }
+	raw := q().Data(t, 200)
+	assert.Contains(t, raw, `"unanswered":{"count":1,"items":[{"conversation_id":"c-failed"`)
+	assert.Contains(t, raw, `"automation_only":{"count":0,"items":[]}`)
+	// A queued reply is on its way: it counts.
+	b.co.AddMessage(c, fake.Message{Sender: fake.SenderAutomation, Text: "retry", Status: "queued", At: t0.Add(-4 * time.Hour)})
+	raw = q().Data(t, 200)
+	assert.Contains(t, raw, `"unanswered":{"count":0,"items":[]}`)
+	assert.Contains(t, raw, `"automation_only":{"count":1,`)
+}
+
+// doc.go: system messages count neither as the contact speaking nor as a
+// reply, whoever is named as their sender.
+func TestAuditSystemTypeIsNeutral(t *testing.T) {
+	s := newServer(t, fake.WithAnomalyCacheTTL(0))
+	b := seedBasic(t, s)
+	only := b.co.AddConversation(fake.Conversation{ID: "only-system", Contact: b.ana})
+	b.co.AddMessage(only, fake.Message{Sender: fake.SenderContact, Type: "system", At: t0.Add(-5 * time.Hour)})
+	waiting := b.co.AddConversation(fake.Conversation{ID: "waiting", Contact: b.bob})
+	b.co.Inbound(waiting, "hi", t0.Add(-6*time.Hour))
+	b.co.AddMessage(waiting, fake.Message{Sender: fake.SenderAgent, Type: "system", At: t0.Add(-5 * time.Hour)})
+	raw := get(t, s, "/conversations/anomalies").Data(t, 200)
+	assert.Contains(t, raw, `"never_engaged":{"count":1}`)
+	assert.Contains(t, raw, `"unanswered":{"count":1,"items":[{"conversation_id":"waiting"`)
+	_, err := fake.LoadSeed(strings.NewReader(`{"companies":[{"channels":[{"ref":"c","channel":"chatapp"}],"contacts":[{"ref":"a","channel":"c","phone":"5511987654321"}],
+	  "conversations":[{"contact":"a","unread_count":-1}]}]}`))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "companies[0].conversations[0].unread_count: -1 is negative")
 }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -109,4 +110,51 @@ func TestUnauthorizedBeforeRateLimitAndAfterRouting(t *testing.T) {
 		assert.Equal(t, http.StatusUnauthorized, get(t, s, "/channels", bearer("bad")).Status)
 	}
 	assert.Equal(t, 200, get(t, s, "/channels").Status)
+}
+
+// Spec §5 rules 2 and 4, §4 ("every endpoint ... can answer 401"): without
+// a valid header key, every authenticated route answers 401 UNAUTHORIZED,
+// whatever else is wrong with the request (bad parameters, bad body,
+// oversized body, unknown ids), and a key anywhere but the three headers
+// authenticates nothing.
+func TestAuditUnauthorizedPrecedesEverything(t *testing.T) {
+	s := newServer(t)
+	seedBasic(t, s)
+	key := s.APIKey()
+	big := `{"phone_number":"` + strings.Repeat("1", 1<<20) + `"}`
+	tests := []struct {
+		name, method, path, body string
+		headers                  []header
+	}{
+		{"no key, bad limit", "GET", "/v1/conversations/x/messages?limit=abc", "", []header{{}}},
+		{"no key, forged cursor", "GET", "/v1/conversations?cursor=forged", "", []header{{}}},
+		{"no key, bad bucket", "GET", "/v1/conversations/anomalies?include=bogus", "", []header{{}}},
+		{"no key, unknown media", "GET", "/v1/attachments/nope", "", []header{{}}},
+		{"no key, missing phone", "GET", "/v1/chatapp/contacts/lookup", "", []header{{}}},
+		{"no key, malformed JSON", "POST", "/v1/chatapp/contacts", `{"x":`, []header{{"Content-Type", "application/json"}}},
+		{"no key, wrong content type", "PATCH", "/v1/chatapp/contacts/custom-fields", `{}`, []header{{"Content-Type", "text/plain"}}},
+		{"no key, oversized body", "POST", "/v1/chatapp/sequences/cancel", big, []header{{"Content-Type", "application/json"}}},
+		{"no key, DELETE with body", "DELETE", "/v1/chatapp/contacts/tags", `{"tag_ids":"x"}`, []header{{"Content-Type", "application/json"}}},
+		{"key in query", "GET", "/v1/channels?api_key=" + key + "&apiKey=" + key + "&key=" + key + "&x-api-key=" + key, "", []header{{}}},
+		{"key in body", "POST", "/v1/chatapp/sequences/cancel", `{"api_key":"` + key + `","apiKey":"` + key + `","phone_number":"5511987654321"}`, []header{{"Content-Type", "application/json"}}},
+		{"key in another header", "GET", "/v1/channels", "", []header{{"Api-Key", key}, {"X-Auth-Token", key}}},
+		{"key as Basic", "GET", "/v1/channels", "", []header{{"Authorization", "Basic " + key}}},
+		{"key as bare Authorization", "GET", "/v1/channels", "", []header{{"Authorization", key}}},
+		{"wrong key, valid request", "GET", "/v1/channels", "", []header{bearer(key + "x")}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var body any
+			if tc.body != "" {
+				body = tc.body
+			}
+			headers := append([]header{}, tc.headers...)
+			r := callRaw(t, s, tc.method, tc.path, body, headers...)
+			p := tc.path
+			if i := strings.IndexByte(p, '?'); i >= 0 {
+				p = p[:i]
+			}
+			assertError(t, r, 401, "UNAUTHORIZED", "Invalid or missing API key.", "/api"+p, tc.method, "")
+		})
+	}
 }

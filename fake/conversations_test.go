@@ -155,3 +155,81 @@ func TestConversationPaginationStable(t *testing.T) {
 	assert.Len(t, p.Items, 62)
 	assert.Nil(t, p.NextCursor)
 }
+
+// Spec §4.3, D32: with a cursor, the list goes on with the filters of the
+// first page; filters sent along with the cursor are validated, then ignored.
+func TestAuditConversationCursorKeepsItsFilters(t *testing.T) {
+	s := newServer(t)
+	b := seedBasic(t, s)
+	var open []string
+	for i := 0; i < 3; i++ {
+		c := b.co.AddConversation(fake.Conversation{Contact: b.ana})
+		b.co.Inbound(c, "x", t0.Add(-time.Duration(i+1)*time.Minute))
+		open = append(open, c)
+	}
+	res := b.co.AddConversation(fake.Conversation{Contact: b.bob, Status: convo.ConversationResolved})
+	b.co.Inbound(res, "x", t0.Add(-30*time.Second))
+	p := listConvs(t, s, url.Values{"limit": {"1"}})
+	require.Equal(t, open[:1], p.ids())
+	p2 := listConvs(t, s, url.Values{"limit": {"5"}, "status": {"resolved"}, "channel": {"botapp"}, "cursor": {*p.NextCursor}})
+	assert.Equal(t, open[1:], p2.ids())
+	r := get(t, s, "/conversations?status=bogus&cursor="+url.QueryEscape(*p.NextCursor))
+	assertError(t, r, 400, "INVALID_PARAM", "status must be one of open, resolved, archived, all", "/api/v1/conversations", "GET", "")
+	// A messages cursor is not a conversations cursor.
+	for i := 0; i < 3; i++ {
+		b.co.Inbound(open[0], "y", t0.Add(-time.Duration(i+10)*time.Minute))
+	}
+	mp := readMessages(t, s, open[0], url.Values{"limit": {"1"}})
+	r = get(t, s, "/conversations?cursor="+url.QueryEscape(*mp.NextCursor))
+	assertError(t, r, 400, "INVALID_PARAM", "cursor is invalid: pass the next_cursor of the previous page unchanged", "/api/v1/conversations", "GET", "")
+}
+
+// D32: every bad filter value is 400 INVALID_PARAM naming the parameter;
+// D8: phone is normalized (any formatting), 8 to 15 digits.
+func TestAuditConversationFilterValues(t *testing.T) {
+	s := newServer(t)
+	b := seedBasic(t, s)
+	c := b.co.AddConversation(fake.Conversation{Contact: b.ana, AssignedTo: "Marta"})
+	b.co.Inbound(c, "x", t0.Add(-time.Hour))
+	empty := b.co.AddConversation(fake.Conversation{Contact: b.bob, CreatedAt: t0.Add(-2 * time.Hour)})
+	tests := []struct {
+		q    string
+		want []string // nil: 400 naming the parameter
+		msg  string
+	}{
+		{"assigned=true", []string{c}, ""},
+		{"assigned=false", []string{empty}, ""},
+		{"assigned=TRUE", nil, "assigned must be true or false"},
+		{"assigned=True", nil, "assigned must be true or false"},
+		{"assigned=0", nil, "assigned must be true or false"},
+		{"assigned=", nil, "assigned must be true or false"},
+		{"status=", nil, "status must be one of open, resolved, archived, all"},
+		{"status=OPEN", nil, "status must be one of open, resolved, archived, all"},
+		{"channel=Chatapp", nil, "channel must be one of chatapp, botapp, webchat"},
+		{"channel=sms", nil, "channel must be one of chatapp, botapp, webchat"},
+		{"since=", nil, "since must be an RFC 3339 date-time, e.g. 2026-11-22T10:04:05.123Z"},
+		{"until=2026-11-22%2010:00:00Z", nil, "until must be an RFC 3339 date-time, e.g. 2026-11-22T10:04:05.123Z"},
+		{"phone=", nil, "phone must have 8 to 15 digits"},
+		{"phone=1234567", nil, "phone must have 8 to 15 digits"},
+		{"phone=1234567890123456", nil, "phone must have 8 to 15 digits"},
+		{"phone=%2B55+(11)+98765-4321", []string{c}, ""},
+		{"phone=12345678", []string{}, ""},
+		// D7: a conversation without messages never matches since or until.
+		{"since=2000-01-01T00:00:00Z", []string{c}, ""},
+		{"until=2100-01-01T00:00:00Z", []string{c}, ""},
+		{"since=2026-11-22T09:00:00.000Z&until=2026-11-22T09:00:00.000Z", []string{}, ""},
+		{"since=2026-11-22T09:00:00.000Z&until=2026-11-22T09:00:00.001Z", []string{c}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.q, func(t *testing.T) {
+			r := get(t, s, "/conversations?"+tc.q)
+			if tc.want == nil {
+				assertError(t, r, 400, "INVALID_PARAM", tc.msg, "/api/v1/conversations", "GET", "")
+				return
+			}
+			var p convPage
+			require.NoError(t, json.Unmarshal([]byte(r.Data(t, 200)), &p))
+			assert.Equal(t, tc.want, p.ids())
+		})
+	}
+}

@@ -129,3 +129,26 @@ func TestFaultOnAttachmentFiles(t *testing.T) {
 	assert.Equal(t, "3", r.Header.Get("Retry-After"))
 	assert.Equal(t, 200, call(t, s, "GET", data.URL, nil, header{}).Status)
 }
+
+// Server.RemoveFault reports whether the rule existed; Server.Faults lists
+// rules with their remaining uses.
+func TestAuditFaultListing(t *testing.T) {
+	s := newServer(t)
+	a := s.AddFault(fake.Fault{Path: "/v1/channels", Status: 503, Times: 2})
+	bID := s.AddFault(fake.Fault{Method: "POST", Status: 500})
+	fs := s.Faults()
+	require.Len(t, fs, 2)
+	assert.Equal(t, a, fs[0].ID)
+	assert.Equal(t, "/channels", fs[0].Fault.Path)
+	assert.Equal(t, 2, fs[0].Remaining)
+	assert.Equal(t, 0, fs[1].Remaining)
+	get(t, s, "/channels")
+	assert.Equal(t, 1, s.Faults()[0].Remaining)
+	get(t, s, "/channels")
+	assert.Len(t, s.Faults(), 1, "a used-up rule is gone")
+	assert.False(t, s.RemoveFault(a))
+	assert.True(t, s.RemoveFault(bID))
+	assert.False(t, s.RemoveFault(bID))
+	assert.False(t, s.RemoveFault(12345))
+	assert.Empty(t, s.Faults())
+}

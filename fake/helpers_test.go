@@ -193,3 +193,30 @@ func seedBasic(t *testing.T, s *fake.Server) basic {
 	b.visitor = co.AddContact(fake.Contact{Account: b.widget, ChannelIdentifier: "visitor-1", Name: "Visitor"})
 	return b
 }
+
+// callRaw is call without the automatic Content-Type: headers are exactly
+// those given.
+func callRaw(t *testing.T, s *fake.Server, method, path string, body any, headers ...header) resp {
+	t.Helper()
+	var rdr *strings.Reader
+	if b, ok := body.(string); ok {
+		rdr = strings.NewReader(b)
+	}
+	var req *http.Request
+	var err error
+	if rdr != nil {
+		req, err = http.NewRequest(method, strings.TrimSuffix(s.URL(), "/v1")+path, rdr)
+	} else {
+		req, err = http.NewRequest(method, strings.TrimSuffix(s.URL(), "/v1")+path, nil)
+	}
+	require.NoError(t, err)
+	for _, h := range headers {
+		if h[0] != "" {
+			req.Header.Set(h[0], h[1])
+		}
+	}
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	return resp{res.StatusCode, res.Header, readAll(t, res)}
+}

@@ -228,3 +228,151 @@ func TestReactionsAreNeverItems(t *testing.T) {
 	assert.JSONEq(t, `[{"emoji":"❤️","direction":"inbound","reacted_at":"2026-11-22T09:01:00.000Z"},
 	  {"emoji":"👍","direction":"inbound","reacted_at":"2026-11-22T09:50:00.000Z"}]`, string(raw))
 }
+
+// Spec §4.1 rule 1, §2.4: without since the read covers exactly the last 30
+// days: a message exactly 30 days old (to the millisecond) is inside, one a
+// millisecond older is outside, and window.since is that instant. With
+// since, window.since echoes the since applied, in UTC, to the millisecond;
+// the instant applied is the one echoed.
+func TestAuditMessageWindowBoundaries(t *testing.T) {
+	now := t0.Add(500*time.Millisecond + 700*time.Microsecond) // 10:00:00.5007
+	s := newServer(t, fake.WithClock(fake.NewManualClock(now)))
+	b := seedBasic(t, s)
+	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
+	start := time.Date(2026, 10, 23, 10, 0, 0, 500_000_000, time.UTC) // now - 30 days, to the ms
+	in := b.co.Inbound(conv, "edge", start)
+	out := b.co.Inbound(conv, "just out", start.Add(-time.Millisecond))
+	p := readMessages(t, s, conv, nil)
+	assert.Equal(t, []string{in}, ids(p.Items))
+	assert.Equal(t, map[string]any{"recent_window_days": float64(30), "since": "2026-10-23T10:00:00.500Z"}, p.Window)
+
+	tests := []struct {
+		since, echo string
+		want        []string
+	}{
+		{"2026-10-23T10:00:00.4999999Z", "2026-10-23T10:00:00.499Z", []string{in, out}},
+		{"2026-10-23T10:00:00.500999999Z", "2026-10-23T10:00:00.500Z", []string{in}},
+		{"2026-10-23T12:00:00.500+02:00", "2026-10-23T10:00:00.500Z", []string{in}},
+		{"2026-10-23T10:00:00.501Z", "2026-10-23T10:00:00.501Z", []string{}},
+		{"2030-01-01T00:00:00Z", "2030-01-01T00:00:00.000Z", []string{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.since, func(t *testing.T) {
+			p := readMessages(t, s, conv, url.Values{"since": {tc.since}})
+			assert.Equal(t, tc.want, ids(p.Items))
+			assert.Equal(t, tc.echo, p.Window["since"])
+		})
+	}
+	for _, bad := range []string{"2026-10-23", "2026-10-23T10:00:00", "yesterday", "", "1700000000"} {
+		r := get(t, s, "/conversations/"+conv+"/messages?since="+url.QueryEscape(bad))
+		assertError(t, r, 400, "INVALID_PARAM", "since must be an RFC 3339 date-time, e.g. 2026-11-22T10:04:05.123Z", "/api/v1/conversations/"+conv+"/messages", "GET", "")
+	}
+}
+
+// D29: a messages cursor neither repeats nor skips a message that existed
+// when the first page was read, while new messages arrive AND older ones
+// are backfilled (inserted with past times, before, between and at the
+// times of messages already read).
+func TestAuditMessagesCursorStableWhileBackfilling(t *testing.T) {
+	clock := fake.NewManualClock(t0)
+	s := newServer(t, fake.WithClock(clock))
+	b := seedBasic(t, s)
+	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
+	existing := map[string]bool{}
+	for i := 0; i < 40; i++ {
+		existing[b.co.Inbound(conv, fmt.Sprint(i), t0.Add(-time.Duration(100-i/3)*time.Minute))] = true
+	}
+	seen := map[string]int{}
+	q := url.Values{"limit": {"6"}}
+	for page := 0; ; page++ {
+		require.Less(t, page, 30)
+		p := readMessages(t, s, conv, q)
+		for _, id := range ids(p.Items) {
+			seen[id]++
+		}
+		// Backfill: older than all, in the middle, at an existing instant;
+		// and new messages.
+		b.co.Inbound(conv, "very old", t0.Add(-200*time.Minute))
+		b.co.Inbound(conv, "middle", t0.Add(-time.Duration(90-page)*time.Minute))
+		b.co.Reply(conv, fake.SenderAgent, "tie", t0.Add(-95*time.Minute))
+		clock.Advance(time.Second)
+		b.co.Inbound(conv, "new", time.Time{})
+		if p.NextCursor == nil {
+			break
+		}
+		q = url.Values{"limit": {"6"}, "cursor": {*p.NextCursor}}
+	}
+	for id := range existing {
+		assert.Equal(t, 1, seen[id], "message %s seen %d times", id, seen[id])
+	}
+	for id, n := range seen {
+		assert.Equal(t, 1, n, "message %s repeated", id)
+	}
+}
+
+// Spec §2.3 rules 2, 3, 6 and D13: the media block is present on every
+// media type (image, document, audio, video, sticker), media_id is null
+// unless available, the other types have media null, and system and
+// unsupported messages have text, media and raw null whatever was seeded.
+// A default filename does not depend on the machine's MIME database.
+func TestAuditMediaBlockByType(t *testing.T) {
+	s := newServer(t)
+	b := seedBasic(t, s)
+	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
+	noRef := `{"media_id":null,"media_status":"no_reference","mime_type":null,"file_size":null,"filename":null}`
+	tests := []struct {
+		name  string
+		msg   fake.Message
+		media string // expected JSON of media; "" for null
+		text  string // expected JSON of text
+	}{
+		{"image without media", fake.Message{Type: "image"}, noRef, "null"},
+		{"document without media", fake.Message{Type: "document"}, noRef, "null"},
+		{"audio without media", fake.Message{Type: "audio"}, noRef, "null"},
+		{"video without media", fake.Message{Type: "video"}, noRef, "null"},
+		{"sticker without media", fake.Message{Type: "sticker"}, noRef, "null"},
+		{"sticker unknown", fake.Message{Type: "sticker", Media: &fake.Media{Status: convo.MediaUnknown, MimeType: "image/webp", Size: 300}},
+			`{"media_id":null,"media_status":"unknown","mime_type":"image/webp","file_size":300,"filename":null}`, "null"},
+		{"image explicit no_reference", fake.Message{Type: "image", Text: "caption", Media: &fake.Media{Status: convo.MediaNoReference, MimeType: "image/png"}}, noRef, `"caption"`},
+		{"text", fake.Message{Text: "hi"}, "", `"hi"`},
+		{"location", fake.Message{Type: "location"}, "", "null"},
+		{"contact card", fake.Message{Type: "contact"}, "", "null"},
+		{"system with text", fake.Message{Sender: fake.SenderSystem, Type: "system", Text: "Conversation assigned"}, "", "null"},
+		{"unsupported with media", fake.Message{Type: "unsupported", Text: "x", Media: &fake.Media{MimeType: "image/png"}}, "", "null"},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.msg.ID = fmt.Sprintf("m%02d", i)
+			tc.msg.At = t0.Add(-time.Duration(i+1) * time.Minute)
+			b.co.AddMessage(conv, tc.msg)
+			p := readMessages(t, s, conv, url.Values{"limit": {"100"}})
+			var it map[string]any
+			for _, item := range p.Items {
+				if item["message_id"] == tc.msg.ID {
+					it = item
+				}
+			}
+			require.NotNil(t, it)
+			media, _ := json.Marshal(it["media"])
+			if tc.media == "" {
+				assert.Equal(t, "null", string(media))
+			} else {
+				assert.JSONEq(t, tc.media, string(media))
+			}
+			text, _ := json.Marshal(it["text"])
+			assert.JSONEq(t, tc.text, string(text))
+			if tc.msg.Type == "system" || tc.msg.Type == "unsupported" {
+				assert.Nil(t, it["raw"])
+			} else {
+				assert.NotNil(t, it["raw"])
+			}
+			assert.Equal(t, []any{}, it["reactions"])
+		})
+	}
+	// Available media: media_id filled; default filename from a fixed table.
+	m := b.co.AddMessage(conv, fake.Message{Sender: fake.SenderContact, At: t0, Media: &fake.Media{MimeType: "image/jpeg", Data: []byte("jpg")}})
+	p := readMessages(t, s, conv, url.Values{"limit": {"1"}})
+	media, _ := json.Marshal(p.Items[0]["media"])
+	assert.JSONEq(t, `{"media_id":"`+s.MediaID(m)+`","media_status":"available","mime_type":"image/jpeg","file_size":3,"filename":"file.jpg"}`, string(media))
+	assert.Equal(t, "image", p.Items[0]["type"])
+}

@@ -103,36 +103,98 @@ func TestLoadReplacesAndRestoresOnError(t *testing.T) {
 	assert.JSONEq(t, `{"items":[]}`, get(t, s, "/channels").Data(t, 200))
 }
 
-func TestDemoSeed(t *testing.T) {
-	clock := fake.NewManualClock(t0)
-	s := newServer(t, fake.WithClock(clock), fake.WithSeed(fake.DemoSeed()))
-	co := s.Company()
-	assert.Len(t, co.Contacts(), 9)
-	ch := get(t, s, "/channels").Data(t, 200)
-	assert.Equal(t, 3, strings.Count(ch, `"status":"connected"`))
-	all := listConvs(t, s, mapQuery("status", "all", "limit", "100"))
-	assert.Len(t, all.Items, 11)
+// Seed now on a real clock (a decision: Load refuses it and changes
+// nothing); on a manual clock, a seed that does not load leaves the clock.
+func TestAuditSeedNowAndTheClock(t *testing.T) {
+	now := t0.Add(-72 * time.Hour)
+	real, err := fake.NewHandler()
+	require.NoError(t, err)
+	before := real.Clock().Now()
+	err = real.Load(&fake.Seed{Now: &now, Companies: []fake.CompanySeed{{}}})
+	require.Error(t, err)
+	assert.ErrorIs(t, err, fake.ErrRealClock)
+	assert.Contains(t, err.Error(), "seed: now: the server's clock is real")
+	assert.NotContains(t, err.Error(), "WithClock", "the text names no Go call")
+	assert.WithinDuration(t, before, real.Clock().Now(), time.Minute, "the real clock was not shifted")
+	// Without now, a real clock loads fine.
+	require.NoError(t, real.Load(fake.DemoSeed()))
 
-	var an struct {
-		Buckets map[string]struct {
-			Count int `json:"count"`
-		} `json:"buckets"`
-	}
-	require.NoError(t, json.Unmarshal([]byte(get(t, s, "/conversations/anomalies?include=unassigned,automation_only").Data(t, 200)), &an))
-	assert.Equal(t, 4, an.Buckets["unanswered"].Count)      // ana (4h58m), bruno (7h), farid (7h50m, unsupported after the reply), visitor (12h29m)
-	assert.Equal(t, 2, an.Buckets["never_engaged"].Count)   // the campaign and the empty conversation
-	assert.Equal(t, 1, an.Buckets["automation_only"].Count) // carla
-	assert.Equal(t, 2, an.Buckets["unassigned"].Count)      // bruno, visitor
-	// Loaded relative to the clock: a later load moves with it.
-	clock.Advance(48 * time.Hour)
-	require.NoError(t, s.Load(fake.DemoSeed()))
-	assert.Len(t, listConvs(t, s, mapQuery("status", "all", "since", "2026-11-24T00:00:00Z")).Items, 5)
+	s := newServer(t)
+	bad := &fake.Seed{Now: &now, Companies: []fake.CompanySeed{{Channels: []fake.ChannelSeed{{Channel: "sms"}}}}}
+	require.Error(t, s.Load(bad))
+	assert.Equal(t, t0, s.Clock().Now(), "a seed that does not load does not move the clock")
+	require.NoError(t, s.Load(&fake.Seed{Now: &now}))
+	assert.Equal(t, now, s.Clock().Now())
+	// WithSeed with a now and a real clock fails the start clearly.
+	_, err = fake.NewHandler(fake.WithClock(fake.NewRealClock()), fake.WithSeed(&fake.Seed{Now: &now}))
+	require.Error(t, err)
 }
 
-func mapQuery(kv ...string) map[string][]string {
-	q := map[string][]string{}
-	for i := 0; i+1 < len(kv); i += 2 {
-		q[kv[i]] = []string{kv[i+1]}
+// Seed errors name the JSON path down to the field (SEED.md).
+func TestAuditSeedErrorPaths(t *testing.T) {
+	head := `{"companies":[{"channels":[{"ref":"c","channel":"chatapp"},{"ref":"b","channel":"botapp"}],"contacts":[{"ref":"a","channel":"c","phone":"5511987654321"}],`
+	tests := []struct{ doc, want string }{
+		{head + `"conversations":[{"contact":"a","messages":[{"text":"x"},{"sender":"martian"}]}]}]}`,
+			`seed: companies[0].conversations[0].messages[1].sender: unknown sender "martian"`},
+		{head + `"conversations":[{"contact":"a","messages":[{"direction":"sideways"}]}]}]}`,
+			`companies[0].conversations[0].messages[0].direction: unknown direction "sideways"`},
+		{head + `"conversations":[{"contact":"a","messages":[{"sender":"agent","direction":"inbound"}]}]}]}`,
+			`companies[0].conversations[0].messages[0].direction: sender agent cannot send a message inbound`},
+		{head + `"conversations":[{"contact":"a","messages":[{"status":"delivred"}]}]}]}`,
+			`companies[0].conversations[0].messages[0].status: unknown status "delivred"`},
+		{head + `"conversations":[{"contact":"a","messages":[{"type":"image","media":{"status":"lost"}}]}]}]}`,
+			`companies[0].conversations[0].messages[0].media.status: unknown status "lost"`},
+		{head + `"conversations":[{"contact":"a","messages":[{"type":"image","media":{"data_base64":"%%%"}}]}]}]}`,
+			`companies[0].conversations[0].messages[0].media.data_base64: not base64`},
+		{head + `"conversations":[{"contact":"a","messages":[{"reactions":[{"emoji":"x"},{"emoji":"y","direction":"up"}]}]}]}]}`,
+			`companies[0].conversations[0].messages[0].reactions[1].direction: unknown direction "up"`},
+		{head + `"conversations":[{"contact":"a","messages":[{"reactions":[{"emoji":""}]}]}]}]}`,
+			`companies[0].conversations[0].messages[0].reactions[0].emoji: emoji is empty`},
+		{head + `"conversations":[{"contact":"a","messages":[{"reactions":[{"emoji":"x","at":"now"}]}]}]}]}`,
+			`companies[0].conversations[0].messages[0].reactions[0].at: "now" is not an RFC 3339 date-time`},
+		{head + `"conversations":[{"contact":"a","messages":[{"at":"2026-01-01T00:00:00Z","ago":"1h"}]}]}]}`,
+			`companies[0].conversations[0].messages[0].at: give at or ago, not both`},
+		{head + `"conversations":[{"contact":"a","status":"closed"}]}]}`,
+			`companies[0].conversations[0].status: unknown status "closed"`},
+		{head + `"conversations":[{"contact":"zed"}]}]}`,
+			`companies[0].conversations[0].contact: unknown contact "zed"`},
+		{head + `"conversations":[{"contact":"a","created_ago":"soon"}]}]}`,
+			`companies[0].conversations[0].created_ago: bad duration "soon"`},
+		{head + `"conversations":[{"id":"a1","contact":"a"},{"id":"a1","contact":"a"}]}]}`,
+			`companies[0].conversations[1].id: id "a1" is already used`},
+		{`{"companies":[{"channels":[{"ref":"c","channel":"chatapp"}],"contacts":[{"channel":"c"}]}]}`,
+			`companies[0].contacts[0].phone: a chatapp contact needs a phone`},
+		{`{"companies":[{"channels":[{"ref":"c","channel":"chatapp"}],"contacts":[{"channel":"c","phone":"5511987654321"},{"channel":"c","phone":"+55 11 98765-4321"}]}]}`,
+			`companies[0].contacts[1].phone: 5511987654321 is already contact`},
+		{`{"companies":[{"channels":[{"channel":"chatapp","provider_identifier":"1"},{"channel":"chatapp","provider_identifier":"1"}]}]}`,
+			`companies[0].channels[1].provider_identifier: provider identifier "1" is already used`},
+		{`{"companies":[{"channels":[{"channel":"telegram"}]}]}`,
+			`companies[0].channels[0].channel: unknown channel "telegram"`},
+		{`{"companies":[{},{"api_key":"k","channels":[{"channel":"chatapp"},{"channel":7}]}]}`,
+			`companies[1].channels[1].channel (line 1, column 79): want string, got JSON number`},
+		{`{"companies":[{"contacts":[{"channel":"x","tags":["a",3]}]}]}`,
+			`companies[0].contacts[0].tags[1] (line 1`},
+		{`{"now":"yesterday","companies":[]}`, `seed: now: "yesterday" is not an RFC 3339 date-time`},
 	}
-	return q
+	for _, tc := range tests {
+		t.Run(tc.want, func(t *testing.T) {
+			_, err := fake.LoadSeed(strings.NewReader(tc.doc))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}
+
+// SEED.md: unknown fields are refused, named by their JSON path.
+func TestAuditSeedUnknownFieldPath(t *testing.T) {
+	for doc, want := range map[string]string{
+		`{"companies":[{"unknown":1}]}`: `seed: companies[0].unknown: unknown field`,
+		`{"companies":[{"channels":[{"channel":"chatapp"}],"contacts":[{"channel":"x"},{"channel":"x","colour":"red"}]}]}`: `seed: companies[0].contacts[1].colour: unknown field`,
+		`{"companies":[{"conversations":[{"contact":"a","messages":[{"media":{"url":"http://x"}}]}]}]}`:                    `seed: companies[0].conversations[0].messages[0].media.url: unknown field`,
+		`{"version":2,"companies":[]}`: `seed: version: unknown field`,
+	} {
+		_, err := fake.LoadSeed(strings.NewReader(doc))
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), want)
+	}
 }

@@ -74,3 +74,35 @@ func TestConcurrentSequenceCancelExactlyOnce(t *testing.T) {
 	wg.Wait()
 	assert.Equal(t, int32(1), canceled.Load())
 }
+
+// Spec §4.10: canceled true once, then false, as 200; the contact's state
+// says canceled; D25 without phone_number_id.
+func TestAuditCancelSequenceStates(t *testing.T) {
+	s := newServer(t)
+	b := seedBasic(t, s)
+	b.co.ScheduleSequence(b.ana, "Renewal")
+	for i, want := range []string{
+		`{"canceled":true,"message":"Sequence canceled successfully."}`,
+		`{"canceled":false,"message":"No scheduled sequence to cancel."}`,
+		`{"canceled":false,"message":"No scheduled sequence to cancel."}`,
+	} {
+		body := map[string]string{"phone_number": "+55 11 98765-4321"}
+		if i == 1 {
+			body["phone_number_id"] = b.chatPNID
+		}
+		assert.JSONEq(t, want, call(t, s, "POST", "/v1/chatapp/sequences/cancel", body).Data(t, 200))
+	}
+	ct, _ := s.Contact(b.ana)
+	assert.Equal(t, fake.SequenceCanceled, ct.Sequence)
+	// A contact that never had a sequence: false.
+	b.co.AddContact(fake.Contact{Account: b.chat, Phone: "5521911110000"})
+	assert.JSONEq(t, `{"canceled":false,"message":"No scheduled sequence to cancel."}`,
+		call(t, s, "POST", "/v1/chatapp/sequences/cancel", map[string]string{"phone_number": "5521911110000"}).Data(t, 200))
+	// CANCEL_FAILED through a fault rule; the sequence stays scheduled.
+	b.co.ScheduleSequence(b.ana, "Again")
+	s.AddFault(fake.Fault{Method: "POST", Path: "/chatapp/sequences/cancel", Status: 500, Code: convo.CodeCancelFailed, Message: "The sequence could not be canceled.", Times: 1})
+	r := call(t, s, "POST", "/v1/chatapp/sequences/cancel", map[string]string{"phone_number": b.anaPhone})
+	assertError(t, r, 500, "CANCEL_FAILED", "The sequence could not be canceled.", "/api/v1/chatapp/sequences/cancel", "POST", "")
+	ct, _ = s.Contact(b.ana)
+	assert.Equal(t, fake.SequenceScheduled, ct.Sequence)
+}
