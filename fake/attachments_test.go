@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
 )
 
@@ -52,21 +51,6 @@ func TestAttachmentExchangeAndDownload(t *testing.T) {
 	// An unknown token: 404.
 	r = call(t, s, "GET", base+"/_files/nope", nil, header{})
 	assertError(t, r, 404, "NOT_FOUND", "File not found.", "/_files/nope", "GET", "")
-}
-
-func TestAttachmentNotFound(t *testing.T) {
-	s := newServer(t)
-	other := s.AddCompany("other-key")
-	acc := other.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp})
-	ct := other.AddContact(fake.Contact{Account: acc, Phone: "5511911112222"})
-	m := other.AddMessage(other.AddConversation(fake.Conversation{Contact: ct}), fake.Message{Media: &fake.Media{MimeType: "image/png"}})
-	theirs := s.MediaID(m)
-	for _, id := range []string{theirs, "unknown"} {
-		r := get(t, s, "/attachments/"+id)
-		assertError(t, r, 404, "MEDIA_NOT_FOUND", "Media not found.", "/api/v1/attachments/"+id, "GET", "")
-	}
-	assert.Equal(t, 200, get(t, s, "/attachments/"+theirs, bearer("other-key")).Status)
-	assertError(t, get(t, s, "/attachments/"+theirs, header{}), 401, "UNAUTHORIZED", "Invalid or missing API key.", "/api/v1/attachments/"+theirs, "GET", "")
 }
 
 // The attachment URL's host is the server's own, never the request's Host

@@ -2,7 +2,6 @@ package fake_test
 
 import (
 	"encoding/json"
-	"strings"
 	"testing"
 	"time"
 
@@ -36,41 +35,38 @@ func TestSuccessEnvelopeExact(t *testing.T) {
 	assert.Equal(t, "application/json; charset=utf-8", r.Header.Get("Content-Type"))
 }
 
-// §7, D17, D18: every error answer has exactly the seven fields, with their
-// types; statusCode equals the HTTP status; timestamp is the clock's reading
+// Every error answer (docs/behaviour.md, Errors) has exactly the seven
+// fields, with their types; statusCode equals the HTTP status; timestamp is the clock's reading
 // with three fractional digits; message.details exists only for
 // INVALID_BUCKET (and fault rules that give details) and is absent, not
 // null, elsewhere.
-func TestAuditErrorBodyForEveryCode(t *testing.T) {
+func TestErrorBodyForEveryCode(t *testing.T) {
 	clock := fake.NewManualClock(t0.Add(123456789 * time.Nanosecond))
 	s := newServer(t, fake.WithClock(clock), fake.WithRateLimit(1, 1000))
 	b := seedBasic(t, s)
 	bucketDetails := `{"valid_buckets":["unanswered","never_engaged","unassigned","automation_only"],"opt_in":["unassigned","automation_only"]}`
 	tests := []struct {
-		name, method, path string
-		body               any
-		status             int
-		code, details      string
+		method, path string
+		body         any
+		status       int
+		code, msg    string
+		details      string
 	}{
-		{"INVALID_PARAM", "GET", "/v1/conversations?limit=0", nil, 400, "INVALID_PARAM", ""},
-		{"MISSING_PARAM", "GET", "/v1/chatapp/contacts/lookup", nil, 400, "MISSING_PARAM", ""},
-		{"INVALID_BUCKET", "GET", "/v1/conversations/anomalies?include=x", nil, 400, "INVALID_BUCKET", bucketDetails},
-		{"CONVERSATION_NOT_FOUND", "GET", "/v1/conversations/nope/messages", nil, 404, "CONVERSATION_NOT_FOUND", ""},
-		{"CONTACT_NOT_FOUND", "GET", "/v1/chatapp/contacts/lookup?phone_number=5599999999999", nil, 404, "CONTACT_NOT_FOUND", ""},
-		{"CHANNEL_NOT_FOUND", "POST", "/v1/chatapp/contacts", map[string]string{"phone_number_id": "x", "phone_number": "5511911112222", "name": "X"}, 404, "CHANNEL_NOT_FOUND", ""},
-		{"CONTACT_EXISTS", "POST", "/v1/chatapp/contacts", map[string]string{"phone_number_id": b.chatPNID, "phone_number": b.anaPhone, "name": "X"}, 409, "CONTACT_EXISTS", ""},
-		{"MEDIA_NOT_FOUND", "GET", "/v1/attachments/nope", nil, 404, "MEDIA_NOT_FOUND", ""},
-		{"NOT_FOUND", "GET", "/v1/nope", nil, 404, "NOT_FOUND", ""},
-		{"METHOD_NOT_ALLOWED", "PUT", "/v1/channels", nil, 405, "METHOD_NOT_ALLOWED", ""},
+		{"GET", "/v1/conversations?limit=0", nil, 400, "INVALID_PARAM", "limit must be an integer from 1 to 100", ""},
+		{"GET", "/v1/chatapp/contacts/lookup", nil, 400, "MISSING_PARAM", "phone_number is required", ""},
+		{"GET", "/v1/conversations/anomalies?include=x", nil, 400, "INVALID_BUCKET", "Unknown bucket: x.", bucketDetails},
+		{"GET", "/v1/conversations/nope/messages", nil, 404, "CONVERSATION_NOT_FOUND", "Conversation not found.", ""},
+		{"GET", "/v1/chatapp/contacts/lookup?phone_number=5599999999999", nil, 404, "CONTACT_NOT_FOUND", "Contact not found.", ""},
+		{"POST", "/v1/chatapp/contacts", map[string]string{"phone_number_id": "x", "phone_number": "5511911112222", "name": "X"}, 404, "CHANNEL_NOT_FOUND", "Channel not found for phone_number_id x.", ""},
+		{"POST", "/v1/chatapp/contacts", map[string]string{"phone_number_id": b.chatPNID, "phone_number": b.anaPhone, "name": "X"}, 409, "CONTACT_EXISTS", "A contact with this phone number already exists.", ""},
+		{"GET", "/v1/attachments/nope", nil, 404, "MEDIA_NOT_FOUND", "Media not found.", ""},
+		{"GET", "/v1/nope", nil, 404, "NOT_FOUND", "", ""},
+		{"PUT", "/v1/channels", nil, 405, "METHOD_NOT_ALLOWED", "", ""},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
+		t.Run(tc.code, func(t *testing.T) {
 			r := call(t, s, tc.method, tc.path, tc.body)
-			p := tc.path
-			if i := strings.IndexByte(p, '?'); i >= 0 {
-				p = p[:i]
-			}
-			assertError(t, r, tc.status, convo.ErrorCode(tc.code), "", "/api"+p, tc.method, tc.details)
+			assertError(t, r, tc.status, convo.ErrorCode(tc.code), tc.msg, errPath(tc.path), tc.method, tc.details)
 			var env map[string]any
 			require.NoError(t, json.Unmarshal(r.Body, &env))
 			assert.Equal(t, false, env["success"])

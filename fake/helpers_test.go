@@ -72,8 +72,23 @@ type header = [2]string
 func bearer(key string) header { return header{"Authorization", "Bearer " + key} }
 
 // call sends a raw request to s, authenticated with the default key unless
-// headers are given (pass header{} for none).
+// headers are given (pass header{} for none), with a JSON Content-Type when
+// there is a body.
 func call(t *testing.T, s *fake.Server, method, path string, body any, headers ...header) resp {
+	t.Helper()
+	if headers == nil {
+		headers = []header{bearer(s.APIKey())}
+	}
+	if body != nil {
+		headers = append([]header{{"Content-Type", "application/json"}}, headers...)
+	}
+	return callRaw(t, s, method, path, body, headers...)
+}
+
+// callRaw is call without defaults: the headers are exactly those given. A
+// string body is sent as is, another is JSON-encoded; a path starting with
+// http is a whole URL.
+func callRaw(t *testing.T, s *fake.Server, method, path string, body any, headers ...header) resp {
 	t.Helper()
 	var rdr io.Reader
 	switch b := body.(type) {
@@ -91,12 +106,6 @@ func call(t *testing.T, s *fake.Server, method, path string, body any, headers .
 	}
 	req, err := http.NewRequest(method, url, rdr)
 	require.NoError(t, err)
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if headers == nil {
-		headers = []header{bearer(s.APIKey())}
-	}
 	for _, h := range headers {
 		if h[0] != "" {
 			req.Header.Set(h[0], h[1])
@@ -108,6 +117,16 @@ func call(t *testing.T, s *fake.Server, method, path string, body any, headers .
 	raw, err := io.ReadAll(res.Body)
 	require.NoError(t, err)
 	return resp{res.StatusCode, res.Header, raw}
+}
+
+// errPath is the path an error answer names for a request to path: the
+// /api/v1 form, without the query.
+func errPath(path string) string {
+	path, _, _ = strings.Cut(path, "?")
+	if strings.HasPrefix(path, "/v1") {
+		return "/api" + path
+	}
+	return path
 }
 
 // get is call with GET on the /v1 prefix.
@@ -194,29 +213,9 @@ func seedBasic(t *testing.T, s *fake.Server) basic {
 	return b
 }
 
-// callRaw is call without the automatic Content-Type: headers are exactly
-// those given.
-func callRaw(t *testing.T, s *fake.Server, method, path string, body any, headers ...header) resp {
+func mustContact(t *testing.T, s *fake.Server, id string) fake.ContactState {
 	t.Helper()
-	var rdr *strings.Reader
-	if b, ok := body.(string); ok {
-		rdr = strings.NewReader(b)
-	}
-	var req *http.Request
-	var err error
-	if rdr != nil {
-		req, err = http.NewRequest(method, strings.TrimSuffix(s.URL(), "/v1")+path, rdr)
-	} else {
-		req, err = http.NewRequest(method, strings.TrimSuffix(s.URL(), "/v1")+path, nil)
-	}
-	require.NoError(t, err)
-	for _, h := range headers {
-		if h[0] != "" {
-			req.Header.Set(h[0], h[1])
-		}
-	}
-	res, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer res.Body.Close()
-	return resp{res.StatusCode, res.Header, readAll(t, res)}
+	c, ok := s.Contact(id)
+	require.True(t, ok)
+	return c
 }

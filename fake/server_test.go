@@ -2,9 +2,7 @@ package fake_test
 
 import (
 	"bytes"
-	"io"
 	"log/slog"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -55,13 +53,6 @@ func TestHandlerMountedURLs(t *testing.T) {
 	rec = httptest.NewRecorder()
 	s2.Handler().ServeHTTP(rec, req)
 	assert.Contains(t, rec.Body.String(), `"url":"https://fake.example.com/convo/_files/`)
-}
-
-func readAll(t *testing.T, res *http.Response) []byte {
-	t.Helper()
-	b, err := io.ReadAll(res.Body)
-	require.NoError(t, err)
-	return b
 }
 
 func TestWithLoggerLogsRequests(t *testing.T) {
