@@ -59,20 +59,58 @@ func TestSampleSeedLoads(t *testing.T) {
 	assert.Contains(t, an, `"automation_only":{"count":1,"items":[{"conversation_id":"c0000000-3333-4a5b-9c3d-000000000002"`)
 }
 
+// A seed that does not load names the JSON path of the fault, down to the
+// field, and its reason (SEED.md).
 func TestLoadSeedErrorsNameThePlace(t *testing.T) {
+	const (
+		one  = `{"companies":[{"channels":[{"ref":"c","channel":"chatapp"}],`
+		head = `{"companies":[{"channels":[{"ref":"c","channel":"chatapp"},{"ref":"b","channel":"botapp"}],"contacts":[{"ref":"a","channel":"c","phone":"5511987654321"}],`
+		conv = head + `"conversations":[{"contact":"a",`
+		msgs = conv + `"messages":[`
+	)
 	tests := []struct{ doc, want string }{
 		{`{"companies":[`, "seed: "},
 		{"{\n  \"companies\": [}\n", "line 2, column"},
-		{`{"companies":[{"channels":[{"channel":"sms"}]}]}`, "companies[0].channels[0].channel: channel sms has no accounts"},
-		{`{"companies":[{"channels":[{"channel":"chatapp","provider_identifier":"1"}],"contacts":[{"channel":"nope","phone":"5511987654321"}]}]}`, `companies[0].contacts[0].channel: unknown channel "nope"`},
-		{`{"companies":[{"channels":[{"ref":"c","channel":"chatapp"}],"contacts":[{"channel":"c","phone":"123"}]}]}`, `companies[0].contacts[0].phone: "123": phone number must have 8 to 15 digits`},
-		{`{"companies":[{"channels":[{"ref":"c","channel":"chatapp"}],"contacts":[{"ref":"a","channel":"c","phone":"5511987654321"}],
-		   "conversations":[{"contact":"a","messages":[{"text":"x"},{"sender":"bot"}]}]}]}`, `companies[0].conversations[0].messages[1].sender: unknown sender "bot"`},
-		{`{"companies":[{"channels":[{"ref":"c","channel":"chatapp"}],"contacts":[{"ref":"a","channel":"c","phone":"5511987654321"}],
-		   "conversations":[{"contact":"a","messages":[{"ago":"yesterday"}]}]}]}`, `companies[0].conversations[0].messages[0].ago: bad duration "yesterday"`},
+		{`{"now":"yesterday","companies":[]}`, `seed: now: "yesterday" is not an RFC 3339 date-time`},
+		{`{"version":2,"companies":[]}`, `seed: version: unknown field`},
+		{`{"companies":[{"unknown":1}]}`, `seed: companies[0].unknown: unknown field "unknown"`},
 		{`{"companies":[{},{"channels":[]}]}`, "companies[1].api_key: api key is empty"},
-		{`{"companies":[{"unknown":1}]}`, `unknown field "unknown"`},
+		{`{"companies":[{"channels":[{"channel":"sms"}]}]}`, "companies[0].channels[0].channel: channel sms has no accounts"},
+		{`{"companies":[{"channels":[{"channel":"telegram"}]}]}`, `companies[0].channels[0].channel: unknown channel "telegram"`},
 		{`{"companies":[{"channels":[{"channel":1}]}]}`, "companies[0].channels[0].channel (line 1, column 40): want string"},
+		{`{"companies":[{},{"api_key":"k","channels":[{"channel":"chatapp"},{"channel":7}]}]}`,
+			`companies[1].channels[1].channel (line 1, column 79): want string, got JSON number`},
+		{`{"companies":[{"channels":[{"channel":"chatapp","provider_identifier":"1"},{"channel":"chatapp","provider_identifier":"1"}]}]}`,
+			`companies[0].channels[1].provider_identifier: provider identifier "1" is already used`},
+		{`{"companies":[{"channels":[{"channel":"chatapp","provider_identifier":"1"}],"contacts":[{"channel":"nope","phone":"5511987654321"}]}]}`,
+			`companies[0].contacts[0].channel: unknown channel "nope"`},
+		{one + `"contacts":[{"channel":"c","phone":"123"}]}]}`, `companies[0].contacts[0].phone: "123": phone number must have 8 to 15 digits`},
+		{one + `"contacts":[{"channel":"c"}]}]}`, `companies[0].contacts[0].phone: a chatapp contact needs a phone`},
+		{one + `"contacts":[{"channel":"c","phone":"5511987654321"},{"channel":"c","phone":"+55 11 98765-4321"}]}]}`,
+			`companies[0].contacts[1].phone: 5511987654321 is already contact`},
+		{`{"companies":[{"contacts":[{"channel":"x","tags":["a",3]}]}]}`, `companies[0].contacts[0].tags[1] (line 1`},
+		{`{"companies":[{"channels":[{"channel":"chatapp"}],"contacts":[{"channel":"x"},{"channel":"x","colour":"red"}]}]}`,
+			`seed: companies[0].contacts[1].colour: unknown field`},
+		{conv + `"status":"closed"}]}]}`, `companies[0].conversations[0].status: unknown status "closed"`},
+		{head + `"conversations":[{"contact":"zed"}]}]}`, `companies[0].conversations[0].contact: unknown contact "zed"`},
+		{conv + `"created_ago":"soon"}]}]}`, `companies[0].conversations[0].created_ago: bad duration "soon"`},
+		{conv + `"unread_count":-1}]}]}`, "companies[0].conversations[0].unread_count: -1 is negative"},
+		{head + `"conversations":[{"id":"a1","contact":"a"},{"id":"a1","contact":"a"}]}]}`, `companies[0].conversations[1].id: id "a1" is already used`},
+		{msgs + `{"text":"x"},{"sender":"martian"}]}]}]}`, `seed: companies[0].conversations[0].messages[1].sender: unknown sender "martian"`},
+		{msgs + `{"direction":"sideways"}]}]}]}`, `companies[0].conversations[0].messages[0].direction: unknown direction "sideways"`},
+		{msgs + `{"sender":"agent","direction":"inbound"}]}]}]}`, `companies[0].conversations[0].messages[0].direction: sender agent cannot send a message inbound`},
+		{msgs + `{"status":"delivred"}]}]}]}`, `companies[0].conversations[0].messages[0].status: unknown status "delivred"`},
+		{msgs + `{"ago":"yesterday"}]}]}]}`, `companies[0].conversations[0].messages[0].ago: bad duration "yesterday"`},
+		{msgs + `{"at":"2026-01-01T00:00:00Z","ago":"1h"}]}]}]}`, `companies[0].conversations[0].messages[0].at: give at or ago, not both`},
+		{msgs + `{"type":"image","media":{"status":"lost"}}]}]}]}`, `companies[0].conversations[0].messages[0].media.status: unknown status "lost"`},
+		{msgs + `{"type":"image","media":{"data_base64":"%%%"}}]}]}]}`, `companies[0].conversations[0].messages[0].media.data_base64: not base64`},
+		{msgs + `{"type":"image","media":{"mime_type":"image/png","filename":"s3/bucket/a.png"}}]}]}]}`,
+			`companies[0].conversations[0].messages[0].media.filename: "s3/bucket/a.png" is a path`},
+		{`{"companies":[{"conversations":[{"contact":"a","messages":[{"media":{"url":"http://x"}}]}]}]}`,
+			`seed: companies[0].conversations[0].messages[0].media.url: unknown field`},
+		{msgs + `{"reactions":[{"emoji":"x"},{"emoji":"y","direction":"up"}]}]}]}]}`, `companies[0].conversations[0].messages[0].reactions[1].direction: unknown direction "up"`},
+		{msgs + `{"reactions":[{"emoji":""}]}]}]}]}`, `companies[0].conversations[0].messages[0].reactions[0].emoji: emoji is empty`},
+		{msgs + `{"reactions":[{"emoji":"x","at":"now"}]}]}]}]}`, `companies[0].conversations[0].messages[0].reactions[0].at: "now" is not an RFC 3339 date-time`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.want, func(t *testing.T) {
@@ -93,19 +131,24 @@ func TestLoadReplacesAndRestoresOnError(t *testing.T) {
 	assert.Equal(t, co.ID(), s.Company().ID(), "the default company keeps its id")
 	assert.Len(t, co.Contacts(), 3, "old handles stay valid")
 
-	bad := &fake.Seed{Companies: []fake.CompanySeed{{Channels: []fake.ChannelSeed{{Channel: "sms"}}}}}
+	now := t0.Add(-72 * time.Hour)
+	bad := &fake.Seed{Now: &now, Companies: []fake.CompanySeed{{Channels: []fake.ChannelSeed{{Channel: "sms"}}}}}
 	require.Error(t, s.Load(bad))
 	assert.Len(t, co.Contacts(), 3, "a failed load keeps the previous state")
+	assert.Equal(t, t0, s.Clock().Now(), "a seed that does not load does not move the clock")
 
 	s.Clear()
 	assert.Empty(t, co.Contacts())
 	assert.Equal(t, "sample-key", s.APIKey())
 	assert.JSONEq(t, `{"items":[]}`, get(t, s, "/channels").Data(t, 200))
+	require.NoError(t, s.Load(&fake.Seed{Now: &now}))
+	assert.Equal(t, now, s.Clock().Now())
 }
 
-// Seed now on a real clock (a decision: Load refuses it and changes
-// nothing); on a manual clock, a seed that does not load leaves the clock.
-func TestAuditSeedNowAndTheClock(t *testing.T) {
+// A seed's now on a real clock: Load refuses it and changes nothing
+// (docs/behaviour.md, The fake); TestLoadReplacesAndRestoresOnError has the
+// manual clock.
+func TestSeedNowOnARealClock(t *testing.T) {
 	now := t0.Add(-72 * time.Hour)
 	real, err := fake.NewHandler()
 	require.NoError(t, err)
@@ -118,83 +161,7 @@ func TestAuditSeedNowAndTheClock(t *testing.T) {
 	assert.WithinDuration(t, before, real.Clock().Now(), time.Minute, "the real clock was not shifted")
 	// Without now, a real clock loads fine.
 	require.NoError(t, real.Load(fake.DemoSeed()))
-
-	s := newServer(t)
-	bad := &fake.Seed{Now: &now, Companies: []fake.CompanySeed{{Channels: []fake.ChannelSeed{{Channel: "sms"}}}}}
-	require.Error(t, s.Load(bad))
-	assert.Equal(t, t0, s.Clock().Now(), "a seed that does not load does not move the clock")
-	require.NoError(t, s.Load(&fake.Seed{Now: &now}))
-	assert.Equal(t, now, s.Clock().Now())
 	// WithSeed with a now and a real clock fails the start clearly.
 	_, err = fake.NewHandler(fake.WithClock(fake.NewRealClock()), fake.WithSeed(&fake.Seed{Now: &now}))
 	require.Error(t, err)
-}
-
-// Seed errors name the JSON path down to the field (SEED.md).
-func TestAuditSeedErrorPaths(t *testing.T) {
-	head := `{"companies":[{"channels":[{"ref":"c","channel":"chatapp"},{"ref":"b","channel":"botapp"}],"contacts":[{"ref":"a","channel":"c","phone":"5511987654321"}],`
-	tests := []struct{ doc, want string }{
-		{head + `"conversations":[{"contact":"a","messages":[{"text":"x"},{"sender":"martian"}]}]}]}`,
-			`seed: companies[0].conversations[0].messages[1].sender: unknown sender "martian"`},
-		{head + `"conversations":[{"contact":"a","messages":[{"direction":"sideways"}]}]}]}`,
-			`companies[0].conversations[0].messages[0].direction: unknown direction "sideways"`},
-		{head + `"conversations":[{"contact":"a","messages":[{"sender":"agent","direction":"inbound"}]}]}]}`,
-			`companies[0].conversations[0].messages[0].direction: sender agent cannot send a message inbound`},
-		{head + `"conversations":[{"contact":"a","messages":[{"status":"delivred"}]}]}]}`,
-			`companies[0].conversations[0].messages[0].status: unknown status "delivred"`},
-		{head + `"conversations":[{"contact":"a","messages":[{"type":"image","media":{"status":"lost"}}]}]}]}`,
-			`companies[0].conversations[0].messages[0].media.status: unknown status "lost"`},
-		{head + `"conversations":[{"contact":"a","messages":[{"type":"image","media":{"data_base64":"%%%"}}]}]}]}`,
-			`companies[0].conversations[0].messages[0].media.data_base64: not base64`},
-		{head + `"conversations":[{"contact":"a","messages":[{"reactions":[{"emoji":"x"},{"emoji":"y","direction":"up"}]}]}]}]}`,
-			`companies[0].conversations[0].messages[0].reactions[1].direction: unknown direction "up"`},
-		{head + `"conversations":[{"contact":"a","messages":[{"reactions":[{"emoji":""}]}]}]}]}`,
-			`companies[0].conversations[0].messages[0].reactions[0].emoji: emoji is empty`},
-		{head + `"conversations":[{"contact":"a","messages":[{"reactions":[{"emoji":"x","at":"now"}]}]}]}]}`,
-			`companies[0].conversations[0].messages[0].reactions[0].at: "now" is not an RFC 3339 date-time`},
-		{head + `"conversations":[{"contact":"a","messages":[{"at":"2026-01-01T00:00:00Z","ago":"1h"}]}]}]}`,
-			`companies[0].conversations[0].messages[0].at: give at or ago, not both`},
-		{head + `"conversations":[{"contact":"a","status":"closed"}]}]}`,
-			`companies[0].conversations[0].status: unknown status "closed"`},
-		{head + `"conversations":[{"contact":"zed"}]}]}`,
-			`companies[0].conversations[0].contact: unknown contact "zed"`},
-		{head + `"conversations":[{"contact":"a","created_ago":"soon"}]}]}`,
-			`companies[0].conversations[0].created_ago: bad duration "soon"`},
-		{head + `"conversations":[{"id":"a1","contact":"a"},{"id":"a1","contact":"a"}]}]}`,
-			`companies[0].conversations[1].id: id "a1" is already used`},
-		{`{"companies":[{"channels":[{"ref":"c","channel":"chatapp"}],"contacts":[{"channel":"c"}]}]}`,
-			`companies[0].contacts[0].phone: a chatapp contact needs a phone`},
-		{`{"companies":[{"channels":[{"ref":"c","channel":"chatapp"}],"contacts":[{"channel":"c","phone":"5511987654321"},{"channel":"c","phone":"+55 11 98765-4321"}]}]}`,
-			`companies[0].contacts[1].phone: 5511987654321 is already contact`},
-		{`{"companies":[{"channels":[{"channel":"chatapp","provider_identifier":"1"},{"channel":"chatapp","provider_identifier":"1"}]}]}`,
-			`companies[0].channels[1].provider_identifier: provider identifier "1" is already used`},
-		{`{"companies":[{"channels":[{"channel":"telegram"}]}]}`,
-			`companies[0].channels[0].channel: unknown channel "telegram"`},
-		{`{"companies":[{},{"api_key":"k","channels":[{"channel":"chatapp"},{"channel":7}]}]}`,
-			`companies[1].channels[1].channel (line 1, column 79): want string, got JSON number`},
-		{`{"companies":[{"contacts":[{"channel":"x","tags":["a",3]}]}]}`,
-			`companies[0].contacts[0].tags[1] (line 1`},
-		{`{"now":"yesterday","companies":[]}`, `seed: now: "yesterday" is not an RFC 3339 date-time`},
-	}
-	for _, tc := range tests {
-		t.Run(tc.want, func(t *testing.T) {
-			_, err := fake.LoadSeed(strings.NewReader(tc.doc))
-			require.Error(t, err)
-			assert.Contains(t, err.Error(), tc.want)
-		})
-	}
-}
-
-// SEED.md: unknown fields are refused, named by their JSON path.
-func TestAuditSeedUnknownFieldPath(t *testing.T) {
-	for doc, want := range map[string]string{
-		`{"companies":[{"unknown":1}]}`: `seed: companies[0].unknown: unknown field`,
-		`{"companies":[{"channels":[{"channel":"chatapp"}],"contacts":[{"channel":"x"},{"channel":"x","colour":"red"}]}]}`: `seed: companies[0].contacts[1].colour: unknown field`,
-		`{"companies":[{"conversations":[{"contact":"a","messages":[{"media":{"url":"http://x"}}]}]}]}`:                    `seed: companies[0].conversations[0].messages[0].media.url: unknown field`,
-		`{"version":2,"companies":[]}`: `seed: version: unknown field`,
-	} {
-		_, err := fake.LoadSeed(strings.NewReader(doc))
-		require.Error(t, err)
-		assert.Contains(t, err.Error(), want)
-	}
 }
