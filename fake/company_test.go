@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
-	"strings"
 	"testing"
 	"time"
 
@@ -14,8 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Spec §2.3 rule 1: a file name that is a path cannot be seeded.
-func TestAuditFilenameIsNeverAPath(t *testing.T) {
+// A media file name that is a path cannot be seeded (docs/behaviour.md,
+// Attachments); TestLoadSeedErrorsNameThePlace has the JSON seed.
+func TestFilenameIsNeverAPath(t *testing.T) {
 	s := newServer(t)
 	b := seedBasic(t, s)
 	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
@@ -26,9 +26,10 @@ func TestAuditFilenameIsNeverAPath(t *testing.T) {
 	}
 }
 
-// D20: another company's resources are "not found" on every endpoint that
-// takes an id or a phone, and never appear in lists or counts.
-func TestAuditTenancyEveryEndpoint(t *testing.T) {
+// Another company's resources are "not found" on every operation that takes
+// an id or a phone, and never appear in lists or counts (docs/behaviour.md,
+// Companies (tenancy)).
+func TestTenancyEveryEndpoint(t *testing.T) {
 	s := newServer(t)
 	seedBasic(t, s)
 	other := s.AddCompany("other-key")
@@ -57,11 +58,7 @@ func TestAuditTenancyEveryEndpoint(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			r := call(t, s, tc.method, tc.path, tc.body)
-			p := tc.path
-			if i := strings.IndexByte(p, '?'); i >= 0 {
-				p = p[:i]
-			}
-			assertError(t, r, tc.status, tc.code, "", "/api"+p, tc.method, "")
+			assertError(t, r, tc.status, tc.code, "", errPath(tc.path), tc.method, "")
 			// The owner sees it.
 			ro := call(t, s, tc.method, tc.path, tc.body, bearer("other-key"))
 			if tc.code == "CHANNEL_NOT_FOUND" {
@@ -89,7 +86,7 @@ func TestAuditTenancyEveryEndpoint(t *testing.T) {
 }
 
 // Server.Companies, Server.CompanyByKey.
-func TestAuditCompaniesAccessors(t *testing.T) {
+func TestCompaniesAccessors(t *testing.T) {
 	s := newServer(t)
 	k2 := s.AddCompany("k2")
 	k3 := s.AddCompany("k3")

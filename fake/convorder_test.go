@@ -90,10 +90,10 @@ func TestConversationPagesKeepTheFirstPagesOrderUnderChange(t *testing.T) {
 	}
 }
 
-// D29 on the conversation list: a conversation without messages sorts by its
+// On the conversation list (docs/behaviour.md, Pagination): a conversation without messages sorts by its
 // created_at; a message backfilled into it later (older than its created_at)
 // must not make it come back on a later page.
-func TestAuditConversationCursorStableWhileBackfilling(t *testing.T) {
+func TestConversationCursorStableWhileBackfilling(t *testing.T) {
 	s := newServer(t)
 	b := seedBasic(t, s)
 	var convs []string

@@ -45,11 +45,11 @@ func mapQuery(kv ...string) map[string][]string {
 	return q
 }
 
-// D18 everywhere, spec §2.3 rule 1 everywhere: on the demo data, read every
-// endpoint and walk every answer. Every time (timestamp, *_at, window.since,
+// On the demo data, read every operation and walk every answer
+// (docs/behaviour.md, Time and Attachments). Every time (timestamp, *_at, window.since,
 // expires_at) has exactly three fractional digits and Z; no string of a
 // message is a URL or a storage path.
-func TestAuditTimestampsAndNoURLsAcrossTheDemo(t *testing.T) {
+func TestTimestampsAndNoURLsAcrossTheDemo(t *testing.T) {
 	clock := fake.NewManualClock(t0.Add(987654321 * time.Nanosecond)) // sub-millisecond on purpose
 	s := newServer(t, fake.WithClock(clock), fake.WithSeed(fake.DemoSeed()))
 	var times int

@@ -132,7 +132,7 @@ func TestFaultOnAttachmentFiles(t *testing.T) {
 
 // Server.RemoveFault reports whether the rule existed; Server.Faults lists
 // rules with their remaining uses.
-func TestAuditFaultListing(t *testing.T) {
+func TestFaultListing(t *testing.T) {
 	s := newServer(t)
 	a := s.AddFault(fake.Fault{Path: "/v1/channels", Status: 503, Times: 2})
 	bID := s.AddFault(fake.Fault{Method: "POST", Status: 500})

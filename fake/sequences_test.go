@@ -13,19 +13,6 @@ import (
 	"github.com/convoapi/convo-go/fake"
 )
 
-func TestCancelSequenceOnceThenFalse(t *testing.T) {
-	s := newServer(t)
-	b := seedBasic(t, s)
-	b.co.ScheduleSequence(b.ana, "Onboarding")
-	body := map[string]string{"phone_number_id": b.chatPNID, "phone_number": b.anaPhone}
-	r := call(t, s, "POST", "/v1/chatapp/sequences/cancel", body)
-	assert.JSONEq(t, `{"canceled":true,"message":"Sequence canceled successfully."}`, r.Data(t, 200))
-	ct, _ := s.Contact(b.ana)
-	assert.Equal(t, fake.SequenceCanceled, ct.Sequence)
-	r = call(t, s, "POST", "/v1/chatapp/sequences/cancel", body)
-	assert.JSONEq(t, `{"canceled":false,"message":"No scheduled sequence to cancel."}`, r.Data(t, 200))
-}
-
 func TestCancelSequenceCompanyWideMostRecent(t *testing.T) {
 	s := newServer(t)
 	b := seedBasic(t, s)
@@ -40,19 +27,6 @@ func TestCancelSequenceCompanyWideMostRecent(t *testing.T) {
 	c2, _ := s.Contact(ana2)
 	assert.Equal(t, fake.SequenceScheduled, c1.Sequence)
 	assert.Equal(t, fake.SequenceCanceled, c2.Sequence)
-}
-
-func TestCancelSequenceErrors(t *testing.T) {
-	s := newServer(t)
-	b := seedBasic(t, s)
-	const p = "/api/v1/chatapp/sequences/cancel"
-	assertError(t, call(t, s, "POST", "/v1/chatapp/sequences/cancel", map[string]string{}), 400, "MISSING_PARAM", "phone_number is required", p, "POST", "")
-	assertError(t, call(t, s, "POST", "/v1/chatapp/sequences/cancel", map[string]string{"phone_number": "5599999999999"}), 404, "CONTACT_NOT_FOUND", "Contact not found.", p, "POST", "")
-	// CANCEL_FAILED through a fault rule.
-	s.AddFault(fake.Fault{Method: "POST", Path: "/chatapp/sequences/cancel", Status: 500, Code: convo.CodeCancelFailed, Message: "The sequence could not be canceled.", Times: 1})
-	body := map[string]string{"phone_number": b.anaPhone}
-	assertError(t, call(t, s, "POST", "/v1/chatapp/sequences/cancel", body), 500, "CANCEL_FAILED", "The sequence could not be canceled.", p, "POST", "")
-	assert.Equal(t, 200, call(t, s, "POST", "/v1/chatapp/sequences/cancel", body).Status)
 }
 
 // Fifty concurrent cancels of one scheduled sequence: exactly one says
@@ -75,9 +49,11 @@ func TestConcurrentSequenceCancelExactlyOnce(t *testing.T) {
 	assert.Equal(t, int32(1), canceled.Load())
 }
 
-// Spec §4.10: canceled true once, then false, as 200; the contact's state
-// says canceled; D25 without phone_number_id.
-func TestAuditCancelSequenceStates(t *testing.T) {
+// cancelSequence: canceled true once, then false, as 200, with or without
+// phone_number_id; the contact's state says canceled; CANCEL_FAILED (a
+// fault rule) leaves the sequence scheduled. TestMissingParamNamesEachField
+// and TestErrorBodyForEveryCode have the other refusals.
+func TestCancelSequenceStates(t *testing.T) {
 	s := newServer(t)
 	b := seedBasic(t, s)
 	b.co.ScheduleSequence(b.ana, "Renewal")
@@ -105,4 +81,8 @@ func TestAuditCancelSequenceStates(t *testing.T) {
 	assertError(t, r, 500, "CANCEL_FAILED", "The sequence could not be canceled.", "/api/v1/chatapp/sequences/cancel", "POST", "")
 	ct, _ = s.Contact(b.ana)
 	assert.Equal(t, fake.SequenceScheduled, ct.Sequence)
+	r = call(t, s, "POST", "/v1/chatapp/sequences/cancel", map[string]string{"phone_number": b.anaPhone})
+	assert.JSONEq(t, `{"canceled":true,"message":"Sequence canceled successfully."}`, r.Data(t, 200), "the rule ran out")
+	r = call(t, s, "POST", "/v1/chatapp/sequences/cancel", map[string]string{"phone_number": "5599999999999"})
+	assertError(t, r, 404, "CONTACT_NOT_FOUND", "Contact not found.", "/api/v1/chatapp/sequences/cancel", "POST", "")
 }
