@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/convoapi/convo-go/fake"
@@ -82,21 +81,14 @@ func TestOnePathRuleInFaultsJournalAndAdmin(t *testing.T) {
 	srv, err := fake.NewHandler()
 	require.NoError(t, err)
 	h := route(srv.Handler(), newAdmin(srv, testAdminToken, slog.New(slog.DiscardHandler)))
-	call := func(method, target, auth string) *httptest.ResponseRecorder {
-		rec := httptest.NewRecorder()
-		req := httptest.NewRequest(method, target, nil)
-		req.Header.Set("Authorization", auth)
-		h.ServeHTTP(rec, req)
-		return rec
-	}
 	api := "Bearer " + fake.DefaultAPIKey
 
-	r := call(http.MethodPost, "/_fake/faults", "Bearer "+testAdminToken)
-	require.Equal(t, http.StatusBadRequest, r.Code, "a fault needs a body")
+	r := serve(h, http.MethodPost, "/_fake/faults", "Bearer "+testAdminToken)
+	require.Equal(t, http.StatusBadRequest, r.status, "a fault needs a body")
 	srv.AddFault(fake.Fault{Method: http.MethodGet, Path: "/v1/channels", Status: http.StatusServiceUnavailable, Times: 1})
-	assert.Equal(t, http.StatusServiceUnavailable, call(http.MethodGet, "/api/v1/channels", api).Code, "a /v1 rule matches /api/v1")
-	assert.Equal(t, http.StatusOK, call(http.MethodGet, "/v1/channels", api).Code)
-	assert.Equal(t, http.StatusOK, call(http.MethodGet, "/v1/conversations", api).Code)
+	assert.Equal(t, http.StatusServiceUnavailable, serve(h, http.MethodGet, "/api/v1/channels", api).status, "a /v1 rule matches /api/v1")
+	assert.Equal(t, http.StatusOK, serve(h, http.MethodGet, "/v1/channels", api).status)
+	assert.Equal(t, http.StatusOK, serve(h, http.MethodGet, "/v1/conversations", api).status)
 
 	for _, tc := range []struct {
 		method, pattern string
@@ -115,8 +107,8 @@ func TestOnePathRuleInFaultsJournalAndAdmin(t *testing.T) {
 		}
 		assert.Equal(t, tc.want, gotGo, "Go: %s %s", tc.method, tc.pattern)
 
-		rec := call(http.MethodGet, "/_fake/requests?method="+tc.method+"&path="+tc.pattern, "Bearer "+testAdminToken)
-		require.Equal(t, http.StatusOK, rec.Code, rec.Body.String())
+		rec := serve(h, http.MethodGet, "/_fake/requests?method="+tc.method+"&path="+tc.pattern, "Bearer "+testAdminToken)
+		require.Equal(t, http.StatusOK, rec.status, "%s", rec.body)
 		var admin struct {
 			Count int `json:"count"`
 			Items []struct {
@@ -124,7 +116,7 @@ func TestOnePathRuleInFaultsJournalAndAdmin(t *testing.T) {
 				Path   string `json:"path"`
 			} `json:"items"`
 		}
-		require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &admin))
+		require.NoError(t, json.Unmarshal(rec.body, &admin))
 		var gotAdmin []string
 		for _, it := range admin.Items {
 			gotAdmin = append(gotAdmin, it.Prefix+it.Path)

@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,20 +69,12 @@ func TestAdminOffBeyondLoopback(t *testing.T) {
 	assert.Nil(t, adminOnly)
 
 	for _, auth := range []string{"", "Bearer " + testAdminToken} {
-		rec := httptest.NewRecorder()
-		req := httptest.NewRequest(http.MethodGet, "/_fake/clock", nil)
-		req.Header.Set("Authorization", auth)
-		api.ServeHTTP(rec, req)
-		r := response{status: rec.Code, header: rec.Header(), body: rec.Body.Bytes()}
+		r := serve(api, http.MethodGet, "/_fake/clock", auth)
 		assertAdminError(t, r, http.StatusNotFound, "admin_not_served")
 		assert.Contains(t, r.json(t)["message"], "--admin-addr 127.0.0.1:<port>")
 		assert.Contains(t, r.json(t)["message"], "--admin-on-public")
 	}
-	rec := httptest.NewRecorder()
-	req := httptest.NewRequest(http.MethodGet, "/v1/channels", nil)
-	req.Header.Set("Authorization", "Bearer "+fake.DefaultAPIKey)
-	api.ServeHTTP(rec, req)
-	assert.Equal(t, http.StatusOK, rec.Code, "the API is served")
+	assert.Equal(t, http.StatusOK, serve(api, http.MethodGet, "/v1/channels", "Bearer "+fake.DefaultAPIKey).status, "the API is served")
 
 	var out strings.Builder
 	a.apiLn = stubListener{"[::]:8080"}
@@ -115,15 +106,8 @@ func TestAdminOnItsOwnAddress(t *testing.T) {
 	assert.True(t, strings.HasPrefix(adminURL, "http://127.0.0.1:"), adminURL)
 
 	get := func(url, auth string) response {
-		req, err := http.NewRequest(http.MethodGet, url, nil)
-		require.NoError(t, err)
-		req.Header.Set("Authorization", auth)
-		resp, err := http.DefaultClient.Do(req) // not p.client, which validates: the admin-only address answers /v1 outside the API contract
-		require.NoError(t, err)
-		defer resp.Body.Close()
-		b, err := io.ReadAll(resp.Body)
-		require.NoError(t, err)
-		return response{status: resp.StatusCode, header: resp.Header, body: b}
+		// Not p.client, which validates: the admin-only address answers /v1 outside the API contract.
+		return send(t, http.DefaultClient, http.MethodGet, url, auth, "")
 	}
 	assert.Equal(t, http.StatusOK, get(adminURL+"/clock", "Bearer "+testAdminToken).status)
 	assertAdminError(t, get(p.base+"/_fake/clock", "Bearer "+testAdminToken), http.StatusNotFound, "admin_not_served")

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"sync"
@@ -91,11 +92,16 @@ type proc struct {
 // end of the test.
 func start(t *testing.T, args ...string) *proc {
 	t.Helper()
+	return startArgs(t, append([]string{"--addr", "127.0.0.1:0", "--admin-token", testAdminToken}, args...)...)
+}
+
+// startArgs is start with the arguments exactly as given.
+func startArgs(t *testing.T, args ...string) *proc {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &proc{t: t, stdout: &syncBuffer{}, stderr: &syncBuffer{}, cancel: cancel, done: make(chan int, 1)}
-	all := append([]string{"--addr", "127.0.0.1:0", "--admin-token", testAdminToken}, args...)
 	ready := make(chan string, 1)
-	go func() { p.done <- run(ctx, all, p.stdout, p.stderr, func(addr string) { ready <- addr }) }()
+	go func() { p.done <- run(ctx, args, p.stdout, p.stderr, func(addr string) { ready <- addr }) }()
 	select {
 	case p.addr = <-ready:
 	case code := <-p.done:
@@ -141,15 +147,22 @@ func (r response) json(t *testing.T) map[string]any {
 	return m
 }
 
-// do sends a request; auth is the whole Authorization value ("" for none).
+// do sends a request to the server; auth is the whole Authorization value
+// ("" for none), headers are name, value pairs.
 func (p *proc) do(method, path, auth, body string, headers ...string) response {
 	p.t.Helper()
+	return send(p.t, p.client, method, p.base+path, auth, body, headers...)
+}
+
+// send is do with any client and a whole URL.
+func send(t *testing.T, c *http.Client, method, url, auth, body string, headers ...string) response {
+	t.Helper()
 	var rd io.Reader
 	if body != "" {
 		rd = strings.NewReader(body)
 	}
-	req, err := http.NewRequest(method, p.base+path, rd)
-	require.NoError(p.t, err)
+	req, err := http.NewRequest(method, url, rd)
+	require.NoError(t, err)
 	if auth != "" {
 		req.Header.Set("Authorization", auth)
 	}
@@ -159,12 +172,21 @@ func (p *proc) do(method, path, auth, body string, headers ...string) response {
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])
 	}
-	resp, err := p.client.Do(req)
-	require.NoError(p.t, err)
+	resp, err := c.Do(req)
+	require.NoError(t, err)
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
-	require.NoError(p.t, err)
+	require.NoError(t, err)
 	return response{status: resp.StatusCode, header: resp.Header, body: b}
+}
+
+// serve runs one request through h in memory, no listener.
+func serve(h http.Handler, method, target, auth string) response {
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest(method, target, nil)
+	req.Header.Set("Authorization", auth)
+	h.ServeHTTP(rec, req)
+	return response{status: rec.Code, header: rec.Header(), body: rec.Body.Bytes()}
 }
 
 // api calls the fake's API with an API key.

@@ -1,8 +1,9 @@
 package main
 
 import (
-	"context"
+	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,40 +12,13 @@ import (
 )
 
 func TestRandomAdminTokenIsPrinted(t *testing.T) {
-	var stdout, stderr syncBuffer
-	ctx, cancel := context.WithCancel(context.Background())
-	ready := make(chan string, 1)
-	done := make(chan int, 1)
-	go func() {
-		done <- run(ctx, []string{"--addr", "127.0.0.1:0"}, &stdout, &stderr, func(a string) { ready <- a })
-	}()
-	var addr string
-	select {
-	case addr = <-ready:
-	case <-time.After(safetyTimeout):
-		t.Fatal("did not start")
-	}
-	p := &proc{t: t, stdout: &stdout}
+	p := startArgs(t, "--addr", "127.0.0.1:0")
 	token := p.printed()["CONVOFAKE_ADMIN_TOKEN"]
 	assert.Len(t, token, 48)
-
-	client := &http.Client{Timeout: safetyTimeout, Transport: &http.Transport{}}
-	req, _ := http.NewRequest(http.MethodGet, "http://"+addr+"/_fake/clock", nil)
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := client.Do(req)
-	require.NoError(t, err)
-	resp.Body.Close()
-	assert.Equal(t, http.StatusOK, resp.StatusCode)
-	client.CloseIdleConnections()
-
-	cancel()
-	select {
-	case code := <-done:
-		assert.Equal(t, exitOK, code)
-	case <-time.After(safetyTimeout):
-		t.Fatal("did not stop")
-	}
-	assert.NotContains(t, stderr.String(), token, "the admin token is never logged")
+	assert.Equal(t, http.StatusOK, p.do(http.MethodGet, "/_fake/clock", "Bearer "+token, "").status)
+	p.client.CloseIdleConnections()
+	assert.Equal(t, exitOK, p.stop())
+	assert.NotContains(t, p.stderr.String(), token, "the admin token is never logged")
 }
 
 // The Date header states the fake's time, as the envelope's timestamp does:
@@ -65,4 +39,44 @@ func TestDateHeaderIsTheFakesClock(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestRequestLogNeverShowsSecretsOrQueries(t *testing.T) {
+	p := start(t, "--api-key", "very-secret-key")
+	assert.Equal(t, http.StatusOK, p.api("/v1/conversations?phone=%2B5511987654321&status=all", "very-secret-key").status)
+	assert.Equal(t, http.StatusOK, p.do(http.MethodGet, "/v1/channels", "", "", "x-api-key", "very-secret-key").status)
+	assert.Equal(t, http.StatusOK, p.admin(http.MethodGet, "/_fake/clock", "").status)
+	assert.Equal(t, http.StatusUnauthorized, p.do(http.MethodGet, "/_fake/clock", "Bearer nope", "").status)
+
+	for _, line := range []string{
+		"msg=request method=GET path=/v1/conversations status=200 duration=",
+		"msg=request method=GET path=/v1/channels status=200 duration=",
+		"msg=request method=GET path=/_fake/clock status=200 duration=",
+		"msg=request method=GET path=/_fake/clock status=401 duration=",
+	} {
+		assert.True(t, p.stderr.waitFor(line), "%s in:\n%s", line, p.stderr.String())
+	}
+	logs := p.stderr.String()
+	for _, secret := range []string{"very-secret-key", testAdminToken, "5511987654321", "status=all", "phone"} {
+		assert.NotContains(t, logs, secret)
+	}
+}
+
+func TestJSONLogFormat(t *testing.T) {
+	p := start(t, "--log-format", "json")
+	assert.Equal(t, http.StatusOK, p.api("/v1/channels", "fake-api-key").status)
+	require.True(t, p.stderr.waitFor(`"path":"/v1/channels"`), p.stderr.String())
+	var found bool
+	for _, line := range strings.Split(strings.TrimSpace(p.stderr.String()), "\n") {
+		var m map[string]any
+		require.NoError(t, json.Unmarshal([]byte(line), &m), line)
+		if m["msg"] == "request" {
+			found = true
+			assert.Equal(t, "GET", m["method"])
+			assert.Equal(t, "/v1/channels", m["path"])
+			assert.Equal(t, float64(200), m["status"])
+			assert.Contains(t, m, "duration")
+		}
+	}
+	assert.True(t, found, "a request line")
 }
