@@ -14,8 +14,7 @@ import (
 )
 
 func TestAnomaliesExactReport(t *testing.T) {
-	s := newServer(t)
-	b := seedBasic(t, s)
+	s, b := newBasic(t)
 	co := b.co
 	h := func(x float64) time.Time { return t0.Add(-time.Duration(x * float64(time.Hour))) }
 	conv := func(id, contact, agent string) string {
@@ -117,8 +116,7 @@ func unanswered(t *testing.T, r resp) (count int, ids []string) {
 }
 
 func TestAnomaliesTiesByConversationID(t *testing.T) {
-	s := newServer(t)
-	b := seedBasic(t, s)
+	s, b := newBasic(t)
 	for _, id := range []string{"c-b", "c-c", "c-a"} {
 		b.co.Inbound(b.co.AddConversation(fake.Conversation{ID: id, Contact: b.ana}), "x", t0.Add(-5*time.Hour))
 	}
@@ -128,8 +126,7 @@ func TestAnomaliesTiesByConversationID(t *testing.T) {
 
 func TestAnomaliesCacheOnFakeClock(t *testing.T) {
 	clock := fake.NewManualClock(t0)
-	s := newServer(t, fake.WithClock(clock), fake.WithAnomalyCacheTTL(5*time.Minute))
-	b := seedBasic(t, s)
+	s, b := newBasic(t, fake.WithClock(clock), fake.WithAnomalyCacheTTL(5*time.Minute))
 	count := func(q string) float64 {
 		m := map[string]any{}
 		require.NoError(t, json.Unmarshal([]byte(get(t, s, "/conversations/anomalies"+q).Data(t, 200)), &m))
@@ -151,8 +148,7 @@ func TestAnomaliesCacheOnFakeClock(t *testing.T) {
 }
 
 func TestAnomaliesItemsCappedWorstFirst(t *testing.T) {
-	s := newServer(t)
-	b := seedBasic(t, s)
+	s, b := newBasic(t)
 	for i := 0; i < 150; i++ {
 		c := b.co.AddConversation(fake.Conversation{ID: fmt.Sprintf("c%03d", i), Contact: b.ana})
 		b.co.Inbound(c, "x", t0.Add(-4*time.Hour-time.Duration(i)*time.Minute)) // c149 waits longest
@@ -169,8 +165,7 @@ func TestAnomaliesItemsCappedWorstFirst(t *testing.T) {
 }
 
 func TestAnomaliesFollowStatusAndAssignmentChanges(t *testing.T) {
-	s := newServer(t, fake.WithAnomalyCacheTTL(0))
-	b := seedBasic(t, s)
+	s, b := newBasic(t, fake.WithAnomalyCacheTTL(0))
 	c := b.co.AddConversation(fake.Conversation{Contact: b.ana})
 	b.co.Inbound(c, "x", t0.Add(-5*time.Hour))
 	q := "/conversations/anomalies?include=unassigned"
@@ -234,8 +229,7 @@ func TestAnomaliesInclude(t *testing.T) {
 // and 24 (both inclusive), per channel; waiting_hours has one decimal in
 // the JSON text.
 func TestAnomaliesThresholdEdgesAndDecimals(t *testing.T) {
-	s := newServer(t, fake.WithAnomalyCacheTTL(0))
-	b := seedBasic(t, s)
+	s, b := newBasic(t, fake.WithAnomalyCacheTTL(0))
 	mk := func(id, contact string, ago time.Duration) {
 		b.co.Inbound(b.co.AddConversation(fake.Conversation{ID: id, Contact: contact}), "x", t0.Add(-ago))
 	}
@@ -272,8 +266,7 @@ func TestAnomaliesThresholdEdgesAndDecimals(t *testing.T) {
 // keeps its stale answer.
 func TestAnomaliesCachePerBucket(t *testing.T) {
 	clock := fake.NewManualClock(t0)
-	s := newServer(t, fake.WithClock(clock))
-	b := seedBasic(t, s)
+	s, b := newBasic(t, fake.WithClock(clock))
 	get(t, s, "/conversations/anomalies").Data(t, 200) // caches unanswered and never_engaged
 	b.co.Inbound(b.co.AddConversation(fake.Conversation{Contact: b.ana}), "x", t0.Add(-5*time.Hour))
 	b.co.AddConversation(fake.Conversation{Contact: b.bob})
@@ -293,8 +286,7 @@ func TestAnomaliesCachePerBucket(t *testing.T) {
 // chatapp session window), so the conversation stays unanswered, and a
 // failed automation reply does not make it automation_only.
 func TestFailedReplyDidNotGoOut(t *testing.T) {
-	s := newServer(t, fake.WithAnomalyCacheTTL(0))
-	b := seedBasic(t, s)
+	s, b := newBasic(t, fake.WithAnomalyCacheTTL(0))
 	c := b.co.AddConversation(fake.Conversation{ID: "c-failed", Contact: b.ana})
 	b.co.Inbound(c, "hello?", t0.Add(-6*time.Hour))
 	b.co.AddMessage(c, fake.Message{Sender: fake.SenderAutomation, Text: "auto", Status: "failed", FailureReason: "outside session window", At: t0.Add(-5 * time.Hour)})
@@ -312,8 +304,7 @@ func TestFailedReplyDidNotGoOut(t *testing.T) {
 // docs/behaviour.md, Anomaly report: system messages count neither as the contact speaking nor as a
 // reply, whoever is named as their sender.
 func TestSystemTypeIsNeutral(t *testing.T) {
-	s := newServer(t, fake.WithAnomalyCacheTTL(0))
-	b := seedBasic(t, s)
+	s, b := newBasic(t, fake.WithAnomalyCacheTTL(0))
 	only := b.co.AddConversation(fake.Conversation{ID: "only-system", Contact: b.ana})
 	b.co.AddMessage(only, fake.Message{Sender: fake.SenderContact, Type: "system", At: t0.Add(-5 * time.Hour)})
 	waiting := b.co.AddConversation(fake.Conversation{ID: "waiting", Contact: b.bob})

@@ -16,8 +16,7 @@ import (
 // A media file name that is a path cannot be seeded (docs/behaviour.md,
 // Attachments); TestLoadSeedErrorsNameThePlace has the JSON seed.
 func TestFilenameIsNeverAPath(t *testing.T) {
-	s := newServer(t)
-	b := seedBasic(t, s)
+	_, b := newBasic(t)
 	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
 	for _, fn := range []string{"uploads/2026/a.png", `C:\tmp\a.png`, "/var/storage/a.png"} {
 		assert.Panics(t, func() {

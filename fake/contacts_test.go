@@ -18,8 +18,7 @@ import (
 // removeContactTags, cancelSequence), when absent, null or empty; a refused
 // request creates nothing.
 func TestMissingParamNamesEachField(t *testing.T) {
-	s := newServer(t)
-	b := seedBasic(t, s)
+	s, b := newBasic(t)
 	before := len(b.co.Contacts())
 	full := map[string]map[string]any{
 		"POST /v1/chatapp/contacts":                 {"phone_number_id": b.chatPNID, "phone_number": "5511911112222", "name": "X"},
@@ -85,8 +84,7 @@ func TestMissingParamNamesEachField(t *testing.T) {
 // numbers): 8 and 15 digits are valid, 7 and 16 are
 // INVALID_PARAM naming phone_number, whatever the formatting.
 func TestPhoneBoundsOnEveryContactEndpoint(t *testing.T) {
-	s := newServer(t)
-	b := seedBasic(t, s)
+	s, b := newBasic(t)
 	type ep struct{ method, path string }
 	eps := []ep{{"POST", "/v1/chatapp/contacts"}, {"GET", "/v1/chatapp/contacts/lookup"}, {"PATCH", "/v1/chatapp/contacts/custom-fields"},
 		{"DELETE", "/v1/chatapp/contacts/tags"}, {"POST", "/v1/chatapp/sequences/cancel"}}
@@ -120,8 +118,7 @@ func TestPhoneBoundsOnEveryContactEndpoint(t *testing.T) {
 // provider identifier is not a phone_number_id; a failed create leaves
 // nothing.
 func TestContactIdentity(t *testing.T) {
-	s := newServer(t)
-	b := seedBasic(t, s)
+	s, b := newBasic(t)
 	chat2 := b.co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000002"})
 	create := func(pnid, ph string) resp {
 		return call(t, s, "POST", "/v1/chatapp/contacts", map[string]string{"phone_number_id": pnid, "phone_number": ph, "name": "Zoe"})
@@ -158,8 +155,7 @@ func TestContactIdentity(t *testing.T) {
 // (docs/behaviour.md, Contacts and phone numbers); a botapp contact that has
 // a phone is not a chatapp contact.
 func TestCompanyWideSearchIsChatappOnly(t *testing.T) {
-	s := newServer(t)
-	b := seedBasic(t, s)
+	s, b := newBasic(t)
 	chat2 := b.co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000002"})
 	older := b.co.AddContact(fake.Contact{Account: chat2, Phone: "5521944441111", Name: "On chatapp", Sequence: "Onboarding"})
 	b.co.Receive(chat2, "5521944441111", "", fake.Message{Text: "x", At: t0.Add(-2 * time.Hour)})
@@ -184,8 +180,7 @@ func TestCompanyWideSearchIsChatappOnly(t *testing.T) {
 // company's chatapp numbers. TestErrorBodyForEveryCode, TestPhoneBounds…,
 // TestMissingParam… and TestTenancyEveryEndpoint have the refusals.
 func TestLookupContact(t *testing.T) {
-	s := newServer(t)
-	b := seedBasic(t, s)
+	s, b := newBasic(t)
 	r := get(t, s, "/chatapp/contacts/lookup?phone_number_id="+b.chatPNID+"&phone_number=%2B55+11+98765-4321")
 	assert.JSONEq(t, `{"id":"`+b.ana+`","phone_number":"5511987654321","name":"Ana","email":null,"gender":null,"tag_names":"vip,lead"}`, r.Data(t, 200))
 
@@ -202,8 +197,7 @@ func TestLookupContact(t *testing.T) {
 // a refused merge changes nothing. TestMissingParamNamesEachField has the
 // missing fields.
 func TestCustomFieldsMerge(t *testing.T) {
-	s := newServer(t)
-	b := seedBasic(t, s)
+	s, b := newBasic(t)
 	const p = "/v1/chatapp/contacts/custom-fields"
 	notString := "custom_fields.plan must be a string"
 	tests := []struct {
@@ -241,8 +235,7 @@ func TestCustomFieldsMerge(t *testing.T) {
 // are ignored (200); tag_ids of only commas is missing; a tag name is not a
 // tag id.
 func TestRemoveTags(t *testing.T) {
-	s := newServer(t)
-	b := seedBasic(t, s)
+	s, b := newBasic(t)
 	b.co.TagContact(b.ana, "churn-risk")
 	vip, lead, churn := b.co.TagID("vip"), b.co.TagID("lead"), b.co.TagID("churn-risk")
 	other := b.co.TagID("not-on-ana")

@@ -37,8 +37,7 @@ func (p convPage) ids() []string {
 }
 
 func TestConversationItemExact(t *testing.T) {
-	s := newServer(t)
-	b := seedBasic(t, s)
+	s, b := newBasic(t)
 	cv := b.co.AddConversation(fake.Conversation{ID: "c1", Contact: b.ana, AssignedTo: "Marta", CreatedAt: t0.Add(-3 * time.Hour)})
 	b.co.Inbound(cv, "hi", t0.Add(-2*time.Hour))
 	b.co.Inbound(cv, "anyone?", t0.Add(-90*time.Minute))
@@ -51,8 +50,7 @@ func TestConversationItemExact(t *testing.T) {
 }
 
 func TestConversationFilters(t *testing.T) {
-	s := newServer(t)
-	b := seedBasic(t, s)
+	s, b := newBasic(t)
 	co := b.co
 	// Ana has a second identity on another chatapp number (another contact).
 	chat2 := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000002"})
@@ -104,8 +102,7 @@ func TestConversationFilters(t *testing.T) {
 
 func TestConversationPaginationStable(t *testing.T) {
 	clock := fake.NewManualClock(t0)
-	s := newServer(t, fake.WithClock(clock))
-	b := seedBasic(t, s)
+	s, b := newBasic(t, fake.WithClock(clock))
 	var convs []string
 	for i := 0; i < 60; i++ {
 		c := b.co.AddConversation(fake.Conversation{Contact: b.ana})
@@ -136,8 +133,7 @@ func TestConversationPaginationStable(t *testing.T) {
 // listConversations (docs/behaviour.md, Pagination): with a cursor, the list goes on with the filters of the
 // first page; filters sent along with the cursor are validated, then ignored.
 func TestConversationCursorKeepsItsFilters(t *testing.T) {
-	s := newServer(t)
-	b := seedBasic(t, s)
+	s, b := newBasic(t)
 	var open []string
 	for i := 0; i < 3; i++ {
 		c := b.co.AddConversation(fake.Conversation{Contact: b.ana})
@@ -165,8 +161,7 @@ func TestConversationCursorKeepsItsFilters(t *testing.T) {
 // value is 400 INVALID_PARAM naming the parameter (TestIntegerParameters
 // has limit); phone is normalized (any formatting), 8 to 15 digits.
 func TestConversationFilterValues(t *testing.T) {
-	s := newServer(t)
-	b := seedBasic(t, s)
+	s, b := newBasic(t)
 	c := b.co.AddConversation(fake.Conversation{Contact: b.ana, AssignedTo: "Marta"})
 	b.co.Inbound(c, "x", t0.Add(-time.Hour))
 	empty := b.co.AddConversation(fake.Conversation{Contact: b.bob, CreatedAt: t0.Add(-2 * time.Hour)})

@@ -94,8 +94,7 @@ func TestConversationPagesKeepTheFirstPagesOrderUnderChange(t *testing.T) {
 // created_at; a message backfilled into it later (older than its created_at)
 // must not make it come back on a later page.
 func TestConversationCursorStableWhileBackfilling(t *testing.T) {
-	s := newServer(t)
-	b := seedBasic(t, s)
+	s, b := newBasic(t)
 	var convs []string
 	for i := 0; i < 4; i++ {
 		convs = append(convs, b.co.AddConversation(fake.Conversation{Contact: b.ana, CreatedAt: t0.Add(-time.Duration(i+1) * time.Hour)}))

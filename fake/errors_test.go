@@ -28,10 +28,14 @@ func TestErrorIDsAreUniqueAndWellFormed(t *testing.T) {
 	}
 }
 
+// The success envelope is exact; its timestamp is the server's clock.
 func TestSuccessEnvelopeExact(t *testing.T) {
-	s := newServer(t)
+	clock := fake.NewManualClock(t0)
+	s := newServer(t, fake.WithClock(clock))
+	assert.Same(t, clock, s.Clock())
+	clock.Advance(1234 * time.Millisecond)
 	r := get(t, s, "/channels")
-	assert.JSONEq(t, `{"success":true,"data":{"items":[]},"timestamp":"`+ts0+`"}`, string(r.Body))
+	assert.JSONEq(t, `{"success":true,"data":{"items":[]},"timestamp":"2026-11-22T10:00:01.234Z"}`, string(r.Body))
 	assert.Equal(t, "application/json; charset=utf-8", r.Header.Get("Content-Type"))
 }
 
@@ -42,8 +46,7 @@ func TestSuccessEnvelopeExact(t *testing.T) {
 // null, elsewhere.
 func TestErrorBodyForEveryCode(t *testing.T) {
 	clock := fake.NewManualClock(t0.Add(123456789 * time.Nanosecond))
-	s := newServer(t, fake.WithClock(clock), fake.WithRateLimit(1, 1000))
-	b := seedBasic(t, s)
+	s, b := newBasic(t, fake.WithClock(clock), fake.WithRateLimit(1, 1000))
 	bucketDetails := `{"valid_buckets":["unanswered","never_engaged","unassigned","automation_only"],"opt_in":["unassigned","automation_only"]}`
 	tests := []struct {
 		method, path string

@@ -200,6 +200,13 @@ type basic struct {
 	anaPhone, chatPNID string
 }
 
+// newBasic is newServer then seedBasic.
+func newBasic(t *testing.T, opts ...fake.Option) (*fake.Server, basic) {
+	t.Helper()
+	s := newServer(t, opts...)
+	return s, seedBasic(t, s)
+}
+
 func seedBasic(t *testing.T, s *fake.Server) basic {
 	t.Helper()
 	co := s.Company()

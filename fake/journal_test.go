@@ -140,8 +140,7 @@ func TestJournalRedactsTheKeysEverywhere(t *testing.T) {
 // One path form everywhere: the string that names a path in a fault rule is
 // the journal's Path and the filters' pattern, whichever prefix was sent.
 func TestOnePathFormForFaultsJournalAndFilters(t *testing.T) {
-	s := newServer(t)
-	b := seedBasic(t, s)
+	s, b := newBasic(t)
 	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
 	const pattern = "/conversations/*/messages"
 	s.AddFault(fake.Fault{Path: "/api/v1" + pattern, Status: 503, Times: 1})

@@ -38,8 +38,7 @@ func ids(items []map[string]any) []string {
 }
 
 func TestMessagesExactShapes(t *testing.T) {
-	s := newServer(t)
-	b := seedBasic(t, s)
+	s, b := newBasic(t)
 	co := b.co
 	conv := co.AddConversation(fake.Conversation{Contact: b.ana})
 	at := func(h int) time.Time { return t0.Add(-time.Duration(h) * time.Hour) }
@@ -91,8 +90,7 @@ func TestMessagesExactShapes(t *testing.T) {
 }
 
 func TestMessagesForgedCursor(t *testing.T) {
-	s := newServer(t)
-	b := seedBasic(t, s)
+	s, b := newBasic(t)
 	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
 	conv2 := b.co.AddConversation(fake.Conversation{Contact: b.ana, Status: convo.ConversationResolved})
 	for i := 0; i < 3; i++ {
@@ -117,8 +115,7 @@ func TestMessagesForgedCursor(t *testing.T) {
 }
 
 func TestReactionsAreNeverItems(t *testing.T) {
-	s := newServer(t)
-	b := seedBasic(t, s)
+	s, b := newBasic(t)
 	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
 	m := b.co.Reply(conv, fake.SenderAgent, "Deal?", t0.Add(-time.Hour))
 	b.co.AddReaction(m, fake.Reaction{Emoji: "❤️"})
@@ -136,8 +133,7 @@ func TestReactionsAreNeverItems(t *testing.T) {
 // unsupported messages have text, media and raw null whatever was seeded.
 // A default filename does not depend on the machine's MIME database.
 func TestMediaBlockByType(t *testing.T) {
-	s := newServer(t)
-	b := seedBasic(t, s)
+	s, b := newBasic(t)
 	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
 	noRef := `{"media_id":null,"media_status":"no_reference","mime_type":null,"file_size":null,"filename":null}`
 	tests := []struct {
@@ -205,8 +201,7 @@ func TestMediaBlockByType(t *testing.T) {
 // echoed; a since that is not an RFC 3339 date-time is INVALID_PARAM.
 func TestMessagesWindowAndSince(t *testing.T) {
 	now := t0.Add(500*time.Millisecond + 700*time.Microsecond) // 10:00:00.5007
-	s := newServer(t, fake.WithClock(fake.NewManualClock(now)))
-	b := seedBasic(t, s)
+	s, b := newBasic(t, fake.WithClock(fake.NewManualClock(now)))
 	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
 	start := time.Date(2026, 10, 23, 10, 0, 0, 500_000_000, time.UTC) // now - 30 days, to the ms
 	in := b.co.Inbound(conv, "edge", start)
@@ -245,8 +240,7 @@ func TestMessagesWindowAndSince(t *testing.T) {
 // A page holds limit messages, 50 by default; TestIntegerParameters has the
 // limits refused.
 func TestMessagesPageSize(t *testing.T) {
-	s := newServer(t)
-	b := seedBasic(t, s)
+	s, b := newBasic(t)
 	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
 	for i := 0; i < 120; i++ {
 		b.co.Inbound(conv, fmt.Sprint(i), t0.Add(-time.Duration(i+1)*time.Minute))

@@ -16,8 +16,7 @@ import (
 // only, leading zeros allowed, within their bounds (docs/behaviour.md,
 // Strict input).
 func TestIntegerParameters(t *testing.T) {
-	s := newServer(t)
-	b := seedBasic(t, s)
+	s, b := newBasic(t)
 	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
 	endpoints := []struct {
 		name, path, param string
@@ -62,8 +61,7 @@ func always(int) bool { return true }
 // a NUL character). Anything else is 400 INVALID_PARAM naming the fault and
 // changes nothing (docs/behaviour.md, Strict input).
 func TestRequestBodies(t *testing.T) {
-	s := newServer(t)
-	b := seedBasic(t, s)
+	s, b := newBasic(t)
 	create := func(name string) string {
 		return `{"phone_number_id":"` + b.chatPNID + `","phone_number":"5511911112222","name":"` + name + `"}`
 	}

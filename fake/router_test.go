@@ -15,8 +15,7 @@ import (
 // The router matches the escaped path: an id holding an encoded "/" is one
 // segment and reaches its endpoint, which answers with its own 404 code.
 func TestEscapedIDReachesItsEndpoint(t *testing.T) {
-	s := newServer(t)
-	b := seedBasic(t, s)
+	s, b := newBasic(t)
 	conv := b.co.AddConversation(fake.Conversation{ID: "abc/def", Contact: b.ana})
 	b.co.Inbound(conv, "hello", t0.Add(-time.Hour))
 	tests := []struct {
@@ -43,8 +42,7 @@ func TestEscapedIDReachesItsEndpoint(t *testing.T) {
 // HEAD answers wherever GET does, with the same status and headers and no
 // body, errors included.
 func TestHeadMirrorsGet(t *testing.T) {
-	s := newServer(t)
-	b := seedBasic(t, s)
+	s, b := newBasic(t)
 	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
 	b.co.Inbound(conv, "hello", t0.Add(-time.Hour))
 	for _, p := range []string{

@@ -14,8 +14,7 @@ import (
 )
 
 func TestCancelSequenceCompanyWideMostRecent(t *testing.T) {
-	s := newServer(t)
-	b := seedBasic(t, s)
+	s, b := newBasic(t)
 	chat2 := b.co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000002"})
 	ana2 := b.co.AddContact(fake.Contact{Account: chat2, Phone: b.anaPhone, Sequence: "Winback"})
 	b.co.ScheduleSequence(b.ana, "Onboarding")
@@ -32,8 +31,7 @@ func TestCancelSequenceCompanyWideMostRecent(t *testing.T) {
 // Fifty concurrent cancels of one scheduled sequence: exactly one says
 // canceled true.
 func TestConcurrentSequenceCancelExactlyOnce(t *testing.T) {
-	s := newServer(t)
-	b := seedBasic(t, s)
+	s, b := newBasic(t)
 	b.co.ScheduleSequence(b.ana, "Onboarding")
 	var canceled atomic.Int32
 	var wg sync.WaitGroup
@@ -54,8 +52,7 @@ func TestConcurrentSequenceCancelExactlyOnce(t *testing.T) {
 // fault rule) leaves the sequence scheduled. TestMissingParamNamesEachField
 // and TestErrorBodyForEveryCode have the other refusals.
 func TestCancelSequenceStates(t *testing.T) {
-	s := newServer(t)
-	b := seedBasic(t, s)
+	s, b := newBasic(t)
 	b.co.ScheduleSequence(b.ana, "Renewal")
 	for i, want := range []string{
 		`{"canceled":true,"message":"Sequence canceled successfully."}`,

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"log/slog"
 	"net/http/httptest"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -13,15 +12,6 @@ import (
 	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
 )
-
-func TestURLEndsInV1AndIsLoopback(t *testing.T) {
-	s := newServer(t)
-	assert.True(t, strings.HasPrefix(s.URL(), "http://127.0.0.1:"), s.URL())
-	assert.True(t, strings.HasSuffix(s.URL(), "/v1"), s.URL())
-	assert.Equal(t, fake.DefaultAPIKey, s.APIKey())
-	s2 := newServer(t, fake.WithAPIKey("k2"))
-	assert.Equal(t, "k2", s2.APIKey())
-}
 
 // A mounted handler without WithPublicURL names the local address the
 // request came in on (a recorder has none: localhost), never the Host.
