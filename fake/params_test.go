@@ -8,52 +8,10 @@ import (
 	"testing"
 
 	"github.com/convoapi/convo-go/fake"
+	"github.com/convoapi/convo-go/internal/oascheck"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
-
-// Integer parameters (limit of listMessages, listConversations and
-// getAnomalies, threshold_hours of getAnomalies) take plain decimal digits
-// only, leading zeros allowed, within their bounds (docs/behaviour.md,
-// Strict input).
-func TestIntegerParameters(t *testing.T) {
-	s, b := newBasic(t)
-	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
-	endpoints := []struct {
-		name, path, param string
-		max               int
-	}{
-		{"messages limit", "/conversations/" + conv + "/messages", "limit", 100},
-		{"conversations limit", "/conversations", "limit", 100},
-		{"anomalies limit", "/conversations/anomalies", "limit", 100},
-		{"anomalies threshold", "/conversations/anomalies", "threshold_hours", 24},
-	}
-	values := []struct {
-		v  string
-		ok func(max int) bool
-	}{
-		{"", never}, {" 5", never}, {"5 ", never}, {"+5", never}, {"-1", never}, {"0", never}, {"1e2", never},
-		{"5.0", never}, {"0x10", never}, {"abc", never}, {"99999999999999999999999", never},
-		{"1", always}, {"05", always}, {"0000005", always},
-		{"24", always}, {"25", func(max int) bool { return max >= 25 }},
-		{"100", func(max int) bool { return max >= 100 }}, {"101", never},
-	}
-	for _, ep := range endpoints {
-		for _, v := range values {
-			t.Run(ep.name+"="+v.v, func(t *testing.T) {
-				r := get(t, s, ep.path+"?"+ep.param+"="+url.QueryEscape(v.v))
-				if v.ok(ep.max) {
-					assert.Equal(t, 200, r.Status, "%s", r.Body)
-					return
-				}
-				assertError(t, r, 400, "INVALID_PARAM", fmt.Sprintf("%s must be an integer from 1 to %d", ep.param, ep.max), "/api/v1"+ep.path, "GET", "")
-			})
-		}
-	}
-}
-
-func never(int) bool { return false }
-
-func always(int) bool { return true }
 
 // A request body is a JSON object sent as application/json, of at most
 // 1 MiB, whose text encoding/json would not silently change (invalid UTF-8:
@@ -109,4 +67,51 @@ func TestRequestBodies(t *testing.T) {
 	assert.Equal(t, http.StatusCreated, ok.Status, "%s", ok.Body)
 
 	assert.Panics(t, func() { b.co.AddContact(fake.Contact{Account: b.chat, Phone: "5511933334444", Name: "x\x00"}) })
+}
+
+// Every integer query parameter of api/openapi.yaml (limit of listMessages,
+// listConversations and getAnomalies, threshold_hours of getAnomalies)
+// takes plain decimal digits only, leading zeros allowed, within the
+// document's bounds; anything else is INVALID_PARAM naming the parameter
+// and its bounds (docs/behaviour.md, Strict input). Read from the document,
+// so that the fake cannot drift from it; the anomaly threshold's default is
+// the document's too.
+func TestIntegerParameters(t *testing.T) {
+	doc, err := oascheck.Load()
+	require.NoError(t, err)
+	s, b := newBasic(t)
+	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
+	checked := 0
+	for path, item := range doc.Paths.Map() {
+		if item.Get == nil || strings.Contains(strings.ReplaceAll(path, "{conversation_id}", ""), "{") {
+			continue
+		}
+		path = strings.ReplaceAll(path, "{conversation_id}", conv)
+		for _, p := range item.Get.Parameters {
+			sc := p.Value.Schema.Value
+			if p.Value.In != "query" || !sc.Type.Is("integer") || sc.Min == nil || sc.Max == nil {
+				continue
+			}
+			checked++
+			lo, hi := int(*sc.Min), int(*sc.Max)
+			values := map[string]bool{"": false, " 5": false, "5 ": false, "+5": false, "-1": false, "1e2": false,
+				"5.0": false, "0x10": false, "abc": false, "99999999999999999999999": false, "05": true, "0000005": true,
+				fmt.Sprint(lo - 1): false, fmt.Sprint(lo): true, fmt.Sprint(hi): true, fmt.Sprint(hi + 1): false}
+			for v, ok := range values {
+				t.Run(item.Get.OperationID+" "+p.Value.Name+"="+v, func(t *testing.T) {
+					r := get(t, s, path+"?"+p.Value.Name+"="+url.QueryEscape(v))
+					if ok {
+						assert.Equal(t, 200, r.Status, "%s", r.Body)
+						return
+					}
+					assertError(t, r, 400, "INVALID_PARAM", fmt.Sprintf("%s must be an integer from %d to %d", p.Value.Name, lo, hi), "/api/v1"+path, "GET", "")
+				})
+			}
+		}
+	}
+	assert.Equal(t, 4, checked, "limit of messages, conversations, anomalies and threshold_hours")
+
+	threshold := oascheck.Operation(doc, "getAnomalies").Parameters.GetByInAndName("query", "threshold_hours").Schema.Value.Default
+	window := get(t, s, "/conversations/anomalies").JSON(t)["data"].(map[string]any)["window"].(map[string]any)
+	assert.Equal(t, threshold, window["threshold_hours"])
 }
