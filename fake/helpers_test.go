@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -50,11 +52,7 @@ func (r resp) Data(t *testing.T, status int) string {
 	require.Equal(t, status, r.Status, "body: %s", r.Body)
 	var env map[string]json.RawMessage
 	require.NoError(t, json.Unmarshal(r.Body, &env))
-	keys := []string{}
-	for k := range env {
-		keys = append(keys, k)
-	}
-	assert.ElementsMatch(t, []string{"success", "data", "timestamp"}, keys)
+	assert.ElementsMatch(t, []string{"success", "data", "timestamp"}, keysOf(env))
 	assert.Equal(t, "true", string(env["success"]))
 	var tsv string
 	require.NoError(t, json.Unmarshal(env["timestamp"], &tsv))
@@ -142,54 +140,31 @@ func assertError(t *testing.T, r resp, status int, code convo.ErrorCode, message
 	t.Helper()
 	require.Equal(t, status, r.Status, "body: %s", r.Body)
 	assert.Equal(t, "application/json; charset=utf-8", r.Header.Get("Content-Type"))
-	var env map[string]json.RawMessage
-	require.NoError(t, json.Unmarshal(r.Body, &env), "body: %s", r.Body)
-	keys := []string{}
-	for k := range env {
-		keys = append(keys, k)
+	env := r.JSON(t)
+	assert.ElementsMatch(t, []string{"success", "statusCode", "timestamp", "path", "method", "message", "errorId"}, keysOf(env))
+	assert.Equal(t, false, env["success"])
+	assert.Equal(t, float64(status), env["statusCode"])
+	assert.Regexp(t, tsPattern, env["timestamp"])
+	assert.Equal(t, path, env["path"])
+	assert.Equal(t, method, env["method"])
+	assert.Regexp(t, errorIDPattern, env["errorId"])
+	msg, ok := env["message"].(map[string]any)
+	require.True(t, ok, "message must be an object: %s", r.Body)
+	want := []string{"error", "message"}
+	if details != "" {
+		want = append(want, "details")
+		raw, _ := json.Marshal(msg["details"])
+		assert.JSONEq(t, details, string(raw))
 	}
-	assert.ElementsMatch(t, []string{"success", "statusCode", "timestamp", "path", "method", "message", "errorId"}, keys)
-	var body struct {
-		Success    bool   `json:"success"`
-		StatusCode int    `json:"statusCode"`
-		Timestamp  string `json:"timestamp"`
-		Path       string `json:"path"`
-		Method     string `json:"method"`
-		ErrorID    string `json:"errorId"`
-	}
-	require.NoError(t, json.Unmarshal(r.Body, &body))
-	assert.False(t, body.Success)
-	assert.Equal(t, status, body.StatusCode)
-	assert.Regexp(t, tsPattern, body.Timestamp)
-	assert.Equal(t, path, body.Path)
-	assert.Equal(t, method, body.Method)
-	assert.Regexp(t, errorIDPattern, body.ErrorID)
-	var msg map[string]json.RawMessage
-	require.NoError(t, json.Unmarshal(env["message"], &msg), "message must be an object: %s", env["message"])
-	if details == "" {
-		assert.ElementsMatch(t, []string{"error", "message"}, keysOf(msg))
-	} else {
-		assert.ElementsMatch(t, []string{"error", "message", "details"}, keysOf(msg))
-		assert.JSONEq(t, details, string(msg["details"]))
-	}
-	assert.JSONEq(t, jsonString(string(code)), string(msg["error"]))
+	assert.ElementsMatch(t, want, keysOf(msg))
+	assert.Equal(t, string(code), msg["error"])
 	if message != "" {
-		assert.JSONEq(t, jsonString(message), string(msg["message"]))
+		assert.Equal(t, message, msg["message"])
 	}
 }
 
-func keysOf(m map[string]json.RawMessage) []string {
-	out := []string{}
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
-}
-
-func jsonString(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
-}
+// keysOf returns the keys of m, in no order.
+func keysOf[V any](m map[string]V) []string { return slices.Collect(maps.Keys(m)) }
 
 // seedBasic gives the default company a chatapp and a botapp account, a
 // webchat widget and one contact per account.
