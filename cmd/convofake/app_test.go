@@ -15,7 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Every start error exits 2 and says what to try, in flag terms.
+// Every start error exits 2 and says what to try, in flag terms; a seed file
+// that is not JSON, missing or faulty is named, with the place of the fault.
 func TestStartErrorsExit2WithAHint(t *testing.T) {
 	taken, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -24,6 +25,9 @@ func TestStartErrorsExit2WithAHint(t *testing.T) {
 	require.NoError(t, os.WriteFile(dup, []byte(`{"companies":[{"api_key":"twin-key-1"},{"api_key":"twin-key-1"}]}`), 0o600))
 	other := filepath.Join(t.TempDir(), "other.json")
 	require.NoError(t, os.WriteFile(other, []byte(`{"companies":[{"api_key":"first-key"},{"api_key":"twin-key-1"}]}`), 0o600))
+	syntax := filepath.Join(t.TempDir(), "syntax.json")
+	require.NoError(t, os.WriteFile(syntax, []byte("{\n  \"companies\": [\n    {\"api_key\": }\n  ]\n}\n"), 0o600))
+	missing := filepath.Join(t.TempDir(), "missing.json")
 
 	for _, tc := range []struct {
 		name    string
@@ -36,6 +40,8 @@ func TestStartErrorsExit2WithAHint(t *testing.T) {
 		{"admin port in use", []string{"--addr", "127.0.0.1:0", "--admin-addr", taken.Addr().String()},
 			[]string{"--admin-addr", "try --admin-addr 127.0.0.1:0"}, ""},
 		{"not host:port", []string{"--addr", "nonsense"}, []string{"--addr nonsense", "give host:port"}, ""},
+		{"seed not JSON", []string{"--addr", "127.0.0.1:0", "--seed", syntax}, []string{syntax, "line 3"}, ""},
+		{"seed missing", []string{"--addr", "127.0.0.1:0", "--seed", missing}, []string{missing}, ""},
 		{"bad seed", []string{"--addr", "127.0.0.1:0", "--seed", "testdata/bad-seed.json"},
 			[]string{"testdata/bad-seed.json", "companies[0].conversations[0].messages[0]", `unknown sender "martian"`}, ""},
 		{"seed keys shared", []string{"--addr", "127.0.0.1:0", "--seed", dup},

@@ -2,8 +2,6 @@ package main
 
 import (
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -124,19 +122,4 @@ func TestAPIKeyPrecedence(t *testing.T) {
 			assert.NotContains(t, p.stderr.String(), tc.want, "the log never shows a key")
 		})
 	}
-}
-
-// A seed file that is not JSON, or missing, exits 2 naming the file (a bad
-// seed's field: TestStartErrorsExit2WithAHint).
-func TestBadSeedFileExits2WithPathAndReason(t *testing.T) {
-	syntax := filepath.Join(t.TempDir(), "syntax.json")
-	require.NoError(t, os.WriteFile(syntax, []byte("{\n  \"companies\": [\n    {\"api_key\": }\n  ]\n}\n"), 0o600))
-	code, stderr := runOnce(t, "--addr", "127.0.0.1:0", "--seed", syntax)
-	assert.Equal(t, exitNoStart, code)
-	assert.Contains(t, stderr, syntax)
-	assert.Contains(t, stderr, "line 3")
-
-	code, stderr = runOnce(t, "--addr", "127.0.0.1:0", "--seed", filepath.Join(t.TempDir(), "missing.json"))
-	assert.Equal(t, exitNoStart, code)
-	assert.Contains(t, stderr, "missing.json")
 }
