@@ -64,30 +64,38 @@ func FuzzServeHTTP(f *testing.F) {
 		if strings.HasPrefix(req.URL.Path, "/_files/") && rec.Code == 200 {
 			return
 		}
-		if method == http.MethodHead {
-			if rec.Body.Len() != 0 {
-				t.Fatalf("HEAD %s: a body: %q", target, rec.Body.String())
-			}
-			return
-		}
-		var env struct {
-			Success    *bool `json:"success"`
-			StatusCode int   `json:"statusCode"`
-		}
-		if err := json.Unmarshal(rec.Body.Bytes(), &env); err != nil || env.Success == nil {
-			t.Fatalf("%s %s: not an envelope (%d): %q", method, target, rec.Code, rec.Body.String())
-		}
-		if !*env.Success && env.StatusCode != rec.Code {
-			t.Fatalf("statusCode %d != HTTP %d", env.StatusCode, rec.Code)
-		}
-		if rec.Code >= 500 {
-			t.Fatalf("%s %s: 5xx for %q: %s", method, target, body, rec.Body.String())
-		}
-		write := method == http.MethodPost || method == http.MethodPatch || method == http.MethodDelete
-		if write && !utf8.ValidString(body) && strings.TrimSpace(body) != "" && rec.Code < 400 {
-			t.Fatalf("%s %s: a body that is not UTF-8 was accepted (%d)", method, target, rec.Code)
-		}
+		checkFuzzAnswer(t, method, target, body, rec)
 	})
+}
+
+// checkFuzzAnswer fails t unless rec is a JSON envelope whose statusCode is
+// the HTTP status (HEAD: no body), not a 5xx, and not a success for a write
+// whose body is not UTF-8.
+func checkFuzzAnswer(t *testing.T, method, target, body string, rec *httptest.ResponseRecorder) {
+	t.Helper()
+	if method == http.MethodHead {
+		if rec.Body.Len() != 0 {
+			t.Fatalf("HEAD %s: a body: %q", target, rec.Body.String())
+		}
+		return
+	}
+	var env struct {
+		Success    *bool `json:"success"`
+		StatusCode int   `json:"statusCode"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &env); err != nil || env.Success == nil {
+		t.Fatalf("%s %s: not an envelope (%d): %q", method, target, rec.Code, rec.Body.String())
+	}
+	if !*env.Success && env.StatusCode != rec.Code {
+		t.Fatalf("statusCode %d != HTTP %d", env.StatusCode, rec.Code)
+	}
+	if rec.Code >= 500 {
+		t.Fatalf("%s %s: 5xx for %q: %s", method, target, body, rec.Body.String())
+	}
+	write := method == http.MethodPost || method == http.MethodPatch || method == http.MethodDelete
+	if write && !utf8.ValidString(body) && strings.TrimSpace(body) != "" && rec.Code < 400 {
+		t.Fatalf("%s %s: a body that is not UTF-8 was accepted (%d)", method, target, rec.Code)
+	}
 }
 
 // The seed loader is fuzzed on its own (the endpoints: FuzzServeHTTP). As
