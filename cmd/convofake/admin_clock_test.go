@@ -53,11 +53,27 @@ func TestAdminClockMovesWindowAndAnomalies(t *testing.T) {
 	assert.JSONEq(t, `{"now":"2026-11-30T22:30:00.000Z","frozen":true}`, string(r.body), "a negative advance goes back")
 }
 
-func TestAdminClockRealRefusesToMove(t *testing.T) {
+// A real clock is never moved: POST /_fake/clock is 409, and a seed with
+// "now" is refused clearly (400 invalid_seed, the advice a flag, no Go call)
+// and changes nothing, instead of shifting the clock.
+// TestAdminBadSeedChangesNothing has a seed error naming the field.
+func TestAdminRealClockIsNeverMoved(t *testing.T) {
 	p := start(t) // demo data, real clock
-	r := p.admin(http.MethodGet, "/_fake/clock", "")
-	require.Equal(t, http.StatusOK, r.status)
-	assert.Equal(t, false, r.json(t)["frozen"])
 	assertAdminError(t, p.admin(http.MethodPost, "/_fake/clock", `{"advance":"90m"}`), http.StatusConflict, "clock_not_frozen")
 	assertAdminError(t, p.admin(http.MethodPost, "/_fake/clock", `{"set":"2026-11-22T10:00:00Z"}`), http.StatusConflict, "clock_not_frozen")
+
+	before := p.admin(http.MethodGet, "/_fake/state/contacts", "").body
+	r := p.admin(http.MethodPost, "/_fake/seed", twoCompanies)
+	assertAdminError(t, r, http.StatusBadRequest, "invalid_seed")
+	msg := r.json(t)["message"].(string)
+	assert.Contains(t, msg, `seed: now: convofake runs on the real clock`)
+	assert.Contains(t, msg, `--clock=frozen`, "the advice is a flag")
+	for _, goCall := range []string{"WithClock", "NewManualClock", "WithSeed", "(...)"} {
+		assert.NotContains(t, msg, goCall, "no Go call in an HTTP answer")
+	}
+	assert.Equal(t, string(before), string(p.admin(http.MethodGet, "/_fake/state/contacts", "").body), "nothing changed")
+	r = p.admin(http.MethodGet, "/_fake/clock", "")
+	require.Equal(t, http.StatusOK, r.status)
+	assert.Equal(t, false, r.json(t)["frozen"])
+	assert.NotEqual(t, "2026-11-22T10:00:00.000Z", r.json(t)["now"])
 }

@@ -86,25 +86,3 @@ func TestAdminReset(t *testing.T) {
 	require.Equal(t, http.StatusOK, r.status)
 	assert.JSONEq(t, `{"success":true,"data":{"items":[]},"timestamp":"2026-11-22T10:00:00.000Z"}`, string(r.body))
 }
-
-// A seed with "now" needs a frozen clock: on a real clock it is refused
-// clearly (400 invalid_seed) and changes nothing, instead of shifting the
-// real clock. TestAdminBadSeedChangesNothing has a seed error naming the
-// field.
-func TestAdminSeedNowOnRealClock(t *testing.T) {
-	p := start(t) // real clock
-	before := p.admin(http.MethodGet, "/_fake/state/contacts", "").body
-	r := p.admin(http.MethodPost, "/_fake/seed", twoCompanies)
-	assertAdminError(t, r, http.StatusBadRequest, "invalid_seed")
-	msg := r.json(t)["message"].(string)
-	assert.Contains(t, msg, `seed: now: convofake runs on the real clock`)
-	assert.Contains(t, msg, `--clock=frozen`, "the advice is a flag")
-	for _, goCall := range []string{"WithClock", "NewManualClock", "WithSeed", "(...)"} {
-		assert.NotContains(t, msg, goCall, "no Go call in an HTTP answer")
-	}
-	assert.Equal(t, string(before), string(p.admin(http.MethodGet, "/_fake/state/contacts", "").body), "nothing changed")
-	clock := p.admin(http.MethodGet, "/_fake/clock", "").json(t)
-	assert.Equal(t, false, clock["frozen"])
-	assert.NotEqual(t, "2026-11-22T10:00:00.000Z", clock["now"])
-
-}

@@ -142,9 +142,8 @@ func TestStartWithDemoDataPrintsWhatToUse(t *testing.T) {
 	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
 	assert.NotEmpty(t, r.json(t)["data"].(map[string]any)["items"], "the demo data has conversations")
 
-	// The /api/v1 alias is served too; a wrong key is 401.
+	// The /api/v1 alias is served too.
 	assert.Equal(t, http.StatusOK, p.api("/api/v1/channels", "fake-api-key").status)
-	assert.Equal(t, http.StatusUnauthorized, p.api("/v1/channels", "wrong").status)
 }
 
 func TestShutdownOnContextCancelReturns0(t *testing.T) {

@@ -19,15 +19,17 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// testAdminToken is the admin token of the servers the tests start.
-const testAdminToken = "test-admin-token-6f1d2c"
-
-// seedKey is the API key of testdata/seed.json.
-const seedKey = "seed-key"
-
-// safetyTimeout bounds every wait on the server (start, stop): it is a
-// guard against a hung test, never a timing assertion.
-const safetyTimeout = 20 * time.Second
+const (
+	testAdminToken = "test-admin-token-6f1d2c" // the admin token of the servers the tests start
+	seedKey        = "seed-key"                // the API key of testdata/seed.json
+	// safetyTimeout bounds every wait on the server (start, stop): it is a
+	// guard against a hung test, never a timing assertion.
+	safetyTimeout = 20 * time.Second
+	// The ids of testdata/seed.json.
+	convID    = "f0000000-0000-4000-8000-000000000001"
+	contactID = "c0000000-0000-4000-8000-000000000001"
+	accountID = "a0000000-0000-4000-8000-000000000001"
+)
 
 // syncBuffer is an io.Writer safe for the server's goroutines and the test.
 type syncBuffer struct {
@@ -235,25 +237,14 @@ func anomalyCount(t *testing.T, p *proc, key string) float64 {
 	return r.json(t)["data"].(map[string]any)["buckets"].(map[string]any)["unanswered"].(map[string]any)["count"].(float64)
 }
 
-const (
-	convID    = "f0000000-0000-4000-8000-000000000001"
-	contactID = "c0000000-0000-4000-8000-000000000001"
-	accountID = "a0000000-0000-4000-8000-000000000001"
-)
-
-func readSeed(t *testing.T) string {
-	t.Helper()
-	b, err := os.ReadFile("testdata/seed.json")
-	require.NoError(t, err)
-	return string(b)
-}
-
 // startSeeded starts convofake on the demo data and a frozen clock, then
 // replaces the data through the admin API with testdata/seed.json.
 func startSeeded(t *testing.T, args ...string) *proc {
 	t.Helper()
 	p := start(t, append([]string{"--clock", "frozen"}, args...)...)
-	r := p.admin(http.MethodPost, "/_fake/seed", readSeed(t))
+	seed, err := os.ReadFile("testdata/seed.json")
+	require.NoError(t, err)
+	r := p.admin(http.MethodPost, "/_fake/seed", string(seed))
 	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
 	body := r.json(t)
 	assert.Equal(t, map[string]any{"now": "2026-11-22T10:00:00.000Z", "frozen": true}, body["clock"])
