@@ -14,8 +14,7 @@ import (
 )
 
 func TestAnomaliesExactReport(t *testing.T) {
-	s := newServer(t)
-	b := seedBasic(t, s)
+	s, b := newBasic(t)
 	co := b.co
 	h := func(x float64) time.Time { return t0.Add(-time.Duration(x * float64(time.Hour))) }
 	conv := func(id, contact, agent string) string {
@@ -95,84 +94,10 @@ func TestAnomaliesExactReport(t *testing.T) {
 	assert.JSONEq(t, `{"count":2}`, string(data.Buckets["never_engaged"]))
 }
 
-func TestAnomaliesTiesByConversationID(t *testing.T) {
-	s := newServer(t)
-	b := seedBasic(t, s)
-	for _, id := range []string{"c-b", "c-c", "c-a"} {
-		b.co.Inbound(b.co.AddConversation(fake.Conversation{ID: id, Contact: b.ana}), "x", t0.Add(-5*time.Hour))
-	}
-	var data struct {
-		Buckets struct {
-			Unanswered struct {
-				Items []struct {
-					ID string `json:"conversation_id"`
-				} `json:"items"`
-			} `json:"unanswered"`
-		} `json:"buckets"`
-	}
-	require.NoError(t, json.Unmarshal([]byte(get(t, s, "/conversations/anomalies").Data(t, 200)), &data))
-	var got []string
-	for _, it := range data.Buckets.Unanswered.Items {
-		got = append(got, it.ID)
-	}
-	assert.Equal(t, []string{"c-a", "c-b", "c-c"}, got)
-}
-
-func TestAnomaliesParams(t *testing.T) {
-	s := newServer(t)
-	details := `{"valid_buckets":["unanswered","never_engaged","unassigned","automation_only"],"opt_in":["unassigned","automation_only"]}`
-	tests := []struct {
-		q, code, msg, details string
-	}{
-		{"include=bogus", "INVALID_BUCKET", "Unknown bucket: bogus.", details},
-		{"include=unassigned,Automation_Only", "INVALID_BUCKET", "Unknown bucket: Automation_Only.", details},
-		{"threshold_hours=0", "INVALID_PARAM", "threshold_hours must be an integer from 1 to 24", ""},
-		{"threshold_hours=25", "INVALID_PARAM", "threshold_hours must be an integer from 1 to 24", ""},
-		{"threshold_hours=4.5", "INVALID_PARAM", "threshold_hours must be an integer from 1 to 24", ""},
-		{"limit=0", "INVALID_PARAM", "limit must be an integer from 1 to 100", ""},
-		{"limit=101", "INVALID_PARAM", "limit must be an integer from 1 to 100", ""},
-	}
-	for _, tc := range tests {
-		t.Run(tc.q, func(t *testing.T) {
-			assertError(t, get(t, s, "/conversations/anomalies?"+tc.q), 400, convo.ErrorCode(tc.code), tc.msg, "/api/v1/conversations/anomalies", "GET", tc.details)
-		})
-	}
-	for _, q := range []string{"threshold_hours=1", "threshold_hours=24", "limit=1", "limit=100", "include=", "include=unanswered,never_engaged"} {
-		assert.Equal(t, 200, get(t, s, "/conversations/anomalies?"+q).Status, q)
-	}
-}
-
-func TestAnomaliesCacheOnFakeClock(t *testing.T) {
-	clock := fake.NewManualClock(t0)
-	s := newServer(t, fake.WithClock(clock), fake.WithAnomalyCacheTTL(5*time.Minute))
-	b := seedBasic(t, s)
-	count := func(q string) float64 {
-		m := map[string]any{}
-		require.NoError(t, json.Unmarshal([]byte(get(t, s, "/conversations/anomalies"+q).Data(t, 200)), &m))
-		return m["buckets"].(map[string]any)["unanswered"].(map[string]any)["count"].(float64)
-	}
-	assert.Equal(t, 0.0, count(""))
-	// A conversation that just entered is absent from the next call...
-	b.co.Inbound(b.co.AddConversation(fake.Conversation{Contact: b.ana}), "x", t0.Add(-5*time.Hour))
-	assert.Equal(t, 0.0, count(""))
-	clock.Advance(4*time.Minute + 59*time.Second)
-	assert.Equal(t, 0.0, count(""))
-	// ...until the cache expires on the fake clock.
-	clock.Advance(time.Second)
-	assert.Equal(t, 1.0, count(""))
-	// The cache is per company.
-	other := s.AddCompany("other-key")
-	r := get(t, s, "/conversations/anomalies", bearer(other.APIKey()))
-	assert.Contains(t, r.Data(t, 200), `"unanswered":{"count":0,"items":[]}`)
-}
-
-func TestAnomaliesItemsCappedWorstFirst(t *testing.T) {
-	s := newServer(t)
-	b := seedBasic(t, s)
-	for i := 0; i < 150; i++ {
-		c := b.co.AddConversation(fake.Conversation{ID: fmt.Sprintf("c%03d", i), Contact: b.ana})
-		b.co.Inbound(c, "x", t0.Add(-4*time.Hour-time.Duration(i)*time.Minute)) // c149 waits longest
-	}
+// unanswered reads the unanswered bucket of an anomaly report: its count
+// and its conversation ids in order.
+func unanswered(t *testing.T, r resp) (count int, ids []string) {
+	t.Helper()
 	var data struct {
 		Buckets struct {
 			Unanswered struct {
@@ -183,21 +108,41 @@ func TestAnomaliesItemsCappedWorstFirst(t *testing.T) {
 			} `json:"unanswered"`
 		} `json:"buckets"`
 	}
-	require.NoError(t, json.Unmarshal([]byte(get(t, s, "/conversations/anomalies?limit=100").Data(t, 200)), &data))
-	u := data.Buckets.Unanswered
-	assert.Equal(t, 150, u.Count)
-	require.Len(t, u.Items, 100)
-	for i, it := range u.Items {
-		assert.Equal(t, fmt.Sprintf("c%03d", 149-i), it.ID)
+	require.NoError(t, json.Unmarshal([]byte(r.Data(t, 200)), &data))
+	for _, it := range data.Buckets.Unanswered.Items {
+		ids = append(ids, it.ID)
+	}
+	return data.Buckets.Unanswered.Count, ids
+}
+
+func TestAnomaliesTiesByConversationID(t *testing.T) {
+	s, b := newBasic(t)
+	for _, id := range []string{"c-b", "c-c", "c-a"} {
+		b.co.Inbound(b.co.AddConversation(fake.Conversation{ID: id, Contact: b.ana}), "x", t0.Add(-5*time.Hour))
+	}
+	_, got := unanswered(t, get(t, s, "/conversations/anomalies"))
+	assert.Equal(t, []string{"c-a", "c-b", "c-c"}, got)
+}
+
+func TestAnomaliesItemsCappedWorstFirst(t *testing.T) {
+	s, b := newBasic(t)
+	for i := 0; i < 150; i++ {
+		c := b.co.AddConversation(fake.Conversation{ID: fmt.Sprintf("c%03d", i), Contact: b.ana})
+		b.co.Inbound(c, "x", t0.Add(-4*time.Hour-time.Duration(i)*time.Minute)) // c149 waits longest
+	}
+	count, got := unanswered(t, get(t, s, "/conversations/anomalies?limit=100"))
+	assert.Equal(t, 150, count)
+	require.Len(t, got, 100)
+	for i, id := range got {
+		assert.Equal(t, fmt.Sprintf("c%03d", 149-i), id)
 	}
 	// The default limit is 20.
-	require.NoError(t, json.Unmarshal([]byte(get(t, s, "/conversations/anomalies").Data(t, 200)), &data))
-	assert.Len(t, data.Buckets.Unanswered.Items, 20)
+	_, got = unanswered(t, get(t, s, "/conversations/anomalies"))
+	assert.Len(t, got, 20)
 }
 
 func TestAnomaliesFollowStatusAndAssignmentChanges(t *testing.T) {
-	s := newServer(t, fake.WithAnomalyCacheTTL(0))
-	b := seedBasic(t, s)
+	s, b := newBasic(t, fake.WithAnomalyCacheTTL(0))
 	c := b.co.AddConversation(fake.Conversation{Contact: b.ana})
 	b.co.Inbound(c, "x", t0.Add(-5*time.Hour))
 	q := "/conversations/anomalies?include=unassigned"
@@ -209,4 +154,148 @@ func TestAnomaliesFollowStatusAndAssignmentChanges(t *testing.T) {
 	st, _ := s.Conversation(c)
 	assert.Equal(t, convo.ConversationResolved, st.Status)
 	assert.Equal(t, "Marta", st.AssignedTo)
+}
+
+// getAnomalies (docs/behaviour.md, Anomaly report): include is a comma list
+// (a repeated include is INVALID_PARAM, see TestQueryStrings);
+// spaces, empty names, duplicates and the two always-returned names are
+// accepted; anything else is INVALID_BUCKET naming it, case-sensitive.
+func TestAnomaliesInclude(t *testing.T) {
+	s := newServer(t)
+	details := `{"valid_buckets":["unanswered","never_engaged","unassigned","automation_only"],"opt_in":["unassigned","automation_only"]}`
+	tests := []struct {
+		q    string
+		want []string // buckets; nil: INVALID_BUCKET
+		bad  string
+	}{
+		{"", []string{"unanswered", "never_engaged"}, ""},
+		{"include=", []string{"unanswered", "never_engaged"}, ""},
+		{"include=,", []string{"unanswered", "never_engaged"}, ""},
+		{"include=unanswered", []string{"unanswered", "never_engaged"}, ""},
+		{"include=never_engaged,unanswered", []string{"unanswered", "never_engaged"}, ""},
+		{"include=unassigned", []string{"unanswered", "never_engaged", "unassigned"}, ""},
+		{"include=unassigned,unassigned", []string{"unanswered", "never_engaged", "unassigned"}, ""},
+		{"include=+unassigned+,+automation_only+", []string{"unanswered", "never_engaged", "unassigned", "automation_only"}, ""},
+		{"include=UNASSIGNED", nil, "UNASSIGNED"},
+		{"include=unassigned,bogus", nil, "bogus"},
+		{"include=unassigned;automation_only", nil, "unassigned;automation_only"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.q, func(t *testing.T) {
+			r := get(t, s, "/conversations/anomalies?"+tc.q)
+			if tc.want == nil {
+				assertError(t, r, 400, "INVALID_BUCKET", "Unknown bucket: "+tc.bad+".", "/api/v1/conversations/anomalies", "GET", details)
+				return
+			}
+			var data struct {
+				Buckets map[string]json.RawMessage `json:"buckets"`
+			}
+			require.NoError(t, json.Unmarshal([]byte(r.Data(t, 200)), &data))
+			assert.ElementsMatch(t, tc.want, keysOf(data.Buckets))
+			assert.JSONEq(t, `{"count":0}`, string(data.Buckets["never_engaged"]), "never_engaged is a count only")
+			for _, b := range tc.want {
+				if b != "never_engaged" {
+					assert.JSONEq(t, `{"count":0,"items":[]}`, string(data.Buckets[b]))
+				}
+			}
+		})
+	}
+}
+
+// getAnomalies (docs/behaviour.md, Anomaly report): the window's ends at the threshold edges 1
+// and 24 (both inclusive), per channel; waiting_hours has one decimal in
+// the JSON text.
+func TestAnomaliesThresholdEdgesAndDecimals(t *testing.T) {
+	s, b := newBasic(t, fake.WithAnomalyCacheTTL(0))
+	mk := func(id, contact string, ago time.Duration) {
+		b.co.Inbound(b.co.AddConversation(fake.Conversation{ID: id, Contact: contact}), "x", t0.Add(-ago))
+	}
+	mk("a-1h", b.ana, time.Hour)
+	mk("a-59m", b.ana, time.Hour-time.Second)
+	mk("b-24h", b.bob, 24*time.Hour)
+	mk("b-over", b.bob, 24*time.Hour+time.Millisecond)
+	mk("w-5h", b.visitor, 5*time.Hour-2*time.Minute) // 4.9667 h: 5.0
+	tests := []struct {
+		q    string
+		want []string
+	}{
+		{"threshold_hours=1", []string{"b-24h", "w-5h", "a-1h"}},
+		{"threshold_hours=24", []string{"b-24h"}},
+		{"threshold_hours=5", []string{"b-24h"}},
+		{"threshold_hours=4", []string{"b-24h", "w-5h"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.q, func(t *testing.T) {
+			count, got := unanswered(t, get(t, s, "/conversations/anomalies?"+tc.q))
+			assert.Equal(t, tc.want, got)
+			assert.Equal(t, len(tc.want), count)
+		})
+	}
+	raw := get(t, s, "/conversations/anomalies?threshold_hours=1").Data(t, 200)
+	assert.Contains(t, raw, `"waiting_hours":24.0,`)
+	assert.Contains(t, raw, `"waiting_hours":5.0,`)
+	assert.Contains(t, raw, `"waiting_hours":1.0,`)
+	assert.Contains(t, raw, `"ceiling_hours_by_channel":{"botapp":24,"chatapp":24,"sms":24,"webchat":24}`)
+}
+
+// getAnomalies (docs/behaviour.md, Anomaly report): unanswered means nothing went out after the contact spoke; a
+// reply that failed did not go out (typically an automation outside the
+// chatapp session window), so the conversation stays unanswered, and a
+// failed automation reply does not make it automation_only.
+func TestFailedReplyDidNotGoOut(t *testing.T) {
+	s, b := newBasic(t, fake.WithAnomalyCacheTTL(0))
+	c := b.co.AddConversation(fake.Conversation{ID: "c-failed", Contact: b.ana})
+	b.co.Inbound(c, "hello?", t0.Add(-6*time.Hour))
+	b.co.AddMessage(c, fake.Message{Sender: fake.SenderAutomation, Text: "auto", Status: "failed", FailureReason: "outside session window", At: t0.Add(-5 * time.Hour)})
+	q := func() resp { return get(t, s, "/conversations/anomalies?include=automation_only") }
+	raw := q().Data(t, 200)
+	assert.Contains(t, raw, `"unanswered":{"count":1,"items":[{"conversation_id":"c-failed"`)
+	assert.Contains(t, raw, `"automation_only":{"count":0,"items":[]}`)
+	// A queued reply is on its way: it counts.
+	b.co.AddMessage(c, fake.Message{Sender: fake.SenderAutomation, Text: "retry", Status: "queued", At: t0.Add(-4 * time.Hour)})
+	raw = q().Data(t, 200)
+	assert.Contains(t, raw, `"unanswered":{"count":0,"items":[]}`)
+	assert.Contains(t, raw, `"automation_only":{"count":1,`)
+}
+
+// docs/behaviour.md, Anomaly report: system messages count neither as the contact speaking nor as a
+// reply, whoever is named as their sender.
+func TestSystemTypeIsNeutral(t *testing.T) {
+	s, b := newBasic(t, fake.WithAnomalyCacheTTL(0))
+	only := b.co.AddConversation(fake.Conversation{ID: "only-system", Contact: b.ana})
+	b.co.AddMessage(only, fake.Message{Sender: fake.SenderContact, Type: "system", At: t0.Add(-5 * time.Hour)})
+	waiting := b.co.AddConversation(fake.Conversation{ID: "waiting", Contact: b.bob})
+	b.co.Inbound(waiting, "hi", t0.Add(-6*time.Hour))
+	b.co.AddMessage(waiting, fake.Message{Sender: fake.SenderAgent, Type: "system", At: t0.Add(-5 * time.Hour)})
+	raw := get(t, s, "/conversations/anomalies").Data(t, 200)
+	assert.Contains(t, raw, `"never_engaged":{"count":1}`)
+	assert.Contains(t, raw, `"unanswered":{"count":1,"items":[{"conversation_id":"waiting"`)
+}
+
+// getAnomalies caches its report on the server's clock, per company and per
+// bucket (docs/behaviour.md, Anomaly report): a conversation that just
+// entered is absent until the cache expires, while a bucket asked for the
+// first time is computed now.
+func TestAnomaliesCache(t *testing.T) {
+	clock := fake.NewManualClock(t0)
+	s, b := newBasic(t, fake.WithClock(clock), fake.WithAnomalyCacheTTL(5*time.Minute))
+	count := func() int { n, _ := unanswered(t, get(t, s, "/conversations/anomalies")); return n }
+	assert.Equal(t, 0, count()) // caches unanswered and never_engaged
+	b.co.Inbound(b.co.AddConversation(fake.Conversation{Contact: b.ana}), "x", t0.Add(-5*time.Hour))
+	b.co.AddConversation(fake.Conversation{Contact: b.bob})
+	assert.Equal(t, 0, count())
+	clock.Advance(time.Minute)
+	raw := get(t, s, "/conversations/anomalies?include=unassigned").Data(t, 200)
+	assert.Contains(t, raw, `"unanswered":{"count":0,"items":[]}`)
+	assert.Contains(t, raw, `"never_engaged":{"count":0}`)
+	assert.Contains(t, raw, `"unassigned":{"count":1,`)
+	clock.Advance(3*time.Minute + 59*time.Second)
+	assert.Equal(t, 0, count())
+	clock.Advance(time.Second)
+	raw = get(t, s, "/conversations/anomalies?include=unassigned").Data(t, 200)
+	assert.Contains(t, raw, `"unanswered":{"count":1,`)
+	assert.Contains(t, raw, `"never_engaged":{"count":1}`)
+	// The cache is per company.
+	r := get(t, s, "/conversations/anomalies", bearer(s.AddCompany("other-key").APIKey()))
+	assert.Contains(t, r.Data(t, 200), `"unanswered":{"count":0,"items":[]}`)
 }

@@ -11,14 +11,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
 )
 
 func TestAttachmentExchangeAndDownload(t *testing.T) {
 	clock := fake.NewManualClock(t0)
-	s := newServer(t, fake.WithClock(clock), fake.WithAttachmentTTL(10*time.Minute))
-	b := seedBasic(t, s)
+	s, b := newBasic(t, fake.WithClock(clock), fake.WithAttachmentTTL(10*time.Minute))
 	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
 	m := b.co.AddMessage(conv, fake.Message{Sender: fake.SenderContact, Media: &fake.Media{MimeType: "application/pdf", Filename: "invoice.pdf", Data: []byte("%PDF-1.7 fake")}})
 	mediaID := s.MediaID(m)
@@ -54,17 +52,15 @@ func TestAttachmentExchangeAndDownload(t *testing.T) {
 	assertError(t, r, 404, "NOT_FOUND", "File not found.", "/_files/nope", "GET", "")
 }
 
-func TestAttachmentNotFound(t *testing.T) {
-	s := newServer(t)
-	other := s.AddCompany("other-key")
-	acc := other.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp})
-	ct := other.AddContact(fake.Contact{Account: acc, Phone: "5511911112222"})
-	m := other.AddMessage(other.AddConversation(fake.Conversation{Contact: ct}), fake.Message{Media: &fake.Media{MimeType: "image/png"}})
-	theirs := s.MediaID(m)
-	for _, id := range []string{theirs, "unknown"} {
-		r := get(t, s, "/attachments/"+id)
-		assertError(t, r, 404, "MEDIA_NOT_FOUND", "Media not found.", "/api/v1/attachments/"+id, "GET", "")
-	}
-	assert.Equal(t, 200, get(t, s, "/attachments/"+theirs, bearer("other-key")).Status)
-	assertError(t, get(t, s, "/attachments/"+theirs, header{}), 401, "UNAUTHORIZED", "Invalid or missing API key.", "/api/v1/attachments/"+theirs, "GET", "")
+// The attachment URL's host is the server's own, never the request's Host
+// header: a client naming another host must not steer the download there.
+func TestAttachmentHostIsNeverTheHostHeader(t *testing.T) {
+	s, b := newBasic(t)
+	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
+	m := b.co.AddMessage(conv, fake.Message{Media: &fake.Media{MimeType: "image/png", Data: []byte("png")}})
+	raw := "GET /v1/attachments/" + s.MediaID(m) + " HTTP/1.1\r\nHost: evil.example\r\nX-Api-Key: " + s.APIKey() + "\r\nConnection: close\r\n\r\n"
+	got := rawExchange(t, s, raw, false)
+	assert.Contains(t, got, `"url":"`+strings.TrimSuffix(s.URL(), "/v1")+"/_files/")
+	assert.NotContains(t, got, "evil.example")
+
 }

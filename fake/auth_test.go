@@ -2,8 +2,8 @@ package fake_test
 
 import (
 	"net/http"
-	"net/url"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,57 +13,19 @@ import (
 	"github.com/convoapi/convo-go/fake"
 )
 
-func TestAuthHeaderForms(t *testing.T) {
-	s := newServer(t)
-	key := s.APIKey()
-	tests := []struct {
-		name    string
-		headers []header
-		status  int
-	}{
-		{"bearer", []header{{"Authorization", "Bearer " + key}}, 200},
-		{"apikey scheme", []header{{"Authorization", "ApiKey " + key}}, 200},
-		{"x-api-key", []header{{"x-api-key", key}}, 200},
-		{"scheme case-insensitive", []header{{"Authorization", "bearer " + key}}, 200},
-		{"missing", []header{{}}, 401},
-		{"wrong key", []header{bearer("nope")}, 401},
-		{"key prefix", []header{bearer(key[:len(key)-1])}, 401},
-		{"unknown scheme", []header{{"Authorization", "Basic " + key}}, 401},
-		{"scheme without key", []header{{"Authorization", "Bearer"}}, 401},
-		{"empty x-api-key", []header{{"x-api-key", ""}}, 401},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			r := get(t, s, "/channels", tc.headers...)
-			if tc.status == 200 {
-				assert.Equal(t, `{"items":[]}`, r.Data(t, 200))
-				return
-			}
-			assertError(t, r, 401, "UNAUTHORIZED", "Invalid or missing API key.", "/api/v1/channels", "GET", "")
-		})
-	}
-}
-
-func TestKeyInQueryOrBodyAuthenticatesNothing(t *testing.T) {
-	s := newServer(t)
-	q := url.Values{"api_key": {s.APIKey()}, "apiKey": {s.APIKey()}, "x-api-key": {s.APIKey()}}
-	r := get(t, s, "/channels?"+q.Encode(), header{})
-	assertError(t, r, 401, "UNAUTHORIZED", "Invalid or missing API key.", "/api/v1/channels", "GET", "")
-
-	r = call(t, s, "POST", "/v1/chatapp/sequences/cancel", map[string]string{"api_key": s.APIKey(), "phone_number": "5511987654321"}, header{})
-	assertError(t, r, 401, "UNAUTHORIZED", "Invalid or missing API key.", "/api/v1/chatapp/sequences/cancel", "POST", "")
-}
-
+// The header forms authenticate, the scheme in any case (docs/behaviour.md,
+// Connecting), and share the company's bucket; TestUnauthorizedPrecedesEverything
+// has the forms that do not authenticate.
 func TestRateLimitPerKeyAllFormsTogether(t *testing.T) {
 	clock := fake.NewManualClock(t0)
-	s := newServer(t, fake.WithClock(clock), fake.WithRateLimit(1, 3))
+	s := newServer(t, fake.WithClock(clock), fake.WithRateLimit(1, 4))
 	other := s.AddCompany("other-key")
 	key := s.APIKey()
-	forms := []header{bearer(key), {"Authorization", "ApiKey " + key}, {"x-api-key", key}}
+	forms := []header{bearer(key), {"Authorization", "ApiKey " + key}, {"x-api-key", key}, {"Authorization", "bearer " + key}}
 	for _, h := range forms {
-		assert.Equal(t, 200, get(t, s, "/channels", h).Status)
+		assert.Equal(t, `{"items":[]}`, get(t, s, "/channels", h).Data(t, 200), h)
 	}
-	// The fourth request, whatever its form, is over the burst.
+	// The fifth request, whatever its form, is over the burst.
 	r := get(t, s, "/channels", header{"x-api-key", key})
 	assertError(t, r, 429, "RATE_LIMITED", "", "/api/v1/channels", "GET", "")
 	assert.Equal(t, "1", r.Header.Get("Retry-After"))
@@ -109,4 +71,49 @@ func TestUnauthorizedBeforeRateLimitAndAfterRouting(t *testing.T) {
 		assert.Equal(t, http.StatusUnauthorized, get(t, s, "/channels", bearer("bad")).Status)
 	}
 	assert.Equal(t, 200, get(t, s, "/channels").Status)
+}
+
+// Every operation of api/openapi.yaml can answer 401: without a valid
+// header key, every authenticated route answers 401 UNAUTHORIZED,
+// whatever else is wrong with the request (bad parameters, bad body,
+// oversized body, unknown ids), and a key anywhere but the three headers
+// authenticates nothing.
+func TestUnauthorizedPrecedesEverything(t *testing.T) {
+	s := newServer(t)
+	seedBasic(t, s)
+	key := s.APIKey()
+	big := `{"phone_number":"` + strings.Repeat("1", 1<<20) + `"}`
+	tests := []struct {
+		name, method, path, body string
+		headers                  []header
+	}{
+		{"no key, bad limit", "GET", "/v1/conversations/x/messages?limit=abc", "", []header{{}}},
+		{"no key, forged cursor", "GET", "/v1/conversations?cursor=forged", "", []header{{}}},
+		{"no key, bad bucket", "GET", "/v1/conversations/anomalies?include=bogus", "", []header{{}}},
+		{"no key, unknown media", "GET", "/v1/attachments/nope", "", []header{{}}},
+		{"no key, missing phone", "GET", "/v1/chatapp/contacts/lookup", "", []header{{}}},
+		{"no key, malformed JSON", "POST", "/v1/chatapp/contacts", `{"x":`, []header{{"Content-Type", "application/json"}}},
+		{"no key, wrong content type", "PATCH", "/v1/chatapp/contacts/custom-fields", `{}`, []header{{"Content-Type", "text/plain"}}},
+		{"no key, oversized body", "POST", "/v1/chatapp/sequences/cancel", big, []header{{"Content-Type", "application/json"}}},
+		{"no key, DELETE with body", "DELETE", "/v1/chatapp/contacts/tags", `{"tag_ids":"x"}`, []header{{"Content-Type", "application/json"}}},
+		{"key in query", "GET", "/v1/channels?api_key=" + key + "&apiKey=" + key + "&key=" + key + "&x-api-key=" + key, "", []header{{}}},
+		{"key in body", "POST", "/v1/chatapp/sequences/cancel", `{"api_key":"` + key + `","apiKey":"` + key + `","phone_number":"5511987654321"}`, []header{{"Content-Type", "application/json"}}},
+		{"key in another header", "GET", "/v1/channels", "", []header{{"Api-Key", key}, {"X-Auth-Token", key}}},
+		{"key as Basic", "GET", "/v1/channels", "", []header{{"Authorization", "Basic " + key}}},
+		{"key as bare Authorization", "GET", "/v1/channels", "", []header{{"Authorization", key}}},
+		{"wrong key, valid request", "GET", "/v1/channels", "", []header{bearer(key + "x")}},
+		{"key prefix", "GET", "/v1/channels", "", []header{bearer(key[:len(key)-1])}},
+		{"scheme without key", "GET", "/v1/channels", "", []header{{"Authorization", "Bearer"}}},
+		{"empty x-api-key", "GET", "/v1/channels", "", []header{{"x-api-key", ""}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var body any
+			if tc.body != "" {
+				body = tc.body
+			}
+			r := callRaw(t, s, tc.method, tc.path, body, tc.headers...)
+			assertError(t, r, 401, "UNAUTHORIZED", "Invalid or missing API key.", errPath(tc.path), tc.method, "")
+		})
+	}
 }

@@ -11,8 +11,7 @@ import (
 )
 
 func TestChannelsListExact(t *testing.T) {
-	s := newServer(t)
-	b := seedBasic(t, s)
+	s, b := newBasic(t)
 	other := s.AddCompany("other")
 	other.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "999999999"})
 

@@ -25,11 +25,3 @@ func TestClocks(t *testing.T) {
 	r.Advance(time.Hour)
 	assert.WithinDuration(t, t0.Add(time.Hour), r.Now(), time.Second)
 }
-
-func TestTimestampsFollowTheClock(t *testing.T) {
-	clock := fake.NewManualClock(t0)
-	s := newServer(t, fake.WithClock(clock))
-	assert.Same(t, clock, s.Clock())
-	clock.Advance(1234 * time.Millisecond)
-	assert.JSONEq(t, `{"success":true,"data":{"items":[]},"timestamp":"2026-11-22T10:00:01.234Z"}`, string(get(t, s, "/channels").Body))
-}

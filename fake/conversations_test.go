@@ -37,8 +37,7 @@ func (p convPage) ids() []string {
 }
 
 func TestConversationItemExact(t *testing.T) {
-	s := newServer(t)
-	b := seedBasic(t, s)
+	s, b := newBasic(t)
 	cv := b.co.AddConversation(fake.Conversation{ID: "c1", Contact: b.ana, AssignedTo: "Marta", CreatedAt: t0.Add(-3 * time.Hour)})
 	b.co.Inbound(cv, "hi", t0.Add(-2*time.Hour))
 	b.co.Inbound(cv, "anyone?", t0.Add(-90*time.Minute))
@@ -51,8 +50,7 @@ func TestConversationItemExact(t *testing.T) {
 }
 
 func TestConversationFilters(t *testing.T) {
-	s := newServer(t)
-	b := seedBasic(t, s)
+	s, b := newBasic(t)
 	co := b.co
 	// Ana has a second identity on another chatapp number (another contact).
 	chat2 := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000002"})
@@ -102,33 +100,9 @@ func TestConversationFilters(t *testing.T) {
 	}
 }
 
-func TestConversationBadFilters(t *testing.T) {
-	s := newServer(t)
-	tests := []struct{ q, msg string }{
-		{"channel=sms", "channel must be one of chatapp, botapp, webchat"},
-		{"channel=", "channel must be one of chatapp, botapp, webchat"},
-		{"status=closed", "status must be one of open, resolved, archived, all"},
-		{"assigned=yes", "assigned must be true or false"},
-		{"assigned=1", "assigned must be true or false"},
-		{"since=2026-11-22", "since must be an RFC 3339 date-time, e.g. 2026-11-22T10:04:05.123Z"},
-		{"until=tomorrow", "until must be an RFC 3339 date-time, e.g. 2026-11-22T10:04:05.123Z"},
-		{"phone=123", "phone must have 8 to 15 digits"},
-		{"limit=0", "limit must be an integer from 1 to 100"},
-		{"limit=101", "limit must be an integer from 1 to 100"},
-		{"limit=ten", "limit must be an integer from 1 to 100"},
-		{"cursor=forged", "cursor is invalid: pass the next_cursor of the previous page unchanged"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.q, func(t *testing.T) {
-			assertError(t, get(t, s, "/conversations?"+tc.q), 400, "INVALID_PARAM", tc.msg, "/api/v1/conversations", "GET", "")
-		})
-	}
-}
-
 func TestConversationPaginationStable(t *testing.T) {
 	clock := fake.NewManualClock(t0)
-	s := newServer(t, fake.WithClock(clock))
-	b := seedBasic(t, s)
+	s, b := newBasic(t, fake.WithClock(clock))
 	var convs []string
 	for i := 0; i < 60; i++ {
 		c := b.co.AddConversation(fake.Conversation{Contact: b.ana})
@@ -154,4 +128,96 @@ func TestConversationPaginationStable(t *testing.T) {
 	p = listConvs(t, s, url.Values{"limit": {"100"}, "status": {"all"}})
 	assert.Len(t, p.Items, 62)
 	assert.Nil(t, p.NextCursor)
+}
+
+// listConversations (docs/behaviour.md, Pagination): with a cursor, the list goes on with the filters of the
+// first page; filters sent along with the cursor are validated, then ignored.
+func TestConversationCursorKeepsItsFilters(t *testing.T) {
+	s, b := newBasic(t)
+	var open []string
+	for i := 0; i < 3; i++ {
+		c := b.co.AddConversation(fake.Conversation{Contact: b.ana})
+		b.co.Inbound(c, "x", t0.Add(-time.Duration(i+1)*time.Minute))
+		open = append(open, c)
+	}
+	res := b.co.AddConversation(fake.Conversation{Contact: b.bob, Status: convo.ConversationResolved})
+	b.co.Inbound(res, "x", t0.Add(-30*time.Second))
+	p := listConvs(t, s, url.Values{"limit": {"1"}})
+	require.Equal(t, open[:1], p.ids())
+	p2 := listConvs(t, s, url.Values{"limit": {"5"}, "status": {"resolved"}, "channel": {"botapp"}, "cursor": {*p.NextCursor}})
+	assert.Equal(t, open[1:], p2.ids())
+	r := get(t, s, "/conversations?status=bogus&cursor="+url.QueryEscape(*p.NextCursor))
+	assertError(t, r, 400, "INVALID_PARAM", "status must be one of open, resolved, archived, all", "/api/v1/conversations", "GET", "")
+	// A messages cursor is not a conversations cursor.
+	for i := 0; i < 3; i++ {
+		b.co.Inbound(open[0], "y", t0.Add(-time.Duration(i+10)*time.Minute))
+	}
+	mp := readMessages(t, s, open[0], url.Values{"limit": {"1"}})
+	r = get(t, s, "/conversations?cursor="+url.QueryEscape(*mp.NextCursor))
+	assertError(t, r, 400, "INVALID_PARAM", "cursor is invalid: pass the next_cursor of the previous page unchanged", "/api/v1/conversations", "GET", "")
+}
+
+// listConversations (docs/behaviour.md, Conversations): every bad filter
+// value is 400 INVALID_PARAM naming the parameter (TestIntegerParameters
+// has limit); phone is normalized (any formatting), 8 to 15 digits.
+func TestConversationFilterValues(t *testing.T) {
+	s, b := newBasic(t)
+	c := b.co.AddConversation(fake.Conversation{Contact: b.ana, AssignedTo: "Marta"})
+	b.co.Inbound(c, "x", t0.Add(-time.Hour))
+	empty := b.co.AddConversation(fake.Conversation{Contact: b.bob, CreatedAt: t0.Add(-2 * time.Hour)})
+	const (
+		assigned = "assigned must be true or false"
+		status   = "status must be one of open, resolved, archived, all"
+		channel  = "channel must be one of chatapp, botapp, webchat"
+		date     = " must be an RFC 3339 date-time, e.g. 2026-11-22T10:04:05.123Z"
+		phone    = "phone must have 8 to 15 digits"
+	)
+	tests := []struct {
+		q    string
+		want []string // nil: 400 naming the parameter
+		msg  string
+	}{
+		{"assigned=true", []string{c}, ""},
+		{"assigned=false", []string{empty}, ""},
+		{"assigned=TRUE", nil, assigned},
+		{"assigned=True", nil, assigned},
+		{"assigned=0", nil, assigned},
+		{"assigned=1", nil, assigned},
+		{"assigned=yes", nil, assigned},
+		{"assigned=", nil, assigned},
+		{"status=", nil, status},
+		{"status=OPEN", nil, status},
+		{"status=closed", nil, status},
+		{"channel=Chatapp", nil, channel},
+		{"channel=sms", nil, channel},
+		{"channel=", nil, channel},
+		{"since=", nil, "since" + date},
+		{"since=2026-11-22", nil, "since" + date},
+		{"until=2026-11-22%2010:00:00Z", nil, "until" + date},
+		{"until=tomorrow", nil, "until" + date},
+		{"phone=", nil, phone},
+		{"phone=123", nil, phone},
+		{"phone=1234567", nil, phone},
+		{"phone=1234567890123456", nil, phone},
+		{"cursor=forged", nil, "cursor is invalid: pass the next_cursor of the previous page unchanged"},
+		{"phone=%2B55+(11)+98765-4321", []string{c}, ""},
+		{"phone=12345678", []string{}, ""},
+		// A conversation without messages never matches since or until.
+		{"since=2000-01-01T00:00:00Z", []string{c}, ""},
+		{"until=2100-01-01T00:00:00Z", []string{c}, ""},
+		{"since=2026-11-22T09:00:00.000Z&until=2026-11-22T09:00:00.000Z", []string{}, ""},
+		{"since=2026-11-22T09:00:00.000Z&until=2026-11-22T09:00:00.001Z", []string{c}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.q, func(t *testing.T) {
+			r := get(t, s, "/conversations?"+tc.q)
+			if tc.want == nil {
+				assertError(t, r, 400, "INVALID_PARAM", tc.msg, "/api/v1/conversations", "GET", "")
+				return
+			}
+			var p convPage
+			require.NoError(t, json.Unmarshal([]byte(r.Data(t, 200)), &p))
+			assert.Equal(t, tc.want, p.ids())
+		})
+	}
 }

@@ -89,3 +89,25 @@ func TestConversationPagesKeepTheFirstPagesOrderUnderChange(t *testing.T) {
 		})
 	}
 }
+
+// On the conversation list (docs/behaviour.md, Pagination): a conversation without messages sorts by its
+// created_at; a message backfilled into it later (older than its created_at)
+// must not make it come back on a later page.
+func TestConversationCursorStableWhileBackfilling(t *testing.T) {
+	s, b := newBasic(t)
+	var convs []string
+	for i := 0; i < 4; i++ {
+		convs = append(convs, b.co.AddConversation(fake.Conversation{Contact: b.ana, CreatedAt: t0.Add(-time.Duration(i+1) * time.Hour)}))
+	}
+	p := listConvs(t, s, url.Values{"limit": {"1"}})
+	got := p.ids()
+	require.Equal(t, []string{convs[0]}, got)
+	// Backfill into the conversation already read: a message older than
+	// every created_at (created_at moves back with it).
+	b.co.Inbound(convs[0], "history", t0.Add(-48*time.Hour))
+	for p.NextCursor != nil {
+		p = listConvs(t, s, url.Values{"limit": {"1"}, "cursor": {*p.NextCursor}})
+		got = append(got, p.ids()...)
+	}
+	assert.Equal(t, convs, got)
+}

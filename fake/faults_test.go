@@ -3,9 +3,9 @@ package fake_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -76,46 +76,8 @@ func TestFaultMatchingTimesAndRetryAfter(t *testing.T) {
 	assert.Equal(t, 200, get(t, s, "/channels").Status)
 }
 
-func TestFaultDropConnection(t *testing.T) {
-	s := newServer(t)
-	s.AddFault(fake.Fault{Path: "/channels", Drop: true, Times: 1})
-	req, _ := http.NewRequest("GET", s.URL()+"/channels", nil)
-	req.Header.Set("x-api-key", s.APIKey())
-	_, err := http.DefaultClient.Do(req)
-	require.Error(t, err)
-	assert.Equal(t, 200, get(t, s, "/channels").Status)
-	// The dropped request's handler journals it after closing the
-	// connection, so its entry may come after the next request's.
-	assert.Eventually(t, func() bool {
-		var statuses []int
-		for _, r := range s.Requests() {
-			statuses = append(statuses, r.Status)
-		}
-		return assert.ObjectsAreEqual([]int{0, 200}, statuses) || assert.ObjectsAreEqual([]int{200, 0}, statuses)
-	}, 5*time.Second, time.Millisecond)
-}
-
-func TestFaultLatencyHonorsContext(t *testing.T) {
-	s := newServer(t)
-	s.AddFault(fake.Fault{Path: "/channels", Latency: 50 * time.Millisecond, Times: 1})
-	wall := fake.NewRealClock() // latency is real time, by design
-	start := wall.Now()
-	assert.Equal(t, 200, get(t, s, "/channels").Status) // latency only, then served
-	assert.GreaterOrEqual(t, wall.Now().Sub(start), 50*time.Millisecond)
-
-	s.AddFault(fake.Fault{Path: "/channels", Latency: time.Hour, Status: 500})
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "GET", s.URL()+"/channels", nil)
-	_, err := http.DefaultClient.Do(req)
-	require.Error(t, err)
-	assert.True(t, errors.Is(err, context.DeadlineExceeded), err)
-	s.ClearFaults() // the server returns once the client's connection went away; Close does not hang
-}
-
 func TestFaultOnAttachmentFiles(t *testing.T) {
-	s := newServer(t)
-	b := seedBasic(t, s)
+	s, b := newBasic(t)
 	m := b.co.AddMessage(b.co.AddConversation(fake.Conversation{Contact: b.ana}), fake.Message{Media: &fake.Media{MimeType: "image/png"}})
 	r := get(t, s, "/attachments/"+s.MediaID(m))
 	require.Equal(t, 200, r.Status)
@@ -128,4 +90,75 @@ func TestFaultOnAttachmentFiles(t *testing.T) {
 	assert.Equal(t, 503, r.Status)
 	assert.Equal(t, "3", r.Header.Get("Retry-After"))
 	assert.Equal(t, 200, call(t, s, "GET", data.URL, nil, header{}).Status)
+}
+
+// Server.RemoveFault reports whether the rule existed; Server.Faults lists
+// rules with their remaining uses.
+func TestFaultListing(t *testing.T) {
+	s := newServer(t)
+	a := s.AddFault(fake.Fault{Path: "/v1/channels", Status: 503, Times: 2})
+	bID := s.AddFault(fake.Fault{Method: "POST", Status: 500})
+	fs := s.Faults()
+	require.Len(t, fs, 2)
+	assert.Equal(t, a, fs[0].ID)
+	assert.Equal(t, "/channels", fs[0].Fault.Path)
+	assert.Equal(t, 2, fs[0].Remaining)
+	assert.Equal(t, 0, fs[1].Remaining)
+	get(t, s, "/channels")
+	assert.Equal(t, 1, s.Faults()[0].Remaining)
+	get(t, s, "/channels")
+	assert.Len(t, s.Faults(), 1, "a used-up rule is gone")
+	assert.False(t, s.RemoveFault(a))
+	assert.True(t, s.RemoveFault(bID))
+	assert.False(t, s.RemoveFault(bID))
+	assert.False(t, s.RemoveFault(12345))
+	assert.Empty(t, s.Faults())
+}
+
+// A drop rule closes the connection without an answer and is journaled with
+// status 0. In a synctest bubble: the dropped request's handler journals
+// after closing, and has finished once the bubble is idle.
+func TestFaultDropConnection(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newServer(t, fake.WithInMemoryNetwork())
+		s.AddFault(fake.Fault{Path: "/channels", Drop: true, Times: 1})
+		req, _ := http.NewRequest("GET", s.URL()+"/channels", nil)
+		req.Header.Set("x-api-key", s.APIKey())
+		_, err := s.HTTPClient().Do(req)
+		require.Error(t, err)
+		synctest.Wait()
+		res, err := s.HTTPClient().Do(req)
+		require.NoError(t, err)
+		res.Body.Close()
+		assert.Equal(t, 200, res.StatusCode)
+		var statuses []int
+		for _, r := range s.Requests() {
+			statuses = append(statuses, r.Status)
+		}
+		assert.Equal(t, []int{0, 200}, statuses)
+	})
+}
+
+// A latency rule waits (on the clock of time, here a synctest bubble's:
+// no real wait), then serves; the wait ends with the client's context.
+func TestFaultLatencyHonorsContext(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newServer(t, fake.WithInMemoryNetwork())
+		s.AddFault(fake.Fault{Path: "/channels", Latency: 50 * time.Millisecond, Times: 1})
+		req, _ := http.NewRequest("GET", s.URL()+"/channels", nil)
+		req.Header.Set("x-api-key", s.APIKey())
+		start := time.Now()
+		res, err := s.HTTPClient().Do(req)
+		require.NoError(t, err)
+		res.Body.Close()
+		assert.Equal(t, 200, res.StatusCode, "latency only, then served")
+		assert.Equal(t, 50*time.Millisecond, time.Since(start))
+
+		s.AddFault(fake.Fault{Path: "/channels", Latency: time.Hour, Status: 500})
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+		defer cancel()
+		_, err = s.HTTPClient().Do(req.WithContext(ctx))
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		s.ClearFaults() // the server returns once the client's connection went away; Close does not hang
+	})
 }

@@ -1,6 +1,7 @@
 package fake_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -63,28 +64,70 @@ func FuzzServeHTTP(f *testing.F) {
 		if strings.HasPrefix(req.URL.Path, "/_files/") && rec.Code == 200 {
 			return
 		}
-		if method == http.MethodHead {
-			if rec.Body.Len() != 0 {
-				t.Fatalf("HEAD %s: a body: %q", target, rec.Body.String())
+		checkFuzzAnswer(t, method, target, body, rec)
+	})
+}
+
+// checkFuzzAnswer fails t unless rec is a JSON envelope whose statusCode is
+// the HTTP status (HEAD: no body), not a 5xx, and not a success for a write
+// whose body is not UTF-8.
+func checkFuzzAnswer(t *testing.T, method, target, body string, rec *httptest.ResponseRecorder) {
+	t.Helper()
+	if method == http.MethodHead {
+		if rec.Body.Len() != 0 {
+			t.Fatalf("HEAD %s: a body: %q", target, rec.Body.String())
+		}
+		return
+	}
+	var env struct {
+		Success    *bool `json:"success"`
+		StatusCode int   `json:"statusCode"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &env); err != nil || env.Success == nil {
+		t.Fatalf("%s %s: not an envelope (%d): %q", method, target, rec.Code, rec.Body.String())
+	}
+	if !*env.Success && env.StatusCode != rec.Code {
+		t.Fatalf("statusCode %d != HTTP %d", env.StatusCode, rec.Code)
+	}
+	if rec.Code >= 500 {
+		t.Fatalf("%s %s: 5xx for %q: %s", method, target, body, rec.Body.String())
+	}
+	write := method == http.MethodPost || method == http.MethodPatch || method == http.MethodDelete
+	if write && !utf8.ValidString(body) && strings.TrimSpace(body) != "" && rec.Code < 400 {
+		t.Fatalf("%s %s: a body that is not UTF-8 was accepted (%d)", method, target, rec.Code)
+	}
+}
+
+// The seed loader is fuzzed on its own (the endpoints: FuzzServeHTTP). As
+// a plain test it runs its seed corpus only; for a longer run:
+//
+//	go test ./fake -run '^$' -fuzz '^FuzzLoadSeed$' -fuzztime 60s
+
+// FuzzLoadSeed checks that no seed document panics the loader or a server
+// loading it: a document is refused with an error, or loads.
+func FuzzLoadSeed(f *testing.F) {
+	demo, err := json.Marshal(fake.DemoSeed())
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(demo)
+	f.Add([]byte(`{"now":"2026-11-22T10:00:00Z","companies":[{"channels":[{"ref":"c","channel":"chatapp"}],"contacts":[{"ref":"a","channel":"c","phone":"5511987654321"}],"conversations":[{"contact":"a","messages":[{"ago":"2d4h","text":"hi"},{"sender":"agent","type":"image","media":{"content":"x"}}]}]}]}`))
+	f.Add([]byte(`{"companies":[{"channels":[{"channel":"sms"}]}]}`))
+	f.Add([]byte(`{"companies":[{"api_key":"a"},{"api_key":"a"}]}`))
+	f.Add([]byte(`{"companies":[{"contacts":[{"channel":"nope","name":"\u0000"}]}]}`))
+	f.Add([]byte(`[`))
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		seed, err := fake.LoadSeed(bytes.NewReader(doc))
+		if err != nil {
+			if seed != nil {
+				t.Fatalf("a seed and an error: %v", err)
 			}
 			return
 		}
-		var env struct {
-			Success    *bool `json:"success"`
-			StatusCode int   `json:"statusCode"`
+		s, err := fake.NewHandler(fake.WithClock(fake.NewManualClock(t0)))
+		if err != nil {
+			t.Fatal(err)
 		}
-		if err := json.Unmarshal(rec.Body.Bytes(), &env); err != nil || env.Success == nil {
-			t.Fatalf("%s %s: not an envelope (%d): %q", method, target, rec.Code, rec.Body.String())
-		}
-		if !*env.Success && env.StatusCode != rec.Code {
-			t.Fatalf("statusCode %d != HTTP %d", env.StatusCode, rec.Code)
-		}
-		if rec.Code >= 500 {
-			t.Fatalf("%s %s: 5xx for %q: %s", method, target, body, rec.Body.String())
-		}
-		write := method == http.MethodPost || method == http.MethodPatch || method == http.MethodDelete
-		if write && !utf8.ValidString(body) && strings.TrimSpace(body) != "" && rec.Code < 400 {
-			t.Fatalf("%s %s: a body that is not UTF-8 was accepted (%d)", method, target, rec.Code)
-		}
+		_ = s.Load(seed)
 	})
 }

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -50,11 +52,7 @@ func (r resp) Data(t *testing.T, status int) string {
 	require.Equal(t, status, r.Status, "body: %s", r.Body)
 	var env map[string]json.RawMessage
 	require.NoError(t, json.Unmarshal(r.Body, &env))
-	keys := []string{}
-	for k := range env {
-		keys = append(keys, k)
-	}
-	assert.ElementsMatch(t, []string{"success", "data", "timestamp"}, keys)
+	assert.ElementsMatch(t, []string{"success", "data", "timestamp"}, keysOf(env))
 	assert.Equal(t, "true", string(env["success"]))
 	var tsv string
 	require.NoError(t, json.Unmarshal(env["timestamp"], &tsv))
@@ -72,8 +70,23 @@ type header = [2]string
 func bearer(key string) header { return header{"Authorization", "Bearer " + key} }
 
 // call sends a raw request to s, authenticated with the default key unless
-// headers are given (pass header{} for none).
+// headers are given (pass header{} for none), with a JSON Content-Type when
+// there is a body.
 func call(t *testing.T, s *fake.Server, method, path string, body any, headers ...header) resp {
+	t.Helper()
+	if headers == nil {
+		headers = []header{bearer(s.APIKey())}
+	}
+	if body != nil {
+		headers = append([]header{{"Content-Type", "application/json"}}, headers...)
+	}
+	return callRaw(t, s, method, path, body, headers...)
+}
+
+// callRaw is call without defaults: the headers are exactly those given. A
+// string body is sent as is, another is JSON-encoded; a path starting with
+// http is a whole URL.
+func callRaw(t *testing.T, s *fake.Server, method, path string, body any, headers ...header) resp {
 	t.Helper()
 	var rdr io.Reader
 	switch b := body.(type) {
@@ -91,12 +104,6 @@ func call(t *testing.T, s *fake.Server, method, path string, body any, headers .
 	}
 	req, err := http.NewRequest(method, url, rdr)
 	require.NoError(t, err)
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if headers == nil {
-		headers = []header{bearer(s.APIKey())}
-	}
 	for _, h := range headers {
 		if h[0] != "" {
 			req.Header.Set(h[0], h[1])
@@ -108,6 +115,16 @@ func call(t *testing.T, s *fake.Server, method, path string, body any, headers .
 	raw, err := io.ReadAll(res.Body)
 	require.NoError(t, err)
 	return resp{res.StatusCode, res.Header, raw}
+}
+
+// errPath is the path an error answer names for a request to path: the
+// /api/v1 form, without the query.
+func errPath(path string) string {
+	path, _, _ = strings.Cut(path, "?")
+	if strings.HasPrefix(path, "/v1") {
+		return "/api" + path
+	}
+	return path
 }
 
 // get is call with GET on the /v1 prefix.
@@ -123,54 +140,31 @@ func assertError(t *testing.T, r resp, status int, code convo.ErrorCode, message
 	t.Helper()
 	require.Equal(t, status, r.Status, "body: %s", r.Body)
 	assert.Equal(t, "application/json; charset=utf-8", r.Header.Get("Content-Type"))
-	var env map[string]json.RawMessage
-	require.NoError(t, json.Unmarshal(r.Body, &env), "body: %s", r.Body)
-	keys := []string{}
-	for k := range env {
-		keys = append(keys, k)
+	env := r.JSON(t)
+	assert.ElementsMatch(t, []string{"success", "statusCode", "timestamp", "path", "method", "message", "errorId"}, keysOf(env))
+	assert.Equal(t, false, env["success"])
+	assert.Equal(t, float64(status), env["statusCode"])
+	assert.Regexp(t, tsPattern, env["timestamp"])
+	assert.Equal(t, path, env["path"])
+	assert.Equal(t, method, env["method"])
+	assert.Regexp(t, errorIDPattern, env["errorId"])
+	msg, ok := env["message"].(map[string]any)
+	require.True(t, ok, "message must be an object: %s", r.Body)
+	want := []string{"error", "message"}
+	if details != "" {
+		want = append(want, "details")
+		raw, _ := json.Marshal(msg["details"])
+		assert.JSONEq(t, details, string(raw))
 	}
-	assert.ElementsMatch(t, []string{"success", "statusCode", "timestamp", "path", "method", "message", "errorId"}, keys)
-	var body struct {
-		Success    bool   `json:"success"`
-		StatusCode int    `json:"statusCode"`
-		Timestamp  string `json:"timestamp"`
-		Path       string `json:"path"`
-		Method     string `json:"method"`
-		ErrorID    string `json:"errorId"`
-	}
-	require.NoError(t, json.Unmarshal(r.Body, &body))
-	assert.False(t, body.Success)
-	assert.Equal(t, status, body.StatusCode)
-	assert.Regexp(t, tsPattern, body.Timestamp)
-	assert.Equal(t, path, body.Path)
-	assert.Equal(t, method, body.Method)
-	assert.Regexp(t, errorIDPattern, body.ErrorID)
-	var msg map[string]json.RawMessage
-	require.NoError(t, json.Unmarshal(env["message"], &msg), "message must be an object: %s", env["message"])
-	if details == "" {
-		assert.ElementsMatch(t, []string{"error", "message"}, keysOf(msg))
-	} else {
-		assert.ElementsMatch(t, []string{"error", "message", "details"}, keysOf(msg))
-		assert.JSONEq(t, details, string(msg["details"]))
-	}
-	assert.JSONEq(t, jsonString(string(code)), string(msg["error"]))
+	assert.ElementsMatch(t, want, keysOf(msg))
+	assert.Equal(t, string(code), msg["error"])
 	if message != "" {
-		assert.JSONEq(t, jsonString(message), string(msg["message"]))
+		assert.Equal(t, message, msg["message"])
 	}
 }
 
-func keysOf(m map[string]json.RawMessage) []string {
-	out := []string{}
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
-}
-
-func jsonString(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
-}
+// keysOf returns the keys of m, in no order.
+func keysOf[V any](m map[string]V) []string { return slices.Collect(maps.Keys(m)) }
 
 // seedBasic gives the default company a chatapp and a botapp account, a
 // webchat widget and one contact per account.
@@ -179,6 +173,13 @@ type basic struct {
 	chat, bot, widget  string
 	ana, bob, visitor  string
 	anaPhone, chatPNID string
+}
+
+// newBasic is newServer then seedBasic.
+func newBasic(t *testing.T, opts ...fake.Option) (*fake.Server, basic) {
+	t.Helper()
+	s := newServer(t, opts...)
+	return s, seedBasic(t, s)
 }
 
 func seedBasic(t *testing.T, s *fake.Server) basic {
@@ -192,4 +193,11 @@ func seedBasic(t *testing.T, s *fake.Server) basic {
 	b.bob = co.AddContact(fake.Contact{Account: b.bot, ChannelIdentifier: "bob-77", Name: "Bob"})
 	b.visitor = co.AddContact(fake.Contact{Account: b.widget, ChannelIdentifier: "visitor-1", Name: "Visitor"})
 	return b
+}
+
+func mustContact(t *testing.T, s *fake.Server, id string) fake.ContactState {
+	t.Helper()
+	c, ok := s.Contact(id)
+	require.True(t, ok)
+	return c
 }

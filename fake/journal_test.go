@@ -17,13 +17,20 @@ import (
 	"github.com/convoapi/convo-go/fake"
 )
 
+// The journal records each request (method, prefix, path relative to the
+// base URL, company, query, time on the server's clock, status, body) and
+// redacts every company's key wherever it appears: the request's own and
+// another company's, in the query, the body and any header.
 func TestJournalRecordsAndRedacts(t *testing.T) {
 	s := newServer(t)
+	other := s.AddCompany("other-company-key").APIKey()
 	get(t, s, "/channels?x=1", header{"Authorization", "Bearer " + s.APIKey()})
 	get(t, s, "/channels", header{"x-api-key", s.APIKey()})
 	call(t, s, "POST", "/api/v1/chatapp/sequences/cancel", map[string]string{"phone_number": "5511987654321"}, header{"Authorization", "ApiKey " + s.APIKey()})
+	call(t, s, http.MethodPost, "/v1/chatapp/sequences/cancel?k="+s.APIKey()+"&o=x"+other,
+		`{"phone_number":"1","note":"`+s.APIKey()+`","also":"`+other+`"}`, header{"X-Echo", "a " + other})
 	reqs := s.Requests()
-	require.Len(t, reqs, 3)
+	require.Len(t, reqs, 4)
 	assert.Equal(t, "GET", reqs[0].Method)
 	assert.Equal(t, "/channels", reqs[0].Path)
 	assert.Equal(t, "/v1", reqs[0].Prefix)
@@ -37,6 +44,12 @@ func TestJournalRecordsAndRedacts(t *testing.T) {
 	assert.Equal(t, "ApiKey [REDACTED]", reqs[2].Header.Get("Authorization"))
 	assert.JSONEq(t, `{"phone_number":"5511987654321"}`, string(reqs[2].Body))
 	assert.Equal(t, 404, reqs[2].Status)
+	for _, key := range []string{s.APIKey(), other} {
+		assert.NotContains(t, string(reqs[3].Body), key)
+	}
+	assert.Equal(t, fake.Redacted, reqs[3].Query.Get("k"))
+	assert.Equal(t, "x"+fake.Redacted, reqs[3].Query.Get("o"))
+	assert.Equal(t, "a "+fake.Redacted, reqs[3].Header.Get("X-Echo"))
 	s.ClearRequests()
 	assert.Empty(t, s.Requests())
 }
@@ -120,28 +133,10 @@ func TestJournalByteBudget(t *testing.T) {
 
 }
 
-// Every company's key is redacted wherever it appears: the request's own
-// and another company's, in the query, the body and any header.
-func TestJournalRedactsTheKeysEverywhere(t *testing.T) {
-	s := newServer(t)
-	other := s.AddCompany("other-company-key").APIKey()
-	call(t, s, http.MethodPost, "/v1/chatapp/sequences/cancel?k="+s.APIKey()+"&o=x"+other,
-		`{"phone_number":"1","note":"`+s.APIKey()+`","also":"`+other+`"}`, header{"X-Echo", "a " + other})
-	reqs := s.Requests()
-	require.Len(t, reqs, 1)
-	for _, key := range []string{s.APIKey(), other} {
-		assert.NotContains(t, string(reqs[0].Body), key)
-	}
-	assert.Equal(t, fake.Redacted, reqs[0].Query.Get("k"))
-	assert.Equal(t, "x"+fake.Redacted, reqs[0].Query.Get("o"))
-	assert.Equal(t, "a "+fake.Redacted, reqs[0].Header.Get("X-Echo"))
-}
-
 // One path form everywhere: the string that names a path in a fault rule is
 // the journal's Path and the filters' pattern, whichever prefix was sent.
 func TestOnePathFormForFaultsJournalAndFilters(t *testing.T) {
-	s := newServer(t)
-	b := seedBasic(t, s)
+	s, b := newBasic(t)
 	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
 	const pattern = "/conversations/*/messages"
 	s.AddFault(fake.Fault{Path: "/api/v1" + pattern, Status: 503, Times: 1})
@@ -208,8 +203,8 @@ func TestCheckHelpers(t *testing.T) {
 }
 
 // Reset puts the server back as it started (the WithSeed data, the start
-// key, the start clock reading), as convofake's POST /_fake/reset does;
-// Clear empties it.
+// key, the start clock reading), as convofake's POST /_fake/reset does.
+// TestLoadReplacesAndRestoresOnError has Clear.
 func TestResetRestoresTheStartClearEmpties(t *testing.T) {
 	clock := fake.NewManualClock(t0)
 	s := newServer(t, fake.WithClock(clock), fake.WithSeed(fake.DemoSeed()), fake.WithAPIKey("start-key"))
@@ -233,8 +228,4 @@ func TestResetRestoresTheStartClearEmpties(t *testing.T) {
 	assert.Equal(t, startNow, clock.Now())
 	assert.Empty(t, s.Faults())
 	assert.Empty(t, s.Requests())
-
-	s.Clear()
-	assert.Empty(t, co.Contacts())
-	assert.Equal(t, "start-key", s.APIKey())
 }

@@ -32,8 +32,7 @@ func TestLoadUnderFaults(t *testing.T) {
 		phones     = 10 // phone numbers shared by the concurrent creators
 	)
 	baseline := runtime.NumGoroutine()
-	s := newServer(t, fake.WithRateLimit(0, 0))
-	b := seedBasic(t, s)
+	s, b := newBasic(t, fake.WithRateLimit(0, 0))
 	s.AddFault(fake.Fault{Method: "POST", Path: "/chatapp/contacts", Status: 503, Times: 30})
 	s.AddFault(fake.Fault{Method: "PATCH", Path: "/chatapp/contacts/custom-fields", Status: 500, Times: 30})
 	s.AddFault(fake.Fault{Method: "GET", Path: "/conversations", Status: 503, Times: 20})

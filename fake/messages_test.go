@@ -38,8 +38,7 @@ func ids(items []map[string]any) []string {
 }
 
 func TestMessagesExactShapes(t *testing.T) {
-	s := newServer(t)
-	b := seedBasic(t, s)
+	s, b := newBasic(t)
 	co := b.co
 	conv := co.AddConversation(fake.Conversation{Contact: b.ana})
 	at := func(h int) time.Time { return t0.Add(-time.Duration(h) * time.Hour) }
@@ -90,108 +89,8 @@ func TestMessagesExactShapes(t *testing.T) {
 	assert.NotContains(t, data, "count")
 }
 
-func TestMessagesWindowAndSince(t *testing.T) {
-	s := newServer(t)
-	b := seedBasic(t, s)
-	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
-	old := b.co.Inbound(conv, "old", t0.Add(-40*24*time.Hour))
-	edge := b.co.Inbound(conv, "edge", t0.Add(-30*24*time.Hour)) // exactly at the window start: inside
-	recent := b.co.Inbound(conv, "recent", t0.Add(-time.Hour))
-
-	p := readMessages(t, s, conv, nil)
-	assert.Equal(t, []string{recent, edge}, ids(p.Items))
-	assert.Equal(t, map[string]any{"recent_window_days": float64(30), "since": "2026-10-23T10:00:00.000Z"}, p.Window)
-
-	p = readMessages(t, s, conv, url.Values{"since": {"2026-09-01T00:00:00Z"}})
-	assert.Equal(t, []string{recent, edge, old}, ids(p.Items))
-	assert.Equal(t, "2026-09-01T00:00:00.000Z", p.Window["since"])
-
-	p = readMessages(t, s, conv, url.Values{"since": {"2026-11-22T09:00:00.000Z"}})
-	assert.Equal(t, []string{recent}, ids(p.Items))
-}
-
-func TestMessagesLimitValidation(t *testing.T) {
-	s := newServer(t)
-	b := seedBasic(t, s)
-	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
-	for i := 0; i < 120; i++ {
-		b.co.Inbound(conv, fmt.Sprint(i), t0.Add(-time.Duration(i+1)*time.Minute))
-	}
-	tests := []struct {
-		q    string
-		want int // items; 0: INVALID_PARAM
-	}{
-		{"", 50}, {"limit=1", 1}, {"limit=100", 100}, {"limit=0", 0}, {"limit=101", 0}, {"limit=abc", 0},
-		{"limit=5.5", 0}, {"limit=-1", 0}, {"limit=", 0}, {"limit=%2B5", 0}, {"limit=1e2", 0},
-	}
-	for _, tc := range tests {
-		t.Run(tc.q, func(t *testing.T) {
-			r := get(t, s, "/conversations/"+conv+"/messages?"+tc.q)
-			if tc.want == 0 {
-				assertError(t, r, 400, "INVALID_PARAM", "limit must be an integer from 1 to 100", "/api/v1/conversations/"+conv+"/messages", "GET", "")
-				return
-			}
-			var p msgPage
-			require.NoError(t, json.Unmarshal([]byte(r.Data(t, 200)), &p))
-			assert.Len(t, p.Items, tc.want)
-		})
-	}
-	r := get(t, s, "/conversations/"+conv+"/messages?since=yesterday")
-	assertError(t, r, 400, "INVALID_PARAM", "", "/api/v1/conversations/"+conv+"/messages", "GET", "")
-	assert.Contains(t, string(r.Body), "since")
-}
-
-func TestMessagesNotFoundIncludingOtherCompany(t *testing.T) {
-	s := newServer(t)
-	other := s.AddCompany("other-key")
-	acc := other.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp})
-	ct := other.AddContact(fake.Contact{Account: acc, Phone: "5511911112222"})
-	theirs := other.AddConversation(fake.Conversation{Contact: ct})
-	for _, id := range []string{theirs, "00000000-0000-4000-8000-000000000000"} {
-		r := get(t, s, "/conversations/"+id+"/messages")
-		assertError(t, r, 404, "CONVERSATION_NOT_FOUND", "Conversation not found.", "/api/v1/conversations/"+id+"/messages", "GET", "")
-	}
-	assert.Equal(t, 200, get(t, s, "/conversations/"+theirs+"/messages", bearer("other-key")).Status)
-}
-
-func TestMessagesCursorStableWhileMessagesArrive(t *testing.T) {
-	clock := fake.NewManualClock(t0)
-	s := newServer(t, fake.WithClock(clock))
-	b := seedBasic(t, s)
-	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
-	var all []string
-	for i := 0; i < 25; i++ {
-		// Several messages share a timestamp: ties are ordered by id.
-		all = append([]string{b.co.Inbound(conv, fmt.Sprint(i), t0.Add(-time.Duration(25-i/2)*time.Minute))}, all...)
-	}
-	// all is not necessarily in read order for ties; read order is the truth to compare.
-	var got []string
-	q := url.Values{"limit": {"7"}}
-	for page := 0; ; page++ {
-		p := readMessages(t, s, conv, q)
-		got = append(got, ids(p.Items)...)
-		// New messages keep arriving between pages, some at the same instant.
-		clock.Advance(time.Second)
-		b.co.Inbound(conv, "new", time.Time{})
-		b.co.Reply(conv, fake.SenderAgent, "new reply", time.Time{})
-		if p.NextCursor == nil {
-			break
-		}
-		require.Less(t, page, 10)
-		q = url.Values{"limit": {"7"}, "cursor": {*p.NextCursor}}
-	}
-	assert.Len(t, got, 25)
-	assert.ElementsMatch(t, all, got)
-	seen := map[string]bool{}
-	for _, id := range got {
-		assert.False(t, seen[id], "repeated %s", id)
-		seen[id] = true
-	}
-}
-
 func TestMessagesForgedCursor(t *testing.T) {
-	s := newServer(t)
-	b := seedBasic(t, s)
+	s, b := newBasic(t)
 	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
 	conv2 := b.co.AddConversation(fake.Conversation{Contact: b.ana, Status: convo.ConversationResolved})
 	for i := 0; i < 3; i++ {
@@ -216,8 +115,7 @@ func TestMessagesForgedCursor(t *testing.T) {
 }
 
 func TestReactionsAreNeverItems(t *testing.T) {
-	s := newServer(t)
-	b := seedBasic(t, s)
+	s, b := newBasic(t)
 	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
 	m := b.co.Reply(conv, fake.SenderAgent, "Deal?", t0.Add(-time.Hour))
 	b.co.AddReaction(m, fake.Reaction{Emoji: "❤️"})
@@ -227,4 +125,189 @@ func TestReactionsAreNeverItems(t *testing.T) {
 	raw, _ := json.Marshal(p.Items[0]["reactions"])
 	assert.JSONEq(t, `[{"emoji":"❤️","direction":"inbound","reacted_at":"2026-11-22T09:01:00.000Z"},
 	  {"emoji":"👍","direction":"inbound","reacted_at":"2026-11-22T09:50:00.000Z"}]`, string(raw))
+}
+
+// listMessages (docs/behaviour.md, Messages and Attachments): the media block is present on every
+// media type (image, document, audio, video, sticker), media_id is null
+// unless available, the other types have media null, and system and
+// unsupported messages have text, media and raw null whatever was seeded.
+// A default filename does not depend on the machine's MIME database.
+func TestMediaBlockByType(t *testing.T) {
+	s, b := newBasic(t)
+	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
+	noRef := `{"media_id":null,"media_status":"no_reference","mime_type":null,"file_size":null,"filename":null}`
+	tests := []struct {
+		name  string
+		msg   fake.Message
+		media string // expected JSON of media; "" for null
+		text  string // expected JSON of text
+	}{
+		{"image without media", fake.Message{Type: "image"}, noRef, "null"},
+		{"document without media", fake.Message{Type: "document"}, noRef, "null"},
+		{"audio without media", fake.Message{Type: "audio"}, noRef, "null"},
+		{"video without media", fake.Message{Type: "video"}, noRef, "null"},
+		{"sticker without media", fake.Message{Type: "sticker"}, noRef, "null"},
+		{"sticker unknown", fake.Message{Type: "sticker", Media: &fake.Media{Status: convo.MediaUnknown, MimeType: "image/webp", Size: 300}},
+			`{"media_id":null,"media_status":"unknown","mime_type":"image/webp","file_size":300,"filename":null}`, "null"},
+		{"image explicit no_reference", fake.Message{Type: "image", Text: "caption", Media: &fake.Media{Status: convo.MediaNoReference, MimeType: "image/png"}}, noRef, `"caption"`},
+		{"text", fake.Message{Text: "hi"}, "", `"hi"`},
+		{"location", fake.Message{Type: "location"}, "", "null"},
+		{"contact card", fake.Message{Type: "contact"}, "", "null"},
+		{"system with text", fake.Message{Sender: fake.SenderSystem, Type: "system", Text: "Conversation assigned"}, "", "null"},
+		{"unsupported with media", fake.Message{Type: "unsupported", Text: "x", Media: &fake.Media{MimeType: "image/png"}}, "", "null"},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.msg.ID = fmt.Sprintf("m%02d", i)
+			tc.msg.At = t0.Add(-time.Duration(i+1) * time.Minute)
+			b.co.AddMessage(conv, tc.msg)
+			p := readMessages(t, s, conv, url.Values{"limit": {"100"}})
+			var it map[string]any
+			for _, item := range p.Items {
+				if item["message_id"] == tc.msg.ID {
+					it = item
+				}
+			}
+			require.NotNil(t, it)
+			media, _ := json.Marshal(it["media"])
+			if tc.media == "" {
+				assert.Equal(t, "null", string(media))
+			} else {
+				assert.JSONEq(t, tc.media, string(media))
+			}
+			text, _ := json.Marshal(it["text"])
+			assert.JSONEq(t, tc.text, string(text))
+			if tc.msg.Type == "system" || tc.msg.Type == "unsupported" {
+				assert.Nil(t, it["raw"])
+			} else {
+				assert.NotNil(t, it["raw"])
+			}
+			assert.Equal(t, []any{}, it["reactions"])
+		})
+	}
+	// Available media: media_id filled; default filename from a fixed table.
+	m := b.co.AddMessage(conv, fake.Message{Sender: fake.SenderContact, At: t0, Media: &fake.Media{MimeType: "image/jpeg", Data: []byte("jpg")}})
+	p := readMessages(t, s, conv, url.Values{"limit": {"1"}})
+	media, _ := json.Marshal(p.Items[0]["media"])
+	assert.JSONEq(t, `{"media_id":"`+s.MediaID(m)+`","media_status":"available","mime_type":"image/jpeg","file_size":3,"filename":"file.jpg"}`, string(media))
+	assert.Equal(t, "image", p.Items[0]["type"])
+}
+
+// Without since, listMessages covers exactly the last 30 days
+// (docs/behaviour.md, Messages): a message exactly 30 days old, to the
+// millisecond, is inside, one a millisecond older is outside, and
+// window.since is that instant. With since, window.since echoes the since
+// applied, in UTC, to the millisecond, and the instant applied is the one
+// echoed; a since that is not an RFC 3339 date-time is INVALID_PARAM.
+func TestMessagesWindowAndSince(t *testing.T) {
+	now := t0.Add(500*time.Millisecond + 700*time.Microsecond) // 10:00:00.5007
+	s, b := newBasic(t, fake.WithClock(fake.NewManualClock(now)))
+	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
+	start := time.Date(2026, 10, 23, 10, 0, 0, 500_000_000, time.UTC) // now - 30 days, to the ms
+	in := b.co.Inbound(conv, "edge", start)
+	out := b.co.Inbound(conv, "just out", start.Add(-time.Millisecond))
+	old := b.co.Inbound(conv, "old", now.Add(-40*24*time.Hour))
+	recent := b.co.Inbound(conv, "recent", t0.Add(-time.Hour))
+	p := readMessages(t, s, conv, nil)
+	assert.Equal(t, []string{recent, in}, ids(p.Items))
+	assert.Equal(t, map[string]any{"recent_window_days": float64(30), "since": "2026-10-23T10:00:00.500Z"}, p.Window)
+
+	tests := []struct {
+		since, echo string
+		want        []string
+	}{
+		{"2026-09-01T00:00:00Z", "2026-09-01T00:00:00.000Z", []string{recent, in, out, old}},
+		{"2026-10-23T10:00:00.4999999Z", "2026-10-23T10:00:00.499Z", []string{recent, in, out}},
+		{"2026-10-23T10:00:00.500999999Z", "2026-10-23T10:00:00.500Z", []string{recent, in}},
+		{"2026-10-23T12:00:00.500+02:00", "2026-10-23T10:00:00.500Z", []string{recent, in}},
+		{"2026-10-23T10:00:00.501Z", "2026-10-23T10:00:00.501Z", []string{recent}},
+		{"2026-11-22T09:00:00.000Z", "2026-11-22T09:00:00.000Z", []string{recent}},
+		{"2030-01-01T00:00:00Z", "2030-01-01T00:00:00.000Z", []string{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.since, func(t *testing.T) {
+			p := readMessages(t, s, conv, url.Values{"since": {tc.since}})
+			assert.Equal(t, tc.want, ids(p.Items))
+			assert.Equal(t, tc.echo, p.Window["since"])
+		})
+	}
+	for _, bad := range []string{"2026-10-23", "2026-10-23T10:00:00", "yesterday", "", "1700000000"} {
+		r := get(t, s, "/conversations/"+conv+"/messages?since="+url.QueryEscape(bad))
+		assertError(t, r, 400, "INVALID_PARAM", "since must be an RFC 3339 date-time, e.g. 2026-11-22T10:04:05.123Z", "/api/v1/conversations/"+conv+"/messages", "GET", "")
+	}
+}
+
+// A page holds limit messages, 50 by default; TestIntegerParameters has the
+// limits refused.
+func TestMessagesPageSize(t *testing.T) {
+	s, b := newBasic(t)
+	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
+	for i := 0; i < 120; i++ {
+		b.co.Inbound(conv, fmt.Sprint(i), t0.Add(-time.Duration(i+1)*time.Minute))
+	}
+	for q, want := range map[string]int{"": 50, "limit=1": 1, "limit=100": 100} {
+		r := get(t, s, "/conversations/"+conv+"/messages?"+q)
+		var p msgPage
+		require.NoError(t, json.Unmarshal([]byte(r.Data(t, 200)), &p))
+		assert.Len(t, p.Items, want, q)
+	}
+}
+
+// A messages cursor neither repeats nor skips a message that existed when
+// the first page was read (docs/behaviour.md, Pagination), while new
+// messages arrive between pages, some at one instant (ties are ordered by
+// id), or while older ones are backfilled before, between and at the times
+// of messages already read.
+func TestMessagesCursorStable(t *testing.T) {
+	tests := []struct {
+		name     string
+		n, limit int
+		at       func(i int) time.Time
+		between  func(b basic, conv string, page int) // besides a new message a second later
+		backfill bool                                 // older messages may show on later pages
+	}{
+		{"while messages arrive", 25, 7, func(i int) time.Time { return t0.Add(-time.Duration(25-i/2) * time.Minute) },
+			func(b basic, conv string, _ int) { b.co.Reply(conv, fake.SenderAgent, "new reply", time.Time{}) }, false},
+		{"while older messages are backfilled", 40, 6, func(i int) time.Time { return t0.Add(-time.Duration(100-i/3) * time.Minute) },
+			func(b basic, conv string, page int) {
+				b.co.Inbound(conv, "very old", t0.Add(-200*time.Minute))
+				b.co.Inbound(conv, "middle", t0.Add(-time.Duration(90-page)*time.Minute))
+				b.co.Reply(conv, fake.SenderAgent, "tie", t0.Add(-95*time.Minute))
+			}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			clock := fake.NewManualClock(t0)
+			s := newServer(t, fake.WithClock(clock))
+			b := seedBasic(t, s)
+			conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
+			existing := map[string]bool{}
+			for i := range tc.n {
+				existing[b.co.Inbound(conv, fmt.Sprint(i), tc.at(i))] = true
+			}
+			seen := map[string]int{}
+			q := url.Values{"limit": {fmt.Sprint(tc.limit)}}
+			for page := 0; ; page++ {
+				require.Less(t, page, 30)
+				p := readMessages(t, s, conv, q)
+				for _, id := range ids(p.Items) {
+					seen[id]++
+				}
+				tc.between(b, conv, page)
+				clock.Advance(time.Second)
+				b.co.Inbound(conv, "new", time.Time{})
+				if p.NextCursor == nil {
+					break
+				}
+				q = url.Values{"limit": {fmt.Sprint(tc.limit)}, "cursor": {*p.NextCursor}}
+			}
+			for id := range existing {
+				assert.Equal(t, 1, seen[id], "message %s seen %d times", id, seen[id])
+			}
+			for id, n := range seen {
+				assert.Equal(t, 1, n, "message %s repeated", id)
+				assert.True(t, tc.backfill || existing[id], "message %s came after the first page", id)
+			}
+		})
+	}
 }

@@ -59,20 +59,58 @@ func TestSampleSeedLoads(t *testing.T) {
 	assert.Contains(t, an, `"automation_only":{"count":1,"items":[{"conversation_id":"c0000000-3333-4a5b-9c3d-000000000002"`)
 }
 
+// A seed that does not load names the JSON path of the fault, down to the
+// field, and its reason (SEED.md).
 func TestLoadSeedErrorsNameThePlace(t *testing.T) {
+	const (
+		one  = `{"companies":[{"channels":[{"ref":"c","channel":"chatapp"}],`
+		head = `{"companies":[{"channels":[{"ref":"c","channel":"chatapp"},{"ref":"b","channel":"botapp"}],"contacts":[{"ref":"a","channel":"c","phone":"5511987654321"}],`
+		conv = head + `"conversations":[{"contact":"a",`
+		msgs = conv + `"messages":[`
+	)
 	tests := []struct{ doc, want string }{
 		{`{"companies":[`, "seed: "},
 		{"{\n  \"companies\": [}\n", "line 2, column"},
-		{`{"companies":[{"channels":[{"channel":"sms"}]}]}`, "companies[0].channels[0].channel: channel sms has no accounts"},
-		{`{"companies":[{"channels":[{"channel":"chatapp","provider_identifier":"1"}],"contacts":[{"channel":"nope","phone":"5511987654321"}]}]}`, `companies[0].contacts[0].channel: unknown channel "nope"`},
-		{`{"companies":[{"channels":[{"ref":"c","channel":"chatapp"}],"contacts":[{"channel":"c","phone":"123"}]}]}`, `companies[0].contacts[0].phone: "123": phone number must have 8 to 15 digits`},
-		{`{"companies":[{"channels":[{"ref":"c","channel":"chatapp"}],"contacts":[{"ref":"a","channel":"c","phone":"5511987654321"}],
-		   "conversations":[{"contact":"a","messages":[{"text":"x"},{"sender":"bot"}]}]}]}`, `companies[0].conversations[0].messages[1].sender: unknown sender "bot"`},
-		{`{"companies":[{"channels":[{"ref":"c","channel":"chatapp"}],"contacts":[{"ref":"a","channel":"c","phone":"5511987654321"}],
-		   "conversations":[{"contact":"a","messages":[{"ago":"yesterday"}]}]}]}`, `companies[0].conversations[0].messages[0].ago: bad duration "yesterday"`},
+		{`{"now":"yesterday","companies":[]}`, `seed: now: "yesterday" is not an RFC 3339 date-time`},
+		{`{"version":2,"companies":[]}`, `seed: version: unknown field`},
+		{`{"companies":[{"unknown":1}]}`, `seed: companies[0].unknown: unknown field "unknown"`},
 		{`{"companies":[{},{"channels":[]}]}`, "companies[1].api_key: api key is empty"},
-		{`{"companies":[{"unknown":1}]}`, `unknown field "unknown"`},
+		{`{"companies":[{"channels":[{"channel":"sms"}]}]}`, "companies[0].channels[0].channel: channel sms has no accounts"},
+		{`{"companies":[{"channels":[{"channel":"telegram"}]}]}`, `companies[0].channels[0].channel: unknown channel "telegram"`},
 		{`{"companies":[{"channels":[{"channel":1}]}]}`, "companies[0].channels[0].channel (line 1, column 40): want string"},
+		{`{"companies":[{},{"api_key":"k","channels":[{"channel":"chatapp"},{"channel":7}]}]}`,
+			`companies[1].channels[1].channel (line 1, column 79): want string, got JSON number`},
+		{`{"companies":[{"channels":[{"channel":"chatapp","provider_identifier":"1"},{"channel":"chatapp","provider_identifier":"1"}]}]}`,
+			`companies[0].channels[1].provider_identifier: provider identifier "1" is already used`},
+		{`{"companies":[{"channels":[{"channel":"chatapp","provider_identifier":"1"}],"contacts":[{"channel":"nope","phone":"5511987654321"}]}]}`,
+			`companies[0].contacts[0].channel: unknown channel "nope"`},
+		{one + `"contacts":[{"channel":"c","phone":"123"}]}]}`, `companies[0].contacts[0].phone: "123": phone number must have 8 to 15 digits`},
+		{one + `"contacts":[{"channel":"c"}]}]}`, `companies[0].contacts[0].phone: a chatapp contact needs a phone`},
+		{one + `"contacts":[{"channel":"c","phone":"5511987654321"},{"channel":"c","phone":"+55 11 98765-4321"}]}]}`,
+			`companies[0].contacts[1].phone: 5511987654321 is already contact`},
+		{`{"companies":[{"contacts":[{"channel":"x","tags":["a",3]}]}]}`, `companies[0].contacts[0].tags[1] (line 1`},
+		{`{"companies":[{"channels":[{"channel":"chatapp"}],"contacts":[{"channel":"x"},{"channel":"x","colour":"red"}]}]}`,
+			`seed: companies[0].contacts[1].colour: unknown field`},
+		{conv + `"status":"closed"}]}]}`, `companies[0].conversations[0].status: unknown status "closed"`},
+		{head + `"conversations":[{"contact":"zed"}]}]}`, `companies[0].conversations[0].contact: unknown contact "zed"`},
+		{conv + `"created_ago":"soon"}]}]}`, `companies[0].conversations[0].created_ago: bad duration "soon"`},
+		{conv + `"unread_count":-1}]}]}`, "companies[0].conversations[0].unread_count: -1 is negative"},
+		{head + `"conversations":[{"id":"a1","contact":"a"},{"id":"a1","contact":"a"}]}]}`, `companies[0].conversations[1].id: id "a1" is already used`},
+		{msgs + `{"text":"x"},{"sender":"martian"}]}]}]}`, `seed: companies[0].conversations[0].messages[1].sender: unknown sender "martian"`},
+		{msgs + `{"direction":"sideways"}]}]}]}`, `companies[0].conversations[0].messages[0].direction: unknown direction "sideways"`},
+		{msgs + `{"sender":"agent","direction":"inbound"}]}]}]}`, `companies[0].conversations[0].messages[0].direction: sender agent cannot send a message inbound`},
+		{msgs + `{"status":"delivred"}]}]}]}`, `companies[0].conversations[0].messages[0].status: unknown status "delivred"`},
+		{msgs + `{"ago":"yesterday"}]}]}]}`, `companies[0].conversations[0].messages[0].ago: bad duration "yesterday"`},
+		{msgs + `{"at":"2026-01-01T00:00:00Z","ago":"1h"}]}]}]}`, `companies[0].conversations[0].messages[0].at: give at or ago, not both`},
+		{msgs + `{"type":"image","media":{"status":"lost"}}]}]}]}`, `companies[0].conversations[0].messages[0].media.status: unknown status "lost"`},
+		{msgs + `{"type":"image","media":{"data_base64":"%%%"}}]}]}]}`, `companies[0].conversations[0].messages[0].media.data_base64: not base64`},
+		{msgs + `{"type":"image","media":{"mime_type":"image/png","filename":"s3/bucket/a.png"}}]}]}]}`,
+			`companies[0].conversations[0].messages[0].media.filename: "s3/bucket/a.png" is a path`},
+		{`{"companies":[{"conversations":[{"contact":"a","messages":[{"media":{"url":"http://x"}}]}]}]}`,
+			`seed: companies[0].conversations[0].messages[0].media.url: unknown field`},
+		{msgs + `{"reactions":[{"emoji":"x"},{"emoji":"y","direction":"up"}]}]}]}]}`, `companies[0].conversations[0].messages[0].reactions[1].direction: unknown direction "up"`},
+		{msgs + `{"reactions":[{"emoji":""}]}]}]}]}`, `companies[0].conversations[0].messages[0].reactions[0].emoji: emoji is empty`},
+		{msgs + `{"reactions":[{"emoji":"x","at":"now"}]}]}]}]}`, `companies[0].conversations[0].messages[0].reactions[0].at: "now" is not an RFC 3339 date-time`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.want, func(t *testing.T) {
@@ -93,46 +131,37 @@ func TestLoadReplacesAndRestoresOnError(t *testing.T) {
 	assert.Equal(t, co.ID(), s.Company().ID(), "the default company keeps its id")
 	assert.Len(t, co.Contacts(), 3, "old handles stay valid")
 
-	bad := &fake.Seed{Companies: []fake.CompanySeed{{Channels: []fake.ChannelSeed{{Channel: "sms"}}}}}
+	now := t0.Add(-72 * time.Hour)
+	bad := &fake.Seed{Now: &now, Companies: []fake.CompanySeed{{Channels: []fake.ChannelSeed{{Channel: "sms"}}}}}
 	require.Error(t, s.Load(bad))
 	assert.Len(t, co.Contacts(), 3, "a failed load keeps the previous state")
+	assert.Equal(t, t0, s.Clock().Now(), "a seed that does not load does not move the clock")
 
 	s.Clear()
 	assert.Empty(t, co.Contacts())
 	assert.Equal(t, "sample-key", s.APIKey())
 	assert.JSONEq(t, `{"items":[]}`, get(t, s, "/channels").Data(t, 200))
+	require.NoError(t, s.Load(&fake.Seed{Now: &now}))
+	assert.Equal(t, now, s.Clock().Now())
 }
 
-func TestDemoSeed(t *testing.T) {
-	clock := fake.NewManualClock(t0)
-	s := newServer(t, fake.WithClock(clock), fake.WithSeed(fake.DemoSeed()))
-	co := s.Company()
-	assert.Len(t, co.Contacts(), 9)
-	ch := get(t, s, "/channels").Data(t, 200)
-	assert.Equal(t, 3, strings.Count(ch, `"status":"connected"`))
-	all := listConvs(t, s, mapQuery("status", "all", "limit", "100"))
-	assert.Len(t, all.Items, 11)
-
-	var an struct {
-		Buckets map[string]struct {
-			Count int `json:"count"`
-		} `json:"buckets"`
-	}
-	require.NoError(t, json.Unmarshal([]byte(get(t, s, "/conversations/anomalies?include=unassigned,automation_only").Data(t, 200)), &an))
-	assert.Equal(t, 4, an.Buckets["unanswered"].Count)      // ana (4h58m), bruno (7h), farid (7h50m, unsupported after the reply), visitor (12h29m)
-	assert.Equal(t, 2, an.Buckets["never_engaged"].Count)   // the campaign and the empty conversation
-	assert.Equal(t, 1, an.Buckets["automation_only"].Count) // carla
-	assert.Equal(t, 2, an.Buckets["unassigned"].Count)      // bruno, visitor
-	// Loaded relative to the clock: a later load moves with it.
-	clock.Advance(48 * time.Hour)
-	require.NoError(t, s.Load(fake.DemoSeed()))
-	assert.Len(t, listConvs(t, s, mapQuery("status", "all", "since", "2026-11-24T00:00:00Z")).Items, 5)
-}
-
-func mapQuery(kv ...string) map[string][]string {
-	q := map[string][]string{}
-	for i := 0; i+1 < len(kv); i += 2 {
-		q[kv[i]] = []string{kv[i+1]}
-	}
-	return q
+// A seed's now on a real clock: Load refuses it and changes nothing
+// (docs/behaviour.md, The fake); TestLoadReplacesAndRestoresOnError has the
+// manual clock.
+func TestSeedNowOnARealClock(t *testing.T) {
+	now := t0.Add(-72 * time.Hour)
+	real, err := fake.NewHandler()
+	require.NoError(t, err)
+	before := real.Clock().Now()
+	err = real.Load(&fake.Seed{Now: &now, Companies: []fake.CompanySeed{{}}})
+	require.Error(t, err)
+	assert.ErrorIs(t, err, fake.ErrRealClock)
+	assert.Contains(t, err.Error(), "seed: now: the server's clock is real")
+	assert.NotContains(t, err.Error(), "WithClock", "the text names no Go call")
+	assert.WithinDuration(t, before, real.Clock().Now(), time.Minute, "the real clock was not shifted")
+	// Without now, a real clock loads fine.
+	require.NoError(t, real.Load(fake.DemoSeed()))
+	// WithSeed with a now and a real clock fails the start clearly.
+	_, err = fake.NewHandler(fake.WithClock(fake.NewRealClock()), fake.WithSeed(&fake.Seed{Now: &now}))
+	require.Error(t, err)
 }

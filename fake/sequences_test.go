@@ -13,22 +13,8 @@ import (
 	"github.com/convoapi/convo-go/fake"
 )
 
-func TestCancelSequenceOnceThenFalse(t *testing.T) {
-	s := newServer(t)
-	b := seedBasic(t, s)
-	b.co.ScheduleSequence(b.ana, "Onboarding")
-	body := map[string]string{"phone_number_id": b.chatPNID, "phone_number": b.anaPhone}
-	r := call(t, s, "POST", "/v1/chatapp/sequences/cancel", body)
-	assert.JSONEq(t, `{"canceled":true,"message":"Sequence canceled successfully."}`, r.Data(t, 200))
-	ct, _ := s.Contact(b.ana)
-	assert.Equal(t, fake.SequenceCanceled, ct.Sequence)
-	r = call(t, s, "POST", "/v1/chatapp/sequences/cancel", body)
-	assert.JSONEq(t, `{"canceled":false,"message":"No scheduled sequence to cancel."}`, r.Data(t, 200))
-}
-
 func TestCancelSequenceCompanyWideMostRecent(t *testing.T) {
-	s := newServer(t)
-	b := seedBasic(t, s)
+	s, b := newBasic(t)
 	chat2 := b.co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000002"})
 	ana2 := b.co.AddContact(fake.Contact{Account: chat2, Phone: b.anaPhone, Sequence: "Winback"})
 	b.co.ScheduleSequence(b.ana, "Onboarding")
@@ -42,24 +28,10 @@ func TestCancelSequenceCompanyWideMostRecent(t *testing.T) {
 	assert.Equal(t, fake.SequenceCanceled, c2.Sequence)
 }
 
-func TestCancelSequenceErrors(t *testing.T) {
-	s := newServer(t)
-	b := seedBasic(t, s)
-	const p = "/api/v1/chatapp/sequences/cancel"
-	assertError(t, call(t, s, "POST", "/v1/chatapp/sequences/cancel", map[string]string{}), 400, "MISSING_PARAM", "phone_number is required", p, "POST", "")
-	assertError(t, call(t, s, "POST", "/v1/chatapp/sequences/cancel", map[string]string{"phone_number": "5599999999999"}), 404, "CONTACT_NOT_FOUND", "Contact not found.", p, "POST", "")
-	// CANCEL_FAILED through a fault rule.
-	s.AddFault(fake.Fault{Method: "POST", Path: "/chatapp/sequences/cancel", Status: 500, Code: convo.CodeCancelFailed, Message: "The sequence could not be canceled.", Times: 1})
-	body := map[string]string{"phone_number": b.anaPhone}
-	assertError(t, call(t, s, "POST", "/v1/chatapp/sequences/cancel", body), 500, "CANCEL_FAILED", "The sequence could not be canceled.", p, "POST", "")
-	assert.Equal(t, 200, call(t, s, "POST", "/v1/chatapp/sequences/cancel", body).Status)
-}
-
 // Fifty concurrent cancels of one scheduled sequence: exactly one says
 // canceled true.
 func TestConcurrentSequenceCancelExactlyOnce(t *testing.T) {
-	s := newServer(t)
-	b := seedBasic(t, s)
+	s, b := newBasic(t)
 	b.co.ScheduleSequence(b.ana, "Onboarding")
 	var canceled atomic.Int32
 	var wg sync.WaitGroup
@@ -73,4 +45,41 @@ func TestConcurrentSequenceCancelExactlyOnce(t *testing.T) {
 	}
 	wg.Wait()
 	assert.Equal(t, int32(1), canceled.Load())
+}
+
+// cancelSequence: canceled true once, then false, as 200, with or without
+// phone_number_id; the contact's state says canceled; CANCEL_FAILED (a
+// fault rule) leaves the sequence scheduled. TestMissingParamNamesEachField
+// and TestErrorBodyForEveryCode have the other refusals.
+func TestCancelSequenceStates(t *testing.T) {
+	s, b := newBasic(t)
+	b.co.ScheduleSequence(b.ana, "Renewal")
+	for i, want := range []string{
+		`{"canceled":true,"message":"Sequence canceled successfully."}`,
+		`{"canceled":false,"message":"No scheduled sequence to cancel."}`,
+		`{"canceled":false,"message":"No scheduled sequence to cancel."}`,
+	} {
+		body := map[string]string{"phone_number": "+55 11 98765-4321"}
+		if i == 1 {
+			body["phone_number_id"] = b.chatPNID
+		}
+		assert.JSONEq(t, want, call(t, s, "POST", "/v1/chatapp/sequences/cancel", body).Data(t, 200))
+	}
+	ct, _ := s.Contact(b.ana)
+	assert.Equal(t, fake.SequenceCanceled, ct.Sequence)
+	// A contact that never had a sequence: false.
+	b.co.AddContact(fake.Contact{Account: b.chat, Phone: "5521911110000"})
+	assert.JSONEq(t, `{"canceled":false,"message":"No scheduled sequence to cancel."}`,
+		call(t, s, "POST", "/v1/chatapp/sequences/cancel", map[string]string{"phone_number": "5521911110000"}).Data(t, 200))
+	// CANCEL_FAILED through a fault rule; the sequence stays scheduled.
+	b.co.ScheduleSequence(b.ana, "Again")
+	s.AddFault(fake.Fault{Method: "POST", Path: "/chatapp/sequences/cancel", Status: 500, Code: convo.CodeCancelFailed, Message: "The sequence could not be canceled.", Times: 1})
+	r := call(t, s, "POST", "/v1/chatapp/sequences/cancel", map[string]string{"phone_number": b.anaPhone})
+	assertError(t, r, 500, "CANCEL_FAILED", "The sequence could not be canceled.", "/api/v1/chatapp/sequences/cancel", "POST", "")
+	ct, _ = s.Contact(b.ana)
+	assert.Equal(t, fake.SequenceScheduled, ct.Sequence)
+	r = call(t, s, "POST", "/v1/chatapp/sequences/cancel", map[string]string{"phone_number": b.anaPhone})
+	assert.JSONEq(t, `{"canceled":true,"message":"Sequence canceled successfully."}`, r.Data(t, 200), "the rule ran out")
+	r = call(t, s, "POST", "/v1/chatapp/sequences/cancel", map[string]string{"phone_number": "5599999999999"})
+	assertError(t, r, 404, "CONTACT_NOT_FOUND", "Contact not found.", "/api/v1/chatapp/sequences/cancel", "POST", "")
 }

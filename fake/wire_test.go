@@ -119,17 +119,3 @@ func TestWireRawInputs(t *testing.T) {
 		},
 	})
 }
-
-// The attachment URL's host is the server's own, never the request's Host
-// header: a client naming another host must not steer the download there.
-func TestAttachmentHostIsNeverTheHostHeader(t *testing.T) {
-	s := newServer(t)
-	b := seedBasic(t, s)
-	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
-	m := b.co.AddMessage(conv, fake.Message{Media: &fake.Media{MimeType: "image/png", Data: []byte("png")}})
-	raw := "GET /v1/attachments/" + s.MediaID(m) + " HTTP/1.1\r\nHost: evil.example\r\nX-Api-Key: " + s.APIKey() + "\r\nConnection: close\r\n\r\n"
-	got := rawExchange(t, s, raw, false)
-	assert.Contains(t, got, `"url":"`+strings.TrimSuffix(s.URL(), "/v1")+"/_files/")
-	assert.NotContains(t, got, "evil.example")
-
-}

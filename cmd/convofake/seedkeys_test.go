@@ -1,14 +1,13 @@
 package main
 
 import (
-	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 
+	"github.com/convoapi/convo-go/fake"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/convoapi/convo-go/fake"
 )
 
 // A seed that changes the default company's key says so in the answer and
@@ -101,89 +100,26 @@ func TestRedactSecrets(t *testing.T) {
 	}
 }
 
-func TestKeyLikeName(t *testing.T) {
-	for _, name := range []string{
-		"api_key", "apiKey", "API-KEY", "X-Api-Key", "key", "token", "access_token", "refreshToken",
-		"authorization", "Proxy-Authorization", "password", "db_password", "passwd", "secret",
-		"client_secret", "private_key", "Cookie", "Set-Cookie", "auth", "credentials",
-	} {
-		assert.True(t, keyLikeName(name), name)
-	}
-	for _, name := range []string{
-		"phone_number", "phone_number_id", "custom_fields", "keyboard", "monkey", "name", "tokens_used",
-		"Content-Type", "text", "author",
-	} {
-		assert.False(t, keyLikeName(name), name)
-	}
-}
-
-// Bodies in the admin journal: key-like fields at any depth are redacted;
-// the order of fields and everything else stay.
-func TestBodyJSONRedacts(t *testing.T) {
+// Which key the server starts with, and what it says about it.
+func TestAPIKeyPrecedence(t *testing.T) {
 	for _, tc := range []struct {
-		name, in, want string
+		name    string
+		args    []string
+		want    string
+		comment bool // "# api key: companies[0].api_key of --seed ..."
 	}{
-		{"empty", ``, `null`},
-		{"plain", `{"b":1,"a":"x"}`, `{"b":1,"a":"x"}`},
-		{"top level", `{"api_key":"k","text":"hi"}`, `{"api_key":"[REDACTED]","text":"hi"}`},
-		{"any depth", `{"a":[{"b":{"Token":"t","keep":2}}],"password":{"x":[1,2]}}`,
-			`{"a":[{"b":{"Token":"[REDACTED]","keep":2}}],"password":"[REDACTED]"}`},
-		{"null stays null", `{"secret":null}`, `{"secret":null}`},
-		{"numbers and bools", `{"n":1.50,"t":true,"f":false,"z":null,"apiKey":12345}`,
-			`{"n":1.50,"t":true,"f":false,"z":null,"apiKey":"[REDACTED]"}`},
-		{"array at the top", `[{"key":"k"},"v"]`, `[{"key":"[REDACTED]"},"v"]`},
-		{"not JSON", `api_key=[REDACTED]&x=1`, ``},
-		{"no HTML escaping", `{"text":"<b>&</b>"}`, `{"text":"<b>&</b>"}`},
+		{"default", nil, fake.DefaultAPIKey, false},
+		{"flag", []string{"--api-key", "flag-key"}, "flag-key", false},
+		{"seed", []string{"--seed", "testdata/seed.json"}, seedKey, true},
+		{"flag wins over seed", []string{"--seed", "testdata/seed.json", "--api-key", "flag-key"}, "flag-key", false},
+		{"flag equal to the default still wins", []string{"--seed", "testdata/seed.json", "--api-key", fake.DefaultAPIKey}, fake.DefaultAPIKey, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := bodyJSON([]byte(tc.in))
-			if tc.name == "not JSON" {
-				var s string
-				require.NoError(t, json.Unmarshal(got, &s))
-				assert.Equal(t, tc.in, s)
-				return
-			}
-			assert.Equal(t, tc.want, string(got))
+			p := start(t, tc.args...)
+			assert.Equal(t, tc.want, p.printed()["CONVO_API_KEY"])
+			assert.Equal(t, http.StatusOK, p.api("/v1/channels", tc.want).status)
+			assert.Equal(t, tc.comment, strings.Contains(p.stdout.String(), "# api key: companies[0].api_key of --seed testdata/seed.json (--api-key overrides it)"))
+			assert.NotContains(t, p.stderr.String(), tc.want, "the log never shows a key")
 		})
-	}
-}
-
-func TestRedactValues(t *testing.T) {
-	got := redactValues(map[string][]string{
-		"Authorization": {"Bearer [REDACTED]", "Basic dXNlcjpwdw=="},
-		"X-Auth-Token":  {"abc"},
-		"Cookie":        {"session=1"},
-		"Accept":        {"application/json"},
-	})
-	assert.Equal(t, map[string][]string{
-		"Authorization": {"Bearer [REDACTED]", "Basic [REDACTED]"},
-		"X-Auth-Token":  {"[REDACTED]"},
-		"Cookie":        {"[REDACTED]"},
-		"Accept":        {"application/json"},
-	}, got)
-}
-
-// Bad admin bodies are explained in JSON's terms, never Go's.
-func TestAdminBodyErrorsSpeakJSON(t *testing.T) {
-	p := start(t, "--clock", "frozen")
-	for _, tc := range []struct {
-		path, body, want string
-	}{
-		{"/_fake/reset", `{"empty":"yes"}`, "empty: want a JSON boolean, got a JSON string"},
-		{"/_fake/clock", `{"advance":90}`, "advance: want a JSON string, got a JSON number"},
-		{"/_fake/faults", `{"status":"500"}`, "status: want a JSON number, got a JSON string"},
-		{"/_fake/faults", `{"status":500,"colour":"red"}`, `unknown field "colour"`},
-		{"/_fake/faults", `{"status":500,`, "the JSON ends too early"},
-		{"/_fake/faults", `{"status":5x}`, "not valid JSON at byte"},
-		{"/_fake/clock", `[]`, "want a JSON object, got a JSON array"},
-		{"/_fake/faults", `{"status":500,"path":"[oops"}`, `path: "[oops" is not a valid pattern: * matches`},
-	} {
-		r := p.admin(http.MethodPost, tc.path, tc.body)
-		assertAdminError(t, r, http.StatusBadRequest, "invalid_request")
-		msg := r.json(t)["message"].(string)
-		assert.Contains(t, msg, tc.want, tc.body)
-		for _, goWord := range []string{"Go struct", "main.", "json: ", "path.Match", "unmarshal"} {
-			assert.NotContains(t, msg, goWord, tc.body)
-		}
 	}
 }

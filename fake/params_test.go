@@ -1,0 +1,117 @@
+package fake_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/convoapi/convo-go/fake"
+	"github.com/convoapi/convo-go/internal/oascheck"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A request body is a JSON object sent as application/json, of at most
+// 1 MiB, whose text encoding/json would not silently change (invalid UTF-8:
+// two custom-field names would collapse into one; a lone surrogate escape;
+// a NUL character). Anything else is 400 INVALID_PARAM naming the fault and
+// changes nothing (docs/behaviour.md, Strict input).
+func TestRequestBodies(t *testing.T) {
+	s, b := newBasic(t)
+	create := func(name string) string {
+		return `{"phone_number_id":"` + b.chatPNID + `","phone_number":"5511911112222","name":"` + name + `"}`
+	}
+	const (
+		contacts  = "/v1/chatapp/contacts"
+		jsonType  = "application/json"
+		notObject = "The request body must be a JSON object"
+		notJSON   = "Content-Type must be application/json"
+		notUTF8   = "body is not valid UTF-8"
+		surrogate = "body holds a lone UTF-16 surrogate escape in a string"
+	)
+	tests := []struct {
+		name, method, path, contentType, body, msg string
+	}{
+		{"not JSON", "POST", contacts, jsonType, `{"phone_number":`, notObject},
+		{"JSON array", "POST", contacts, jsonType, `[1,2]`, notObject},
+		{"JSON string", "POST", contacts, jsonType, `"x"`, notObject},
+		{"form content type", "POST", contacts, "application/x-www-form-urlencoded", `phone_number=1`, notJSON},
+		{"no content type", "POST", contacts, "", `{"phone_number":"5511987654321"}`, notJSON},
+		{"wrong field type", "POST", contacts, jsonType, `{"phone_number":5511987654321,"phone_number_id":"x","name":"A"}`, "phone_number must be a string"},
+		{"oversized", "POST", "/v1/chatapp/sequences/cancel", jsonType, `{"phone_number":"` + strings.Repeat("1", 1<<20) + `"}`, "The request body is larger than 1 MiB."},
+		{"invalid UTF-8 in a field name", "PATCH", "/v1/chatapp/contacts/custom-fields", jsonType,
+			"{\"phone_number\":\"5511987654321\",\"custom_fields\":{\"a\xff\":\"1\",\"a\xfe\":\"2\"}}", notUTF8},
+		{"invalid UTF-8 in a name", "POST", contacts, jsonType, create("Ana\xc3"), notUTF8},
+		{"NUL in a name", "POST", contacts, jsonType, create(`Ana\u0000`), `body holds a NUL character (\u0000) in a string; no field accepts one`},
+		{"lone high surrogate", "POST", contacts, jsonType, create(`\ud83d`), surrogate},
+		{"lone low surrogate", "POST", contacts, jsonType, create(`\ude00x`), surrogate},
+		{"high then not low", "POST", contacts, jsonType, create(`\ud83d\u0041`), surrogate},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			headers := []header{bearer(s.APIKey())}
+			if tc.contentType != "" {
+				headers = append(headers, header{"Content-Type", tc.contentType})
+			}
+			r := callRaw(t, s, tc.method, tc.path, tc.body, headers...)
+			assertError(t, r, 400, "INVALID_PARAM", tc.msg, errPath(tc.path), tc.method, "")
+		})
+	}
+	_, found := b.co.ContactByPhone(b.chat, "5511911112222")
+	assert.False(t, found, "nothing was created")
+	assert.Equal(t, map[string]string{"plan": "gold"}, mustContact(t, s, b.ana).CustomFields)
+
+	ok := call(t, s, "POST", contacts, create(`Ana \ud83d\ude00 \u00e9`))
+	assert.Equal(t, http.StatusCreated, ok.Status, "%s", ok.Body)
+
+	assert.Panics(t, func() { b.co.AddContact(fake.Contact{Account: b.chat, Phone: "5511933334444", Name: "x\x00"}) })
+}
+
+// Every integer query parameter of api/openapi.yaml (limit of listMessages,
+// listConversations and getAnomalies, threshold_hours of getAnomalies)
+// takes plain decimal digits only, leading zeros allowed, within the
+// document's bounds; anything else is INVALID_PARAM naming the parameter
+// and its bounds (docs/behaviour.md, Strict input). Read from the document,
+// so that the fake cannot drift from it; the anomaly threshold's default is
+// the document's too.
+func TestIntegerParameters(t *testing.T) {
+	doc, err := oascheck.Load()
+	require.NoError(t, err)
+	s, b := newBasic(t)
+	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
+	checked := 0
+	for path, item := range doc.Paths.Map() {
+		if item.Get == nil || strings.Contains(strings.ReplaceAll(path, "{conversation_id}", ""), "{") {
+			continue
+		}
+		path = strings.ReplaceAll(path, "{conversation_id}", conv)
+		for _, p := range item.Get.Parameters {
+			sc := p.Value.Schema.Value
+			if p.Value.In != "query" || !sc.Type.Is("integer") || sc.Min == nil || sc.Max == nil {
+				continue
+			}
+			checked++
+			lo, hi := int(*sc.Min), int(*sc.Max)
+			values := map[string]bool{"": false, " 5": false, "5 ": false, "+5": false, "-1": false, "1e2": false,
+				"5.0": false, "0x10": false, "abc": false, "99999999999999999999999": false, "05": true, "0000005": true,
+				fmt.Sprint(lo - 1): false, fmt.Sprint(lo): true, fmt.Sprint(hi): true, fmt.Sprint(hi + 1): false}
+			for v, ok := range values {
+				t.Run(item.Get.OperationID+" "+p.Value.Name+"="+v, func(t *testing.T) {
+					r := get(t, s, path+"?"+p.Value.Name+"="+url.QueryEscape(v))
+					if ok {
+						assert.Equal(t, 200, r.Status, "%s", r.Body)
+						return
+					}
+					assertError(t, r, 400, "INVALID_PARAM", fmt.Sprintf("%s must be an integer from %d to %d", p.Value.Name, lo, hi), "/api/v1"+path, "GET", "")
+				})
+			}
+		}
+	}
+	assert.Equal(t, 4, checked, "limit of messages, conversations, anomalies and threshold_hours")
+
+	threshold := oascheck.Operation(doc, "getAnomalies").Parameters.GetByInAndName("query", "threshold_hours").Schema.Value.Default
+	window := get(t, s, "/conversations/anomalies").JSON(t)["data"].(map[string]any)["window"].(map[string]any)
+	assert.Equal(t, threshold, window["threshold_hours"])
+}
