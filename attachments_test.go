@@ -8,7 +8,9 @@ import (
 	"hash/crc32"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"net/http/httptest"
+	"net/url"
 	"runtime"
 	"strconv"
 	"strings"
@@ -188,9 +190,13 @@ func newFileRig(t *testing.T, fileHandler http.HandlerFunc, attachment func(n in
 	t.Cleanup(r.api.Close)
 	tr := &http.Transport{}
 	t.Cleanup(tr.CloseIdleConnections)
+	// The caller's jar holds a cookie for the file host: it must never be sent.
+	jar, _ := cookiejar.New(nil)
+	filesURL, _ := url.Parse(r.files.URL)
+	jar.SetCookies(filesURL, []*http.Cookie{{Name: "session", Value: "s3cr3t"}})
 	base := []convo.Option{
 		convo.WithAPIKey(testKey), convo.WithBaseURL(r.api.URL + "/v1"),
-		convo.WithHTTPClient(&http.Client{Transport: tr}), convo.WithRetryWait(0, 0),
+		convo.WithHTTPClient(&http.Client{Transport: tr, Jar: jar}), convo.WithRetryWait(0, 0),
 	}
 	c, err := convo.NewClient(append(base, opts...)...)
 	require.NoError(t, err)
@@ -278,8 +284,8 @@ func TestAttachmentsDownloadStreamsLargeFile(t *testing.T) {
 	assert.Len(t, rig.fileRequests(), 1)
 }
 
-// D9: the temporary address needs no key, and the client never sends it there,
-// whatever header form carries it to the API.
+// The temporary address needs no key, and the client never sends it there,
+// whatever header form carries it to the API, nor the caller's cookies.
 func TestAttachmentsDownloadSendsNoKeyToFileHost(t *testing.T) {
 	for _, scheme := range []convo.AuthScheme{convo.AuthBearer, convo.AuthAPIKey, convo.AuthXAPIKey} {
 		t.Run(scheme.String(), func(t *testing.T) {

@@ -116,9 +116,10 @@ func TestChannelAccountHelpers(t *testing.T) {
 		assert.False(t, chat.Supports(convo.MessageVideo))
 		assert.False(t, bot.Supports(convo.MessageText))
 	})
-	t.Run("CheckText counts characters, not bytes", func(t *testing.T) {
-		assert.NoError(t, chat.CheckText("ééééé")) // 5 characters, 10 bytes
-		err := chat.CheckText("ééééé!")
+	t.Run("CheckText counts code points, not bytes nor graphemes", func(t *testing.T) {
+		assert.NoError(t, chat.CheckText("ééééé"))                                     // 5 code points, 10 bytes
+		assert.NoError(t, chat.CheckText("\U0001F44D\U0001F3FD\U0001F44D\U0001F3FDa")) // 2 graphemes + a: 5 code points
+		err := chat.CheckText("e\u0301e\u0301e\u0301")                                 // 3 graphemes, 6 code points
 		var le *convo.LengthError
 		require.True(t, errors.As(err, &le))
 		assert.Equal(t, convo.LengthError{Field: "text", Length: 6, Max: 5}, *le)
@@ -133,8 +134,12 @@ func TestChannelAccountHelpers(t *testing.T) {
 	})
 	t.Run("service window", func(t *testing.T) {
 		now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
-		assert.True(t, chat.InServiceWindow(now.Add(-23*time.Hour), now))
+		// Half-open: at exactly 24 hours the window has closed.
+		assert.True(t, chat.InServiceWindow(now, now))
+		assert.True(t, chat.InServiceWindow(now.Add(-24*time.Hour+time.Nanosecond), now))
 		assert.False(t, chat.InServiceWindow(now.Add(-24*time.Hour), now))
+		assert.False(t, chat.InServiceWindow(now.Add(-24*time.Hour), now.In(time.FixedZone("X", 5*3600))), "same instant, same answer")
+		assert.True(t, chat.RequiresTemplate(now.Add(-24*time.Hour), now))
 		assert.False(t, chat.InServiceWindow(time.Time{}, now), "never wrote")
 		assert.True(t, bot.InServiceWindow(time.Time{}, now), "no service window")
 		assert.False(t, zero.InServiceWindow(now, now), "a window of 0 hours is closed")

@@ -2,8 +2,10 @@ package convo_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -15,9 +17,10 @@ import (
 	convo "github.com/convoapi/convo-go"
 )
 
-// Spec §2.3/§2.4 rows: a text with a reaction, an available image, media of
-// unknown and no_reference status, a system message (text/media/raw null), an
-// unknown type and status, raw present as an object, raw absent.
+// One page of listMessages with every shape: a text with a reaction, an
+// available image, media of unknown and no_reference status, a system message
+// (text/media/raw null), an unknown type and status, raw present as an object,
+// raw absent.
 const messagesResp = `{"items":[
  {"message_id":"m-7","direction":"outbound","type":"text","status":"read","text":"Olá! Como posso ajudar?","media":null,
   "reactions":[{"emoji":"❤️","direction":"inbound","reacted_at":"2026-11-22T09:10:00.000Z"}],
@@ -319,4 +322,54 @@ func TestMessagesAll(t *testing.T) {
 		}
 		assert.Len(t, m.requests(), 6)
 	})
+}
+
+// Since and Until are sent in UTC, a sub-millisecond part rounded up to the
+// next millisecond (exact for the service's millisecond timestamps; truncating
+// would select an item from before Since).
+func TestQueryTimesRoundUpToTheMillisecond(t *testing.T) {
+	minus3 := time.FixedZone("UTC-3", -3*3600)
+	for _, tt := range []struct {
+		in   time.Time
+		want string
+	}{
+		{time.Date(2026, 11, 22, 7, 0, 0, 500_000, minus3), "2026-11-22T10:00:00.001Z"},
+		{time.Date(2026, 11, 22, 10, 0, 0, 123_000_000, time.UTC), "2026-11-22T10:00:00.123Z"},
+		{time.Date(2026, 11, 22, 10, 0, 0, 123_000_001, time.UTC), "2026-11-22T10:00:00.124Z"},
+		{time.Date(2026, 11, 22, 23, 59, 59, 999_999_999, time.UTC), "2026-11-23T00:00:00.000Z"},
+		{time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC), "2026-11-22T10:00:00.000Z"},
+	} {
+		c, m := newMock(t, jsonResp(200, ok(`{"items":[],"next_cursor":null}`)))
+		_, err := c.Conversations.List(context.Background(), &convo.ListConversationsParams{Since: tt.in, Until: tt.in})
+		require.NoError(t, err)
+		_, err = c.Messages.List(context.Background(), "c1", &convo.ListMessagesParams{Since: tt.in})
+		require.NoError(t, err)
+		var got []string
+		for _, r := range m.requests() {
+			q, _ := url.ParseQuery(r.RawQuery)
+			got = append(got, q.Get("since")+" "+q.Get("until"))
+		}
+		assert.Equal(t, []string{tt.want + " " + tt.want, tt.want + " "}, got, tt.in)
+	}
+}
+
+// Timestamps decode from the service's layout and any RFC 3339 variant; a
+// null, like an absent field, is distinct from the zero time.
+func TestTimestampVariants(t *testing.T) {
+	want := time.Date(2026, 11, 22, 10, 4, 5, 0, time.UTC)
+	for in, w := range map[string]time.Time{
+		"2026-11-22T10:04:05.123Z":            want.Add(123 * time.Millisecond),
+		"2026-11-22T10:04:05Z":                want,
+		"2026-11-22T07:04:05-03:00":           want,
+		"2026-11-22T10:04:05.123456789Z":      want.Add(123456789),
+		"2026-11-22T12:04:05.5+02:00":         want.Add(500 * time.Millisecond),
+		"2026-11-22T10:04:05.000000000+00:00": want,
+	} {
+		var m convo.Message
+		require.NoError(t, json.Unmarshal([]byte(`{"sent_at":"`+in+`","read_at":null}`), &m), in)
+		require.NotNil(t, m.SentAt, in)
+		assert.True(t, w.Equal(*m.SentAt), in)
+		assert.Nil(t, m.ReadAt, "null is not the zero time")
+		assert.Nil(t, m.DeliveredAt, "absent is not the zero time")
+	}
 }

@@ -151,3 +151,17 @@ func TestPaginateCanBeRangedAgain(t *testing.T) {
 	assert.Equal(t, []int{3, 4, 5, 6, 7, 8}, collect(), "a second range starts again from the start cursor")
 	assert.Equal(t, []string{"c1", "c2", "c1", "c2"}, calls)
 }
+
+// Ranging over an All iterator built with a nil context yields one error, as
+// every other entry point reports one, and sends nothing.
+func TestIteratorWithNilContext(t *testing.T) {
+	env := newMock(t)
+	var nilCtx context.Context
+	n := 0
+	for _, err := range env.c.Messages.All(nilCtx, "c1", nil) {
+		require.Error(t, err)
+		n++
+	}
+	assert.Equal(t, 1, n)
+	assert.Zero(t, env.mock.GetTotalCallCount())
+}

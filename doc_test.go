@@ -1,11 +1,19 @@
 package convo_test
 
+// Meta-tests of the documentation: every exported name has a doc comment and
+// an Example, examples use only exported API, the package overviews cover the
+// basics, and neither godoc nor error texts cite internal notes.
+
 import (
 	"go/ast"
+	"go/doc"
 	"go/parser"
 	"go/token"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode"
@@ -13,6 +21,86 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
+
+// TestEveryExportedNameHasADocComment parses each public package (convo,
+// fake, api) and fails on any exported type, function, method, constant,
+// variable or struct field without a doc comment (a group's comment covers
+// the names of the group).
+func TestEveryExportedNameHasADocComment(t *testing.T) {
+	for _, dir := range []string{".", "fake", "api"} {
+		t.Run(dir, func(t *testing.T) { checkDocComments(t, dir) })
+	}
+}
+
+func checkDocComments(t *testing.T, dir string) {
+	fset, files := parseDir(t, dir, false)
+	p, err := doc.NewFromFiles(fset, files, "github.com/convoapi/convo-go/"+dir)
+	require.NoError(t, err)
+	var missing []string
+	need := func(name, text string, pos token.Pos) {
+		if ast.IsExported(name) && strings.TrimSpace(text) == "" {
+			missing = append(missing, fset.Position(pos).String()+": "+name)
+		}
+	}
+	if strings.TrimSpace(p.Doc) == "" {
+		missing = append(missing, "package doc")
+	}
+	values := func(prefix string, vs []*doc.Value) {
+		for _, v := range vs {
+			for _, spec := range v.Decl.Specs {
+				vs := spec.(*ast.ValueSpec)
+				for _, n := range vs.Names {
+					text := v.Doc
+					if vs.Doc != nil {
+						text += vs.Doc.Text()
+					}
+					if vs.Comment != nil {
+						text += vs.Comment.Text()
+					}
+					need(prefix+n.Name, text, n.Pos())
+				}
+			}
+		}
+	}
+	values("", p.Consts)
+	values("", p.Vars)
+	for _, f := range p.Funcs {
+		need(f.Name, f.Doc, f.Decl.Pos())
+	}
+	for _, typ := range p.Types {
+		need(typ.Name, typ.Doc, typ.Decl.Pos())
+		values("", typ.Consts)
+		values("", typ.Vars)
+		for _, f := range typ.Funcs {
+			need(f.Name, f.Doc, f.Decl.Pos())
+		}
+		for _, m := range typ.Methods {
+			need(typ.Name+"."+m.Name, m.Doc, m.Decl.Pos())
+		}
+		for _, spec := range typ.Decl.Specs {
+			ts := spec.(*ast.TypeSpec)
+			st, ok := ts.Type.(*ast.StructType)
+			if !ok || !ast.IsExported(ts.Name.Name) {
+				continue
+			}
+			for _, f := range st.Fields.List {
+				text := ""
+				if f.Doc != nil {
+					text += f.Doc.Text()
+				}
+				if f.Comment != nil {
+					text += f.Comment.Text()
+				}
+				for _, n := range f.Names {
+					need(ts.Name.Name+"."+n.Name, text, n.Pos())
+				}
+			}
+		}
+	}
+	for _, m := range missing {
+		t.Errorf("exported name without a doc comment: %s", m)
+	}
+}
 
 // interfaceMethods are methods that exist to satisfy an interface of the
 // standard library (error, fmt.Stringer, json.Marshaler, http.Handler…):
@@ -55,7 +143,7 @@ func TestEveryExportedFuncHasAnExample(t *testing.T) {
 func TestExamplesUseOnlyExportedAPI(t *testing.T) {
 	for _, dir := range exampleDirs {
 		t.Run(dir, func(t *testing.T) {
-			files := parseTestFiles(t, dir)
+			files := testFiles(t, dir)
 			unexported := map[string]bool{}
 			for _, f := range files {
 				for name := range packageLevelNames(f) {
@@ -86,16 +174,9 @@ func TestExamplesUseOnlyExportedAPI(t *testing.T) {
 // spell them.
 func exportedFuncs(t *testing.T, dir string) []string {
 	t.Helper()
-	paths, err := filepath.Glob(filepath.Join(dir, "*.go"))
-	require.NoError(t, err)
-	fset := token.NewFileSet()
+	_, files := parseDir(t, dir, false)
 	var names []string
-	for _, p := range paths {
-		if strings.HasSuffix(p, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
-		require.NoError(t, err)
+	for _, f := range files {
 		for _, d := range f.Decls {
 			fn, ok := d.(*ast.FuncDecl)
 			if !ok || !fn.Name.IsExported() {
@@ -139,7 +220,7 @@ func receiverType(e ast.Expr) string {
 func exampleNames(t *testing.T, dir string) map[string]bool {
 	t.Helper()
 	covered := map[string]bool{}
-	for _, f := range parseTestFiles(t, dir) {
+	for _, f := range testFiles(t, dir) {
 		if f.Name.Name != pkgName(dir)+"_test" {
 			continue
 		}
@@ -154,17 +235,28 @@ func exampleNames(t *testing.T, dir string) map[string]bool {
 	return covered
 }
 
-func parseTestFiles(t *testing.T, dir string) []*ast.File {
+// parseDir parses the Go files of dir with their comments: the test files if
+// tests, else the others. Every meta-test of this file reads code through it.
+func parseDir(t *testing.T, dir string, tests bool) (*token.FileSet, []*ast.File) {
 	t.Helper()
-	paths, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
+	paths, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	require.NoError(t, err)
 	fset := token.NewFileSet()
 	var files []*ast.File
 	for _, p := range paths {
-		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
+		if strings.HasSuffix(p, "_test.go") != tests {
+			continue
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.ParseComments|parser.SkipObjectResolution)
 		require.NoError(t, err)
 		files = append(files, f)
 	}
+	return fset, files
+}
+
+func testFiles(t *testing.T, dir string) []*ast.File {
+	t.Helper()
+	_, files := parseDir(t, dir, true)
 	return files
 }
 
@@ -278,4 +370,78 @@ func pkgName(dir string) string {
 		return "convo"
 	}
 	return filepath.Base(dir)
+}
+
+// TestPackageDocCoversTheBasics holds the package overviews to the topics a
+// new user looks for first, as `go doc` shows them.
+func TestPackageDocCoversTheBasics(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go tool not found")
+	}
+	tests := []struct {
+		pkg      string
+		headings []string
+	}{
+		{".", []string{"Authentication", "Retries and rate limits", "Pagination", "Errors", "Media", "Testing with fake", "Examples"}},
+		{"./fake", []string{"Starting a server", "Seeding", "Time", "Faults and the journal"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.pkg, func(t *testing.T) {
+			out, err := exec.Command(goTool, "doc", tt.pkg).CombinedOutput()
+			require.NoError(t, err, string(out))
+			for _, h := range tt.headings {
+				assert.Contains(t, string(out), "\n# "+h+"\n", "the package overview has a %q section", h)
+			}
+		})
+	}
+}
+
+// internalReference matches what only the team's own notes explain: a
+// decision number ("D16"), the design notes' file name, and a rule cited in
+// the notes' dotted shorthand ("rule 2.3.3") where the words of the rule are
+// what a reader needs.
+var internalReference = regexp.MustCompile(`\bD[0-9]+\b|DESIGN\.md|\brule [0-9]+\.[0-9]`)
+
+// TestGoDocStandsAlone reads the documentation as a user does, with
+// `go doc -all`, and fails on any reference a reader cannot follow.
+func TestGoDocStandsAlone(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go tool not found")
+	}
+	for _, pkg := range []string{".", "./fake"} {
+		t.Run(pkg, func(t *testing.T) {
+			out, err := exec.Command(goTool, "doc", "-all", pkg).CombinedOutput()
+			require.NoError(t, err, string(out))
+			var bad []string
+			for i, line := range strings.Split(string(out), "\n") {
+				if internalReference.MatchString(line) {
+					bad = append(bad, strconv.Itoa(i+1)+": "+strings.TrimSpace(line))
+				}
+			}
+			assert.Empty(t, bad, "go doc -all %s cites internal notes; say the rule in words (docs/behaviour.md has them all):\n%s",
+				pkg, strings.Join(bad, "\n"))
+		})
+	}
+}
+
+// TestErrorTextsStandAlone fails when a string literal in the code of convo
+// or fake (error texts among them) cites an internal decision instead of
+// saying the rule.
+func TestErrorTextsStandAlone(t *testing.T) {
+	for _, dir := range []string{".", "fake"} {
+		fset, files := parseDir(t, dir, false)
+		var bad []string
+		for _, f := range files {
+			ast.Inspect(f, func(n ast.Node) bool {
+				lit, ok := n.(*ast.BasicLit)
+				if ok && lit.Kind == token.STRING && internalReference.MatchString(lit.Value) {
+					bad = append(bad, fset.Position(lit.Pos()).String()+": "+lit.Value)
+				}
+				return true
+			})
+		}
+		assert.Empty(t, bad, "string literals citing internal notes:\n%s", strings.Join(bad, "\n"))
+	}
 }
