@@ -11,7 +11,8 @@ import (
 	convo "github.com/convoapi/convo-go"
 )
 
-// Spec §2.6, with the opt-in buckets of D27 and an unknown extra bucket.
+// A getAnomalies answer with the opt-in buckets (docs/behaviour.md, "Anomaly
+// report") and an unknown extra bucket.
 const anomaliesResp = `{
  "window":{"threshold_hours":6,"ceiling_hours_by_channel":{"chatapp":24,"sms":24,"botapp":24,"webchat":24}},
  "buckets":{

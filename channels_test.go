@@ -14,7 +14,7 @@ import (
 	convo "github.com/convoapi/convo-go"
 )
 
-// Spec §2.2 table, plus a third account with a stated limit of 0, an unknown
+// A listChannels answer, plus a third account with a stated limit of 0, an unknown
 // channel, an unknown status, an unknown message type and an unknown field.
 const channelsResp = `{"items":[
  {"id":"3f9a7c1e-0b4d-4e2a-9c61-5d8e2b7a1f00","channel":"chatapp","display_name":"Support BR","provider_identifier":"109876543210","status":"connected",
@@ -79,7 +79,8 @@ func TestChannelsListErrors(t *testing.T) {
 	}, []apiErr{errUnauthorized, errRateLimited})
 }
 
-// The three header forms of spec §5: exactly one carries the key.
+// The three security schemes of api/openapi.yaml: exactly one header carries
+// the key.
 func TestChannelsListAuthSchemes(t *testing.T) {
 	for _, tc := range []struct {
 		scheme     convo.AuthScheme

@@ -14,7 +14,8 @@ import (
 	convo "github.com/convoapi/convo-go"
 )
 
-// D5/D6 item, plus fields the SDK does not know and an unknown channel value.
+// A listConversations answer, plus fields the SDK does not know and an unknown
+// channel value.
 const conversationsResp = `{"items":[
  {"id":"6d1f0c2a-3b4e-4f5a-8b6c-7d8e9f0a1b2c","contact_id":"c0ffee00-1111-4222-8333-944455556666","channel":"chatapp",
   "channel_account_id":"3f9a7c1e-0b4d-4e2a-9c61-5d8e2b7a1f00","channel_identifier":"5511987654321","status":"open","assigned":false,
@@ -152,7 +153,7 @@ func conversationPage(ids []string, next string) string {
 }
 
 // threeConversationPages answers by cursor: "", "p2", "p3"; the page whose
-// cursor is failOn answers 400 INVALID_PARAM (a cursor not issued, D29).
+// cursor is failOn answers 400 INVALID_PARAM (a cursor not issued).
 func threeConversationPages(failOn string) func(*http.Request) (*http.Response, error) {
 	pages := map[string]string{
 		"":   conversationPage([]string{"c1", "c2"}, "p2"),

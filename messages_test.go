@@ -15,6 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	convo "github.com/convoapi/convo-go"
+	"github.com/convoapi/convo-go/fake"
+	"github.com/convoapi/convo-go/internal/oascheck"
 )
 
 // One page of listMessages with every shape: a text with a reaction, an
@@ -371,5 +373,63 @@ func TestTimestampVariants(t *testing.T) {
 		assert.True(t, w.Equal(*m.SentAt), in)
 		assert.Nil(t, m.ReadAt, "null is not the zero time")
 		assert.Nil(t, m.DeliveredAt, "absent is not the zero time")
+	}
+}
+
+// A listing cut by an error resumes from the NextCursor of the last page
+// finished and, across the two runs, yields every message exactly once,
+// though messages arrive between the runs.
+func TestPagesResumeFromTheLastCursor(t *testing.T) {
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	s := fake.New(t, fake.WithClock(fake.NewManualClock(now)), fake.WithHandlerMiddleware(oascheck.Middleware(t)))
+	co := s.Company()
+	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, DisplayName: "Sales", ProviderIdentifier: "5511900000000"})
+	ana := co.AddContact(fake.Contact{Account: line, Phone: "5511987654321", Name: "Ana"})
+	conv := co.AddConversation(fake.Conversation{Contact: ana})
+	want := map[string]bool{}
+	for i := range 47 {
+		want[co.Inbound(conv, fmt.Sprintf("m%d", i), now.Add(-time.Duration(47-i)*time.Minute))] = true
+	}
+	c := s.Client(convo.WithRetryWait(0, 0))
+	ctx := context.Background()
+	params := &convo.ListMessagesParams{Limit: 10}
+
+	seen := map[string]int{}
+	var cursor string
+	pagesRead := 0
+	var cut error
+	for page, err := range c.Messages.Pages(ctx, conv, params) {
+		if err != nil {
+			cut = err
+			break
+		}
+		for _, m := range page.Items {
+			seen[m.MessageID]++
+		}
+		cursor = page.NextCursor
+		if pagesRead++; pagesRead == 2 {
+			s.AddFault(fake.Fault{Path: "/conversations/*/messages", Status: 400, Code: "INVALID_PARAM", Times: 1})
+		}
+	}
+	require.ErrorIs(t, cut, convo.ErrInvalidParam)
+	assert.Equal(t, 2, pagesRead, "the fault cut the first run after two pages")
+	require.NotEmpty(t, cursor)
+
+	// Messages arrive between the runs: they are newer than the cursor's
+	// position and do not shift what is left to read.
+	for i := range 5 {
+		co.Inbound(conv, fmt.Sprintf("late%d", i), now.Add(time.Duration(i)*time.Second))
+	}
+	resume := *params
+	resume.Cursor = cursor
+	for m, err := range c.Messages.All(ctx, conv, &resume) {
+		require.NoError(t, err)
+		seen[m.MessageID]++
+	}
+	for id := range want {
+		assert.Equal(t, 1, seen[id], "message %s seen once", id)
+	}
+	for id, n := range seen {
+		assert.Equal(t, 1, n, "message %s seen once", id)
 	}
 }

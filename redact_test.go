@@ -142,17 +142,8 @@ func jsonSafe(s string) string {
 // A short key is redacted where it stands alone but does not garble words
 // that merely contain it.
 func TestShortKeyRedactedAsAWholeToken(t *testing.T) {
-	c, _ := newMockWithKey(t, "O", jsonResp(404, `{"success":false,"statusCode":404,"path":"/api/v1/channels","method":"GET","message":{"error":"CONTACT_NOT_FOUND","message":"key O is unknown"},"errorId":"ERR-1"}`))
+	c, _ := newMock(t, jsonResp(404, `{"success":false,"statusCode":404,"path":"/api/v1/channels","method":"GET","message":{"error":"CONTACT_NOT_FOUND","message":"key O is unknown"},"errorId":"ERR-1"}`), convo.WithAPIKey("O"))
 	_, err := c.Channels.List(context.Background())
 	require.Error(t, err)
 	assert.Equal(t, "convo: 404 CONTACT_NOT_FOUND: key [REDACTED] is unknown (GET /api/v1/channels, errorId ERR-1, 1 attempt)", err.Error())
-}
-
-func newMockWithKey(t *testing.T, key string, reply func(*http.Request) (*http.Response, error)) (*convo.Client, *httpmock.MockTransport) {
-	t.Helper()
-	mock := httpmock.NewMockTransport()
-	mock.RegisterNoResponder(reply)
-	c, err := convo.NewClient(convo.WithAPIKey(key), convo.WithBaseURL(testBase), convo.WithHTTPClient(&http.Client{Transport: mock}))
-	require.NoError(t, err)
-	return c, mock
 }

@@ -451,3 +451,13 @@ func TestKeyInATransportErrorIsRedacted(t *testing.T) {
 	assert.Contains(t, env.logs.String(), "middleware refused header Bearer [REDACTED]")
 	// newMock's cleanup asserts the key is absent from the log.
 }
+
+// Do keeps the signature it had before options: callers without options
+// compile unchanged.
+func TestDoKeepsItsOldSignature(t *testing.T) {
+	env := newMock(t)
+	env.mock.RegisterNoResponder(responder(200, okJSON(`{"items":[]}`)))
+	var do func(context.Context, string, string, any, any, any, ...Option) error = env.c.Do
+	require.NoError(t, do(context.Background(), "GET", "/channels", nil, nil, nil))
+	require.NoError(t, env.c.Do(context.Background(), "GET", "/channels", nil, nil, nil))
+}

@@ -19,7 +19,8 @@ import (
 	"github.com/convoapi/convo-go/internal/oascheck"
 )
 
-// Shared fixtures of the endpoint tests (external package convo_test).
+// Shared fixtures of the tests of the external package convo_test. The
+// internal tests (package convo) have theirs in helpers_internal_test.go.
 
 const (
 	testKey  = "sk_test_4f9c2a7e1b"
@@ -93,17 +94,17 @@ func jsonResp(status int, body string) func(*http.Request) (*http.Response, erro
 	}
 }
 
-// ok wraps data in the success envelope of spec §2.1.
 // testTime is testTS as a time: the service's clock in canned answers, so
 // that times the service issues (expires_at) are set against it, not against
 // the machine's date.
 var testTime, _ = time.Parse(time.RFC3339Nano, testTS)
 
+// ok wraps data in the success envelope.
 func ok(data string) string {
 	return `{"success":true,"data":` + data + `,"timestamp":"` + testTS + `"}`
 }
 
-// apiErr describes an error answer of spec §7.
+// apiErr describes an error answer (ErrorEnvelope of api/openapi.yaml).
 type apiErr struct {
 	status   int
 	code     convo.ErrorCode
@@ -112,7 +113,7 @@ type apiErr struct {
 	sentinel error
 }
 
-// errBody writes the error envelope of spec §7 for a request made with method
+// errBody writes the error envelope for a request made with method
 // on apiPath (relative to /api/v1, as the server reports it).
 func errBody(e apiErr, method, apiPath, errorID string) string {
 	details := ""
@@ -124,7 +125,7 @@ func errBody(e apiErr, method, apiPath, errorID string) string {
 		e.status, testTS, "/api/v1"+apiPath, method, e.code, e.message, details, errorID)
 }
 
-// Errors every endpoint can answer (spec §4: 401 and 429).
+// Errors every endpoint can answer: 401 and 429.
 var (
 	errUnauthorized = apiErr{401, convo.CodeUnauthorized, "Invalid or missing API key.", "", convo.ErrUnauthorized}
 	errRateLimited  = apiErr{429, convo.CodeRateLimited, "Too many requests.", "", convo.ErrRateLimited}
@@ -229,7 +230,7 @@ func runWireCases(t *testing.T, cases []wireCase) {
 	}
 }
 
-// assertAPIHeaders checks the headers every API call carries (spec §5, D3).
+// assertAPIHeaders checks the headers every API call carries.
 func assertAPIHeaders(t *testing.T, h http.Header, hasBody bool) {
 	t.Helper()
 	assert.Equal(t, "Bearer "+testKey, h.Get("Authorization"))
@@ -249,4 +250,31 @@ func ts(t *testing.T, s string) time.Time {
 	v, err := time.Parse(time.RFC3339Nano, s)
 	require.NoError(t, err)
 	return v
+}
+
+// channelsOK is a success answer of GET /channels.
+var channelsOK = jsonResp(200, ok(`{"items":[]}`))
+
+// replies answers with each reply in turn, repeating the last one.
+func replies(rs ...func(*http.Request) (*http.Response, error)) func(*http.Request) (*http.Response, error) {
+	var mu sync.Mutex
+	i := 0
+	return func(r *http.Request) (*http.Response, error) {
+		mu.Lock()
+		f := rs[min(i, len(rs)-1)]
+		i++
+		mu.Unlock()
+		return f(r)
+	}
+}
+
+// withHeader answers like reply, with one more header.
+func withHeader(reply func(*http.Request) (*http.Response, error), k, v string) func(*http.Request) (*http.Response, error) {
+	return func(r *http.Request) (*http.Response, error) {
+		resp, err := reply(r)
+		if resp != nil {
+			resp.Header.Set(k, v)
+		}
+		return resp, err
+	}
 }
