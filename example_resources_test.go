@@ -344,3 +344,125 @@ func ExampleContact_TagNames() {
 	// Output:
 	// vip + customer
 }
+
+func ExampleMessagesService_Pages() {
+	// A fake whose clock is pinned, with five inbound messages an hour apart.
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
+	defer s.Close()
+	co := s.Company()
+	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000000"})
+	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
+	for i := range 5 {
+		co.Inbound(conv, fmt.Sprintf("message %d", i+1), now.Add(time.Duration(i-5)*time.Hour))
+	}
+	client := s.Client()
+	ctx := context.Background()
+
+	// Read two pages, keeping the cursor of the last page finished...
+	params := &convo.ListMessagesParams{Limit: 2}
+	var saved string
+	n := 0
+	for page, err := range client.Messages.Pages(ctx, conv, params) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		for _, m := range page.Items {
+			fmt.Println(m.TextOrEmpty())
+		}
+		saved = page.NextCursor
+		if n++; n == 2 {
+			break // say the job stopped here
+		}
+	}
+	// ...and resume later from it: the cursor is one parameter.
+	fmt.Println("resuming")
+	resume := &convo.ListMessagesParams{Limit: 2, Cursor: saved}
+	for m, err := range client.Messages.All(ctx, conv, resume) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println(m.TextOrEmpty())
+	}
+	// Output:
+	// message 5
+	// message 4
+	// message 3
+	// message 2
+	// resuming
+	// message 1
+}
+
+func ExampleConversationsService_Pages() {
+	s := fake.NewServer()
+	defer s.Close()
+	co := s.Company()
+	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000000"})
+	co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
+	client := s.Client()
+
+	for page, err := range client.Conversations.Pages(context.Background(), &convo.ListConversationsParams{Limit: 10}) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println(len(page.Items), "conversation(s), more:", page.HasMore())
+	}
+	// Output:
+	// 1 conversation(s), more: false
+}
+
+func ExampleContactsService_Ensure() {
+	s := fake.NewServer()
+	defer s.Close()
+	s.Company().AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000000"})
+	client := s.Client()
+	ctx := context.Background()
+
+	params := &convo.CreateContactParams{PhoneNumberID: "5511900000000", PhoneNumber: "5511912345678", Name: "Bia"}
+	first, created, err := client.Contacts.Ensure(ctx, params)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(first.Name, created)
+
+	// Again: the same contact, found rather than created.
+	again, created, err := client.Contacts.Ensure(ctx, params)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(again.ID == first.ID, created)
+	// Output:
+	// Bia true
+	// true false
+}
+
+// ExampleAttachment_Expired shows that an address's expiry is judged on the
+// service's clock: the fake's manual clock, years away from the machine's.
+func ExampleAttachment_Expired() {
+	clock := fake.NewManualClock(time.Date(2001, 1, 1, 9, 0, 0, 0, time.UTC))
+	s := fake.NewServer(fake.WithClock(clock), fake.WithAttachmentTTL(15*time.Minute))
+	defer s.Close()
+	co := s.Company()
+	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
+	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
+	co.AddMessage(conv, fake.Message{Sender: fake.SenderContact, At: clock.Now().Add(-time.Hour),
+		Media: &fake.Media{MimeType: "image/png", Filename: "a.png", Data: []byte("png")}})
+
+	c := s.Client()
+	ctx := context.Background()
+	page, err := c.Messages.List(ctx, conv, nil)
+	if err != nil {
+		panic(err)
+	}
+	att, err := c.Attachments.ForMessage(ctx, page.Items[0])
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("expired:", att.Expired())
+	// Output: expired: false
+}
