@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -276,5 +278,106 @@ func withHeader(reply func(*http.Request) (*http.Response, error), k, v string) 
 			resp.Header.Set(k, v)
 		}
 		return resp, err
+	}
+}
+
+// listing is the All iterator of one service over three canned pages (cursors
+// "", "p2" and "p3"), as ids: reply(failOn) answers them, the page of cursor
+// failOn with an error matching err.
+type listing struct {
+	pages [3][]string
+	all   func(ctx context.Context, c *convo.Client, cursor string) iter.Seq2[string, error]
+	reply func(failOn string) func(*http.Request) (*http.Response, error)
+	err   error
+}
+
+// runListingCases checks what every All iterator promises: a break fetches
+// no further page, an error is yielded once and ends the sequence, a cursor
+// resumes, the sequence can be ranged again and concurrently, and a context
+// cancelled between pages ends it.
+func runListingCases(t *testing.T, l listing) {
+	ctx := context.Background()
+	every := slices.Concat(l.pages[:]...)
+	// drain ranges seq until stop says so and returns the ids and errors seen.
+	drain := func(seq iter.Seq2[string, error], stop func(id string) bool) (ids []string, errs []error) {
+		for id, err := range seq {
+			if err != nil {
+				errs = append(errs, err)
+				continue // the iterator must stop by itself
+			}
+			if ids = append(ids, id); stop != nil && stop(id) {
+				break
+			}
+		}
+		return ids, errs
+	}
+	t.Run("a break fetches no further page", func(t *testing.T) {
+		for _, last := range []string{l.pages[0][0], l.pages[0][len(l.pages[0])-1]} {
+			c, m := newMock(t, l.reply("none"))
+			ids, _ := drain(l.all(ctx, c, ""), func(id string) bool { return id == last })
+			assert.Equal(t, last, ids[len(ids)-1])
+			assert.Len(t, m.requests(), 1)
+		}
+	})
+	t.Run("an error mid-way is yielded once, then the sequence stops", func(t *testing.T) {
+		c, m := newMock(t, l.reply("p3"))
+		ids, errs := drain(l.all(ctx, c, ""), nil)
+		assert.Equal(t, slices.Concat(l.pages[0], l.pages[1]), ids)
+		require.Len(t, errs, 1)
+		assert.ErrorIs(t, errs[0], l.err)
+		assert.Len(t, m.requests(), 3, "a 4xx is not retried and no page follows")
+	})
+	t.Run("a cursor resumes", func(t *testing.T) {
+		c, m := newMock(t, l.reply("none"))
+		ids, errs := drain(l.all(ctx, c, "p3"), nil)
+		assert.Empty(t, errs)
+		assert.Equal(t, l.pages[2], ids)
+		require.Len(t, m.requests(), 1)
+		assert.Equal(t, "cursor=p3", m.requests()[0].RawQuery)
+	})
+	t.Run("ranging twice starts over", func(t *testing.T) {
+		c, m := newMock(t, l.reply("none"))
+		seq := l.all(ctx, c, "")
+		for range 2 {
+			ids, errs := drain(seq, nil)
+			assert.Empty(t, errs)
+			assert.Equal(t, every, ids)
+		}
+		assert.Len(t, m.requests(), 6)
+	})
+	t.Run("goroutines range the same sequence", func(t *testing.T) {
+		c, m := newMock(t, l.reply("none"))
+		seq := l.all(ctx, c, "")
+		var wg sync.WaitGroup
+		got := make([][]string, 4)
+		for g := range got {
+			wg.Go(func() { got[g], _ = drain(seq, nil) })
+		}
+		wg.Wait()
+		for _, ids := range got {
+			assert.Equal(t, every, ids)
+		}
+		assert.Len(t, m.requests(), 12)
+	})
+	t.Run("a context cancelled between pages", func(t *testing.T) {
+		c, m := newMock(t, l.reply("none"))
+		cctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		ids, errs := drain(l.all(cctx, c, ""), func(string) bool { cancel(); return false })
+		assert.Equal(t, l.pages[0], ids, "the page already fetched is delivered")
+		require.Len(t, errs, 1)
+		assert.ErrorIs(t, errs[0], context.Canceled)
+		assert.Len(t, m.requests(), 1)
+	})
+}
+
+// ids maps a sequence of values to their ids.
+func ids[T any](seq iter.Seq2[T, error], id func(T) string) iter.Seq2[string, error] {
+	return func(yield func(string, error) bool) {
+		for v, err := range seq {
+			if !yield(id(v), err) {
+				return
+			}
+		}
 	}
 }

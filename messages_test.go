@@ -4,10 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"iter"
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -237,92 +237,12 @@ func TestMessagesAll(t *testing.T) {
 		assert.Equal(t, before, *params, "params not mutated")
 	})
 
-	t.Run("early break stops fetching", func(t *testing.T) {
-		c, m := newMock(t, threeMessagePages("none"))
-		n := 0
-		for _, err := range c.Messages.All(ctx, "conv-1", nil) {
-			require.NoError(t, err)
-			n++
-			if n == 2 {
-				break
-			}
-		}
-		assert.Len(t, m.requests(), 1)
-	})
-
-	t.Run("break at the end of a page fetches no further page", func(t *testing.T) {
-		c, m := newMock(t, threeMessagePages("none"))
-		for msg, err := range c.Messages.All(ctx, "conv-1", nil) {
-			require.NoError(t, err)
-			if msg.MessageID == "m7" {
-				break
-			}
-		}
-		assert.Len(t, m.requests(), 1)
-	})
-
-	t.Run("error mid-way yielded once, then stop", func(t *testing.T) {
-		c, m := newMock(t, threeMessagePages("p3"))
-		var ids []string
-		var errs []error
-		for msg, err := range c.Messages.All(ctx, "conv-1", nil) {
-			if err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			ids = append(ids, msg.MessageID)
-		}
-		assert.Equal(t, []string{"m9", "m8", "m7", "m6", "m5", "m4"}, ids)
-		require.Len(t, errs, 1)
-		assert.ErrorIs(t, errs[0], convo.ErrConversationNotFound)
-		assert.Len(t, m.requests(), 3)
-	})
-
-	t.Run("resume from params.Cursor", func(t *testing.T) {
-		c, m := newMock(t, threeMessagePages("none"))
-		params := &convo.ListMessagesParams{Cursor: "p3"}
-		var ids []string
-		for msg, err := range c.Messages.All(ctx, "conv-1", params) {
-			require.NoError(t, err)
-			ids = append(ids, msg.MessageID)
-		}
-		assert.Equal(t, []string{"m3"}, ids)
-		require.Len(t, m.requests(), 1)
-		assert.Equal(t, "cursor=p3", m.requests()[0].RawQuery)
-		assert.Equal(t, "p3", params.Cursor)
-	})
-
-	t.Run("two goroutines range the same sequence", func(t *testing.T) {
-		c, m := newMock(t, threeMessagePages("none"))
-		seq := c.Messages.All(ctx, "conv-1", &convo.ListMessagesParams{Limit: 3})
-		var wg sync.WaitGroup
-		counts := make([]int, 4)
-		for g := range counts {
-			wg.Go(func() {
-				for _, err := range seq {
-					if err == nil {
-						counts[g]++
-					}
-				}
-			})
-		}
-		wg.Wait()
-		assert.Equal(t, []int{7, 7, 7, 7}, counts)
-		assert.Len(t, m.requests(), 12)
-	})
-
-	t.Run("ranging twice starts over", func(t *testing.T) {
-		c, m := newMock(t, threeMessagePages("none"))
-		seq := c.Messages.All(ctx, "conv-1", nil)
-		for range 2 {
-			n := 0
-			for _, err := range seq {
-				require.NoError(t, err)
-				n++
-			}
-			assert.Equal(t, 7, n)
-		}
-		assert.Len(t, m.requests(), 6)
+	runListingCases(t, listing{
+		pages: [3][]string{{"m9", "m8", "m7"}, {"m6", "m5", "m4"}, {"m3"}},
+		all: func(ctx context.Context, c *convo.Client, cursor string) iter.Seq2[string, error] {
+			return ids(c.Messages.All(ctx, "conv-1", &convo.ListMessagesParams{Cursor: cursor}), func(m convo.Message) string { return m.MessageID })
+		},
+		reply: threeMessagePages, err: convo.ErrConversationNotFound,
 	})
 }
 
