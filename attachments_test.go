@@ -53,11 +53,6 @@ func TestAttachmentsGetWire(t *testing.T) {
 		method: "GET", path: "/v1/attachments/med-6",
 		resp: ok(attachmentResp), check: check,
 	}, {
-		name:   "Get escapes the id into one segment",
-		call:   func(ctx context.Context, c *convo.Client) (any, error) { return c.Attachments.Get(ctx, "../channels") },
-		method: "GET", path: "/v1/attachments/..%2Fchannels",
-		resp: ok(attachmentResp),
-	}, {
 		name: "ForMessage exchanges media.media_id",
 		call: func(ctx context.Context, c *convo.Client) (any, error) {
 			return c.Attachments.ForMessage(ctx, imageMsg)

@@ -79,28 +79,6 @@ func TestChannelsListErrors(t *testing.T) {
 	}, []apiErr{errUnauthorized, errRateLimited})
 }
 
-// The three security schemes of api/openapi.yaml: exactly one header carries
-// the key.
-func TestChannelsListAuthSchemes(t *testing.T) {
-	for _, tc := range []struct {
-		scheme     convo.AuthScheme
-		auth, xKey string
-	}{
-		{convo.AuthBearer, "Bearer " + testKey, ""},
-		{convo.AuthAPIKey, "ApiKey " + testKey, ""},
-		{convo.AuthXAPIKey, "", testKey},
-	} {
-		t.Run(tc.scheme.String(), func(t *testing.T) {
-			c, m := newMock(t, jsonResp(200, ok(`{"items":[]}`)), convo.WithAuthScheme(tc.scheme))
-			_, err := c.Channels.List(context.Background())
-			require.NoError(t, err)
-			h := m.requests()[0].Header
-			assert.Equal(t, tc.auth, h.Get("Authorization"))
-			assert.Equal(t, tc.xKey, h.Get("x-api-key"))
-		})
-	}
-}
-
 func TestChannelAccountHelpers(t *testing.T) {
 	intp := func(n int) *int { return &n }
 	chat := convo.ChannelAccount{Channel: convo.ChannelChatapp, Capabilities: convo.Capabilities{

@@ -102,25 +102,10 @@ func ExampleMessagePage_HasMore() {
 }
 
 func ExampleMessage_TextOrEmpty() {
-	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
-	defer s.Close()
-	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
-	co.AddMessage(conv, fake.Message{Sender: fake.SenderContact, Type: "audio", At: now.Add(-2 * time.Minute),
-		Media: &fake.Media{MimeType: "audio/ogg", Data: []byte("ogg")}})
-	co.Inbound(conv, "Did you hear my voice note?", now.Add(-time.Minute))
-	client := s.Client()
-
-	page, err := client.Messages.List(context.Background(), conv, nil)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
 	// Text is nil for a message without text (a voice note); TextOrEmpty
 	// saves the nil check when "" will do.
-	for _, m := range page.Items {
+	caption := "Did you hear my voice note?"
+	for _, m := range []convo.Message{{Type: convo.MessageText, Text: &caption}, {Type: convo.MessageAudio}} {
 		fmt.Printf("%s %v %q\n", m.Type, m.Text == nil, m.TextOrEmpty())
 	}
 	// Output:
@@ -129,33 +114,19 @@ func ExampleMessage_TextOrEmpty() {
 }
 
 func ExampleMedia_Available() {
-	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
-	defer s.Close()
-	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
-	co.AddMessage(conv, fake.Message{Sender: fake.SenderContact, Type: "image", At: now.Add(-3 * time.Minute),
-		Media: &fake.Media{Status: convo.MediaNoReference}})
-	co.AddMessage(conv, fake.Message{Sender: fake.SenderContact, At: now.Add(-2 * time.Minute),
-		Media: &fake.Media{MimeType: "image/png", Data: []byte("png")}})
-	co.Inbound(conv, "Got them?", now.Add(-time.Minute))
-	client := s.Client()
-
-	page, err := client.Messages.List(context.Background(), conv, nil)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	// Available is false for a nil block, a null media_id or a status other
-	// than available: only then is there a file to fetch.
-	for _, m := range page.Items {
-		fmt.Println(m.Type, m.Media.Available())
+	// Available is false for a nil block (a text), a null media_id or a status
+	// other than available: only then is there a file to fetch.
+	for _, m := range []*convo.Media{
+		nil,
+		{MediaID: "med-1", MediaStatus: convo.MediaAvailable, MimeType: "image/png"},
+		{MediaStatus: convo.MediaNoReference, MimeType: "image/jpeg"},
+	} {
+		fmt.Println(m.Available())
 	}
 	// Output:
-	// text false
-	// image true
-	// image false
+	// false
+	// true
+	// false
 }
 
 func ExampleAttachmentsService_Get() {
@@ -326,20 +297,9 @@ func ExampleContactsService_RemoveTags() {
 }
 
 func ExampleContact_TagNames() {
-	s := fake.NewServer()
-	defer s.Close()
-	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "109876543210"})
-	co.AddContact(fake.Contact{Account: line, Phone: "5511987654321", Tags: []string{"vip", "customer"}})
-	client := s.Client()
-
-	contact, err := client.Contacts.Lookup(context.Background(), &convo.LookupContactParams{PhoneNumber: "5511987654321"})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	// The service sends the names as one comma-separated string; TagNames
-	// splits it.
+	// The service sends the names as one comma-separated string, as Contacts.Lookup
+	// returns it; TagNames splits it.
+	contact := convo.Contact{Name: "Ana", TagNamesRaw: "vip, customer"}
 	fmt.Println(strings.Join(contact.TagNames(), " + "))
 	// Output:
 	// vip + customer
