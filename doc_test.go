@@ -147,26 +147,49 @@ func TestExamplesUseOnlyExportedAPI(t *testing.T) {
 			unexported := map[string]bool{}
 			for _, f := range files {
 				for name := range packageLevelNames(f) {
-					if name != "_" && !ast.IsExported(name) {
-						unexported[name] = true
-					}
+					unexported[name] = name != "_" && !ast.IsExported(name)
 				}
 			}
 			var bad []string
 			for _, f := range files {
 				for _, fn := range exampleFuncs(f) {
-					ast.Inspect(fn.Body, func(n ast.Node) bool {
-						id, ok := n.(*ast.Ident)
-						if ok && unexported[id.Name] && resolvesToPackageLevel(fn, id) {
+					for _, id := range packageLevelUses(f, fn) {
+						if unexported[id.Name] {
 							bad = append(bad, fn.Name.Name+" uses "+id.Name)
 						}
-						return true
-					})
+					}
 				}
 			}
 			assert.Empty(t, bad, "examples must use only exported API:\n%s", strings.Join(bad, "\n"))
 		})
 	}
+}
+
+// packageLevelUses returns the identifiers in fn that the parser's object
+// resolution ties to a package-level name: one of f's own, or one it left
+// unresolved (declared in another file of the package, or predeclared). A
+// literal's key is a field, whatever the parser made of it.
+func packageLevelUses(f *ast.File, fn *ast.FuncDecl) []*ast.Ident {
+	unresolved := map[*ast.Ident]bool{}
+	for _, id := range f.Unresolved {
+		unresolved[id] = true
+	}
+	keys := map[*ast.Ident]bool{}
+	var uses []*ast.Ident
+	ast.Inspect(fn.Body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.KeyValueExpr:
+			if id, ok := n.Key.(*ast.Ident); ok {
+				keys[id] = true
+			}
+		case *ast.Ident:
+			if !keys[n] && (unresolved[n] || n.Obj != nil && f.Scope.Lookup(n.Name) == n.Obj) {
+				uses = append(uses, n)
+			}
+		}
+		return true
+	})
+	return uses
 }
 
 // exportedFuncs returns the exported functions of the package in dir as "F"
@@ -235,8 +258,9 @@ func exampleNames(t *testing.T, dir string) map[string]bool {
 	return covered
 }
 
-// parseDir parses the Go files of dir with their comments: the test files if
-// tests, else the others. Every meta-test of this file reads code through it.
+// parseDir parses the Go files of dir with their comments and the parser's
+// object resolution: the test files if tests, else the others. Every
+// meta-test of this file reads code through it.
 func parseDir(t *testing.T, dir string, tests bool) (*token.FileSet, []*ast.File) {
 	t.Helper()
 	paths, err := filepath.Glob(filepath.Join(dir, "*.go"))
@@ -247,7 +271,7 @@ func parseDir(t *testing.T, dir string, tests bool) (*token.FileSet, []*ast.File
 		if strings.HasSuffix(p, "_test.go") != tests {
 			continue
 		}
-		f, err := parser.ParseFile(fset, p, nil, parser.ParseComments|parser.SkipObjectResolution)
+		f, err := parser.ParseFile(fset, p, nil, parser.ParseComments)
 		require.NoError(t, err)
 		files = append(files, f)
 	}
@@ -292,76 +316,6 @@ func packageLevelNames(f *ast.File) map[string]bool {
 			}
 		}
 	}
-	return names
-}
-
-// resolvesToPackageLevel reports whether id, used in fn, refers to a
-// package-level name: it is not declared anywhere inside fn (a local
-// variable, parameter or type of the same name shadows it), and it is not a
-// field or method selected from a value (x.id) or a struct literal's key.
-func resolvesToPackageLevel(fn *ast.FuncDecl, id *ast.Ident) bool {
-	if localNames(fn)[id.Name] {
-		return false
-	}
-	selected := false
-	ast.Inspect(fn.Body, func(n ast.Node) bool {
-		if sel, ok := n.(*ast.SelectorExpr); ok && sel.Sel == id {
-			selected = true
-		}
-		if kv, ok := n.(*ast.KeyValueExpr); ok && kv.Key == id {
-			selected = true
-		}
-		return !selected
-	})
-	return !selected
-}
-
-// localNames returns every name fn declares: parameters, results, variables
-// (var, :=, range), constants, types and function literals' parameters.
-func localNames(fn *ast.FuncDecl) map[string]bool {
-	names := map[string]bool{}
-	addFields := func(fl *ast.FieldList) {
-		if fl == nil {
-			return
-		}
-		for _, f := range fl.List {
-			for _, n := range f.Names {
-				names[n.Name] = true
-			}
-		}
-	}
-	addFields(fn.Type.Params)
-	addFields(fn.Type.Results)
-	ast.Inspect(fn.Body, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.AssignStmt:
-			if n.Tok == token.DEFINE {
-				for _, l := range n.Lhs {
-					if id, ok := l.(*ast.Ident); ok {
-						names[id.Name] = true
-					}
-				}
-			}
-		case *ast.RangeStmt:
-			if n.Tok == token.DEFINE {
-				for _, e := range []ast.Expr{n.Key, n.Value} {
-					if id, ok := e.(*ast.Ident); ok {
-						names[id.Name] = true
-					}
-				}
-			}
-		case *ast.ValueSpec:
-			for _, id := range n.Names {
-				names[id.Name] = true
-			}
-		case *ast.TypeSpec:
-			names[n.Name.Name] = true
-		case *ast.FuncLit:
-			addFields(n.Type.Params)
-			addFields(n.Type.Results)
-		}
-		return true
-	})
 	return names
 }
 
