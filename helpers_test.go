@@ -7,6 +7,7 @@ import (
 	"io"
 	"iter"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -18,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	convo "github.com/convoapi/convo-go"
+	"github.com/convoapi/convo-go/fake"
 	"github.com/convoapi/convo-go/internal/oascheck"
 )
 
@@ -380,4 +382,56 @@ func ids[T any](seq iter.Seq2[T, error], id func(T) string) iter.Seq2[string, er
 			}
 		}
 	}
+}
+
+// inMemory serves requests with a fake's handler in memory, after a fixed
+// latency: no socket, so that a test runs the client and the fake together
+// in a synctest bubble, where the latency passes in fake time. It notes when
+// each request left and arrived, and when the first 429 reached the client.
+type inMemory struct {
+	h       http.Handler
+	latency time.Duration
+
+	mu       sync.Mutex
+	sent     []time.Time
+	arrived  []time.Time
+	firstOut time.Time
+}
+
+func (m *inMemory) RoundTrip(r *http.Request) (*http.Response, error) {
+	m.mu.Lock()
+	m.sent = append(m.sent, time.Now())
+	m.mu.Unlock()
+	time.Sleep(m.latency)
+	m.mu.Lock()
+	m.arrived = append(m.arrived, time.Now())
+	m.mu.Unlock()
+	rec := httptest.NewRecorder()
+	m.h.ServeHTTP(rec, r)
+	resp := rec.Result()
+	resp.Request = r
+	if resp.StatusCode == http.StatusTooManyRequests {
+		m.mu.Lock()
+		if m.firstOut.IsZero() {
+			m.firstOut = time.Now()
+		}
+		m.mu.Unlock()
+	}
+	return resp, nil
+}
+
+// unlimited lifts the fake's rate limit.
+var unlimited = []fake.Option{fake.WithRateLimit(1e6, 1e6)}
+
+// inMemoryFake builds a fake without a listener, checked against the
+// document, and a client that reaches it through an inMemory transport.
+func inMemoryFake(t *testing.T, latency time.Duration, fopts []fake.Option, copts ...convo.Option) (*fake.Server, *convo.Client, *inMemory) {
+	t.Helper()
+	s, err := fake.NewHandler(slices.Concat(fopts, []fake.Option{fake.WithHandlerMiddleware(oascheck.Middleware(t))})...)
+	require.NoError(t, err)
+	tr := &inMemory{h: s.Handler(), latency: latency}
+	c, err := convo.NewClient(append([]convo.Option{convo.WithBaseURL("http://127.0.0.1/v1"), convo.WithAPIKey(s.APIKey()),
+		convo.WithHTTPClient(&http.Client{Transport: tr})}, copts...)...)
+	require.NoError(t, err)
+	return s, c, tr
 }
