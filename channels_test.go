@@ -3,7 +3,6 @@ package convo_test
 import (
 	"context"
 	"errors"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -126,16 +125,4 @@ func TestChannelAccountHelpers(t *testing.T) {
 		assert.True(t, chat.RequiresTemplate(now.Add(-25*time.Hour), now))
 		assert.False(t, bot.RequiresTemplate(time.Time{}, now))
 	})
-}
-
-// A 4xx whose body is not the envelope (a proxy's page) is still a typed
-// error, reachable as ErrMalformedResponse, and is not retried.
-func TestChannelsListNotRetriedOn4xx(t *testing.T) {
-	c, m := newMock(t, jsonResp(http.StatusForbidden, `<html>forbidden</html>`))
-	_, err := c.Channels.List(context.Background())
-	var ae *convo.Error
-	require.True(t, errors.As(err, &ae))
-	assert.Equal(t, 403, ae.StatusCode)
-	assert.ErrorIs(t, err, convo.ErrMalformedResponse)
-	assert.Len(t, m.requests(), 1)
 }

@@ -142,15 +142,6 @@ func TestContactsErrors(t *testing.T) {
 	})
 }
 
-// A POST that fails with a server error must not be sent twice: a contact is
-// never created twice by the SDK.
-func TestContactsCreateNotRetriedOn5xx(t *testing.T) {
-	c, m := newMock(t, jsonResp(503, `{"success":false}`))
-	_, err := c.Contacts.Create(context.Background(), &convo.CreateContactParams{PhoneNumber: "5511987654321", Name: "A"})
-	require.Error(t, err)
-	assert.Len(t, m.requests(), 1)
-}
-
 func TestContactsNilParams(t *testing.T) {
 	c, m := newMock(t, jsonResp(200, ok(`{}`)))
 	ctx := context.Background()
