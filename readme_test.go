@@ -215,18 +215,7 @@ func normalizeLines(s string) []string {
 	return out
 }
 
+// containsRun reports whether needle appears in hay as a run of whole lines.
 func containsRun(hay, needle []string) bool {
-	for i := 0; i+len(needle) <= len(hay); i++ {
-		match := true
-		for j := range needle {
-			if hay[i+j] != needle[j] {
-				match = false
-				break
-			}
-		}
-		if match {
-			return true
-		}
-	}
-	return false
+	return strings.Contains("\n"+strings.Join(hay, "\n")+"\n", "\n"+strings.Join(needle, "\n")+"\n")
 }
