@@ -36,69 +36,50 @@ func checkDocComments(t *testing.T, dir string) {
 	fset, files := parseDir(t, dir, false)
 	p, err := doc.NewFromFiles(fset, files, "github.com/convoapi/convo-go/"+dir)
 	require.NoError(t, err)
-	var missing []string
+	if strings.TrimSpace(p.Doc) == "" {
+		t.Errorf("%s: no package doc", dir)
+	}
+	// need reports an exported name whose doc comment (a CommentGroup's Text
+	// is "" when it is nil) says nothing.
 	need := func(name, text string, pos token.Pos) {
 		if ast.IsExported(name) && strings.TrimSpace(text) == "" {
-			missing = append(missing, fset.Position(pos).String()+": "+name)
+			t.Errorf("exported name without a doc comment: %s: %s", fset.Position(pos), name)
 		}
 	}
-	if strings.TrimSpace(p.Doc) == "" {
-		missing = append(missing, "package doc")
-	}
-	values := func(prefix string, vs []*doc.Value) {
+	values := func(vs []*doc.Value) {
 		for _, v := range vs {
 			for _, spec := range v.Decl.Specs {
 				vs := spec.(*ast.ValueSpec)
 				for _, n := range vs.Names {
-					text := v.Doc
-					if vs.Doc != nil {
-						text += vs.Doc.Text()
-					}
-					if vs.Comment != nil {
-						text += vs.Comment.Text()
-					}
-					need(prefix+n.Name, text, n.Pos())
+					need(n.Name, v.Doc+vs.Doc.Text()+vs.Comment.Text(), n.Pos())
 				}
 			}
 		}
 	}
-	values("", p.Consts)
-	values("", p.Vars)
-	for _, f := range p.Funcs {
-		need(f.Name, f.Doc, f.Decl.Pos())
+	funcs := func(prefix string, fs []*doc.Func) {
+		for _, f := range fs {
+			need(prefix+f.Name, f.Doc, f.Decl.Pos())
+		}
 	}
+	values(p.Consts)
+	values(p.Vars)
+	funcs("", p.Funcs)
 	for _, typ := range p.Types {
 		need(typ.Name, typ.Doc, typ.Decl.Pos())
-		values("", typ.Consts)
-		values("", typ.Vars)
-		for _, f := range typ.Funcs {
-			need(f.Name, f.Doc, f.Decl.Pos())
-		}
-		for _, m := range typ.Methods {
-			need(typ.Name+"."+m.Name, m.Doc, m.Decl.Pos())
-		}
+		values(typ.Consts)
+		values(typ.Vars)
+		funcs("", typ.Funcs)
+		funcs(typ.Name+".", typ.Methods)
 		for _, spec := range typ.Decl.Specs {
 			ts := spec.(*ast.TypeSpec)
-			st, ok := ts.Type.(*ast.StructType)
-			if !ok || !ast.IsExported(ts.Name.Name) {
-				continue
-			}
-			for _, f := range st.Fields.List {
-				text := ""
-				if f.Doc != nil {
-					text += f.Doc.Text()
-				}
-				if f.Comment != nil {
-					text += f.Comment.Text()
-				}
-				for _, n := range f.Names {
-					need(ts.Name.Name+"."+n.Name, text, n.Pos())
+			if st, ok := ts.Type.(*ast.StructType); ok && ast.IsExported(ts.Name.Name) {
+				for _, f := range st.Fields.List {
+					for _, n := range f.Names {
+						need(ts.Name.Name+"."+n.Name, f.Doc.Text()+f.Comment.Text(), n.Pos())
+					}
 				}
 			}
 		}
-	}
-	for _, m := range missing {
-		t.Errorf("exported name without a doc comment: %s", m)
 	}
 }
 
