@@ -144,29 +144,21 @@ func ExampleWithTimeout() {
 }
 
 func ExampleCaptureResponse() {
-	// A fake whose clock is pinned, with five inbound messages an hour apart.
-	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
+	s := fake.NewServer(fake.WithClock(fake.NewManualClock(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))))
 	defer s.Close()
-	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000000"})
-	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
-	for i := range 5 {
-		co.Inbound(conv, fmt.Sprintf("message %d", i+1), now.Add(time.Duration(i-5)*time.Hour))
-	}
 	client := s.Client()
 
 	// Metadata of the call's last answer, on success as on error.
 	var meta convo.Response
-	page, err := client.Messages.List(context.Background(), conv, nil, convo.CaptureResponse(&meta))
+	accounts, err := client.Channels.List(context.Background(), convo.CaptureResponse(&meta))
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(len(page.Items), meta.StatusCode, meta.Attempts, meta.Header.Get("Content-Type"))
+	fmt.Println(len(accounts), meta.StatusCode, meta.Attempts, meta.Header.Get("Content-Type"))
 	fmt.Println("service time:", meta.Timestamp.Format(time.RFC3339))
 	// Output:
-	// 5 200 1 application/json; charset=utf-8
+	// 0 200 1 application/json; charset=utf-8
 	// service time: 2026-11-22T10:00:00Z
 }
 
