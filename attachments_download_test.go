@@ -197,101 +197,64 @@ func TestAttachmentsDownloadSendsNoKeyToFileHost(t *testing.T) {
 	}
 }
 
+// An address the file host refuses as expired (410, 403, 404), or whose
+// expires_at has passed on the service's clock (the envelope's timestamp), is
+// exchanged for a fresh one, once; any other failure is not an expiry.
 func TestAttachmentsDownloadExpiredAddress(t *testing.T) {
-	// Expiry is judged on the service's clock: the envelope's timestamp.
-	serviceNow := testTime
-	future := serviceNow.Add(time.Hour)
-	// The first exchange gives /old, the next ones /new.
-	oldThenNew := func(expires time.Time) func(int, string) string {
-		return func(n int, filesURL string) string {
-			path := "/new"
-			if n == 1 {
-				path = "/old"
-			}
-			return attachmentAt(path, expires, 4)(n, filesURL)
-		}
-	}
-	serve := func(status int) http.HandlerFunc {
-		return func(w http.ResponseWriter, r *http.Request) {
-			if r.URL.Path == "/old" {
-				http.Error(w, "expired", status)
-				return
-			}
-			_, _ = io.WriteString(w, "data")
-		}
-	}
-
-	for _, status := range []int{http.StatusGone, http.StatusForbidden, http.StatusNotFound} {
-		t.Run(fmt.Sprintf("file host answers %d: a fresh address once", status), func(t *testing.T) {
-			rig := newFileRig(t, serve(status), oldThenNew(future))
+	past, future := testTime.Add(-time.Minute), testTime.Add(time.Hour)
+	for _, tc := range []struct {
+		name          string
+		status        int  // the file host's answer to /old, or to every path if all
+		all           bool // every address fails
+		first, second time.Time
+		wantStatus    int // the FileError's status; 0: the download succeeds
+		wantPaths     []string
+		wantCalls     int32 // attachment exchanges
+	}{
+		{"file host answers 410: a fresh address once", 410, false, future, future, 0, []string{"/old", "/new"}, 2},
+		{"file host answers 403: a fresh address once", 403, false, future, future, 0, []string{"/old", "/new"}, 2},
+		{"file host answers 404: a fresh address once", 404, false, future, future, 0, []string{"/old", "/new"}, 2},
+		{"expires_at already past: fresh address before any download", 410, false, past, future, 0, []string{"/new"}, 2},
+		{"still expired after the fresh address: error, asked only once", 410, true, future, future, 410, []string{"/old", "/new"}, 2},
+		{"expires_at past and the fresh one refused: no third exchange", 403, true, past, past, 403, []string{"/new"}, 2},
+		{"a server error is not an expiry", 500, true, future, future, 500, []string{"/old"}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// The first exchange gives /old, the next ones /new.
+			rig := newFileRig(t, func(w http.ResponseWriter, r *http.Request) {
+				if tc.all || r.URL.Path == "/old" {
+					http.Error(w, "expired", tc.status)
+					return
+				}
+				_, _ = io.WriteString(w, "data")
+			}, func(n int, filesURL string) string {
+				if n == 1 {
+					return attachmentAt("/old", tc.first, 4)(n, filesURL)
+				}
+				return attachmentAt("/new", tc.second, 4)(n, filesURL)
+			})
 			var buf bytes.Buffer
 			n, err := rig.client.Attachments.Download(context.Background(), imageMsg, &buf)
-			require.NoError(t, err)
-			assert.Equal(t, int64(4), n)
-			assert.Equal(t, "data", buf.String())
-			assert.Equal(t, int32(2), rig.apiCalls.Load())
-			reqs := rig.fileRequests()
-			require.Len(t, reqs, 2)
-			assert.Equal(t, "/old", reqs[0].URL.Path)
-			assert.Equal(t, "/new", reqs[1].URL.Path)
+			if tc.wantStatus == 0 {
+				require.NoError(t, err)
+				assert.Equal(t, int64(4), n)
+				assert.Equal(t, "data", buf.String())
+			} else {
+				assert.Zero(t, n)
+				var fe *convo.FileError
+				require.True(t, errors.As(err, &fe), "%v", err)
+				assert.Equal(t, tc.wantStatus, fe.StatusCode)
+				assert.Equal(t, strings.TrimPrefix(rig.files.URL, "http://"), fe.Host)
+				assert.NotContains(t, err.Error(), "/new", "the address itself is a secret")
+			}
+			assert.Equal(t, tc.wantCalls, rig.apiCalls.Load())
+			var paths []string
+			for _, r := range rig.fileRequests() {
+				paths = append(paths, r.URL.Path)
+			}
+			assert.Equal(t, tc.wantPaths, paths)
 		})
 	}
-
-	t.Run("expires_at already past: fresh address before any download", func(t *testing.T) {
-		past := serviceNow.Add(-time.Minute)
-		rig := newFileRig(t, serve(http.StatusGone), func(n int, filesURL string) string {
-			if n == 1 {
-				return attachmentAt("/old", past, 4)(n, filesURL)
-			}
-			return attachmentAt("/new", future, 4)(n, filesURL)
-		})
-		var buf bytes.Buffer
-		_, err := rig.client.Attachments.Download(context.Background(), imageMsg, &buf)
-		require.NoError(t, err)
-		assert.Equal(t, "data", buf.String())
-		assert.Equal(t, int32(2), rig.apiCalls.Load())
-		reqs := rig.fileRequests()
-		require.Len(t, reqs, 1, "the expired address is not tried")
-		assert.Equal(t, "/new", reqs[0].URL.Path)
-	})
-
-	t.Run("still expired after the fresh address: error, asked only once", func(t *testing.T) {
-		rig := newFileRig(t, func(w http.ResponseWriter, r *http.Request) {
-			http.Error(w, "expired", http.StatusGone)
-		}, oldThenNew(future))
-		n, err := rig.client.Attachments.Download(context.Background(), imageMsg, io.Discard)
-		assert.Zero(t, n)
-		var fe *convo.FileError
-		require.True(t, errors.As(err, &fe), "%v", err)
-		assert.Equal(t, http.StatusGone, fe.StatusCode)
-		assert.Equal(t, strings.TrimPrefix(rig.files.URL, "http://"), fe.Host)
-		assert.NotContains(t, err.Error(), "/new", "the address itself is a secret")
-		assert.Equal(t, int32(2), rig.apiCalls.Load())
-		assert.Len(t, rig.fileRequests(), 2)
-	})
-
-	t.Run("expires_at past and the fresh one refused: no third exchange", func(t *testing.T) {
-		rig := newFileRig(t, func(w http.ResponseWriter, r *http.Request) {
-			http.Error(w, "expired", http.StatusForbidden)
-		}, attachmentAt("/old", serviceNow.Add(-time.Minute), 4))
-		_, err := rig.client.Attachments.Download(context.Background(), imageMsg, io.Discard)
-		var fe *convo.FileError
-		require.True(t, errors.As(err, &fe))
-		assert.Equal(t, int32(2), rig.apiCalls.Load())
-		assert.Len(t, rig.fileRequests(), 1)
-	})
-
-	t.Run("a server error is not an expiry", func(t *testing.T) {
-		rig := newFileRig(t, func(w http.ResponseWriter, r *http.Request) {
-			http.Error(w, "boom", http.StatusInternalServerError)
-		}, attachmentAt("/f", future, 4))
-		_, err := rig.client.Attachments.Download(context.Background(), imageMsg, io.Discard)
-		var fe *convo.FileError
-		require.True(t, errors.As(err, &fe))
-		assert.Equal(t, 500, fe.StatusCode)
-		assert.Equal(t, int32(1), rig.apiCalls.Load())
-		assert.Len(t, rig.fileRequests(), 1)
-	})
 }
 
 func TestAttachmentsDownloadDoesNotFollowRedirects(t *testing.T) {
