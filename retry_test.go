@@ -217,53 +217,45 @@ func TestCancelDuringBackoffReturnsPromptly(t *testing.T) {
 
 // TestDeadlineDuringBackoff: a backoff that cannot end before the context's
 // deadline is not started; the call returns the last answer's typed error at
-// once (it used to sleep 3s and report only context.DeadlineExceeded). A
-// backoff that does fit is slept, and the call ends with the deadline.
+// once (it used to sleep and report only context.DeadlineExceeded). A backoff
+// that does fit is slept, and the call ends with the deadline.
 func TestDeadlineDuringBackoff(t *testing.T) {
-	t.Run("wait beyond the deadline", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
-			env := newMock(t, WithRetryWait(10*time.Second, 10*time.Second))
-			env.mock.RegisterResponder("GET", mockBase+"/channels", responder(503, errJSON(503, "UNAVAILABLE", "busy")))
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-			defer cancel()
-			start := time.Now()
-			_, err := env.c.Channels.List(ctx)
-			assert.Zero(t, time.Since(start), "must not sleep")
-			assert.Equal(t, 1, env.mock.GetTotalCallCount())
-			var apiErr *Error
-			require.ErrorAs(t, err, &apiErr)
-			assert.Equal(t, 503, apiErr.StatusCode)
+	unavailable := responder(503, errJSON(503, "UNAVAILABLE", "busy"))
+	for _, tt := range []struct {
+		name          string
+		min, max      time.Duration // the retry wait
+		answer        httpmock.Responder
+		most          time.Duration // the call's longest duration
+		attempts      int
+		wantTransport bool
+	}{
+		{"wait beyond the deadline", 10 * time.Second, 10 * time.Second, unavailable, 0, 1, false},
+		// 1s–2s, then a second 503 and a 2s–4s wait that no longer fits.
+		{"deadline during a wait that fits", 2 * time.Second, 8 * time.Second, unavailable, 2 * time.Second, 2, false},
+		{"transport error, shortest wait beyond the deadline", 10 * time.Second, 10 * time.Second, connRefused, 0, 1, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				env := newMock(t, WithRetryWait(tt.min, tt.max))
+				env.mock.RegisterResponder("GET", mockBase+"/channels", tt.answer)
+				ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+				defer cancel()
+				start := time.Now()
+				_, err := env.c.Channels.List(ctx)
+				assert.LessOrEqual(t, time.Since(start), tt.most)
+				assert.Equal(t, tt.attempts, env.mock.GetTotalCallCount())
+				if tt.wantTransport {
+					var te *TransportError
+					require.ErrorAs(t, err, &te)
+					assert.Contains(t, err.Error(), "connection refused")
+					return
+				}
+				var apiErr *Error
+				require.ErrorAs(t, err, &apiErr)
+				assert.Equal(t, 503, apiErr.StatusCode)
+			})
 		})
-	})
-	t.Run("deadline during a wait that fits", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
-			env := newMock(t, WithRetryWait(2*time.Second, 8*time.Second))
-			env.mock.RegisterResponder("GET", mockBase+"/channels", responder(503, errJSON(503, "UNAVAILABLE", "busy")))
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-			defer cancel()
-			start := time.Now()
-			_, err := env.c.Channels.List(ctx)
-			// 1s–2s, then a second 503 and a 2s–4s wait that no longer fits.
-			assert.LessOrEqual(t, time.Since(start), 2*time.Second)
-			assert.Equal(t, 2, env.mock.GetTotalCallCount())
-			var apiErr *Error
-			require.ErrorAs(t, err, &apiErr)
-		})
-	})
-	t.Run("transport error, shortest wait beyond the deadline", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
-			env := newMock(t, WithRetryWait(10*time.Second, 10*time.Second))
-			env.mock.RegisterResponder("GET", mockBase+"/channels", connRefused)
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-			defer cancel()
-			start := time.Now()
-			_, err := env.c.Channels.List(ctx)
-			assert.Zero(t, time.Since(start))
-			var te *TransportError
-			require.ErrorAs(t, err, &te)
-			assert.Contains(t, err.Error(), "connection refused")
-		})
-	})
+	}
 }
 
 func TestCancelledBeforeTheCall(t *testing.T) {
@@ -431,37 +423,46 @@ func cutServer(t *testing.T, cuts int) (*httptest.Server, *atomic.Int64) {
 // like any transport error, from the same budget, for a safe method; a POST is
 // not. (retryablehttp hands the response over before the body is read.)
 func TestBodyCutMidwayIsRetriedForSafeMethods(t *testing.T) {
-	t.Run("GET is retried", func(t *testing.T) {
-		srv, n := cutServer(t, 2)
-		logs := &syncBuffer{}
-		c, err := NewClient(WithAPIKey(testKey), WithBaseURL(srv.URL+"/v1"), WithRetryWait(0, 0),
-			WithLogger(slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
-		require.NoError(t, err)
+	list := func(c *Client) error {
 		got, err := c.Channels.List(context.Background())
-		require.NoError(t, err)
-		assert.Len(t, got, 1)
-		assert.Equal(t, int64(3), n.Load())
-		assert.Equal(t, 2, strings.Count(logs.String(), "reading the body failed"))
-		assert.Contains(t, logs.String(), "attempt=3")
-		assert.NotContains(t, logs.String(), testKey)
-	})
-	t.Run("budget shared with retryablehttp", func(t *testing.T) {
-		srv, n := cutServer(t, 100)
-		c, err := NewClient(WithAPIKey(testKey), WithBaseURL(srv.URL+"/v1"), WithRetryWait(0, 0), WithMaxRetries(2))
-		require.NoError(t, err)
-		_, err = c.Channels.List(context.Background())
-		var te *TransportError
-		require.ErrorAs(t, err, &te)
-		assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
-		assert.Equal(t, int64(3), n.Load(), "1 attempt + 2 retries")
-	})
-	t.Run("POST is not retried", func(t *testing.T) {
-		srv, n := cutServer(t, 1)
-		c, err := NewClient(WithAPIKey(testKey), WithBaseURL(srv.URL+"/v1"), WithRetryWait(0, 0))
-		require.NoError(t, err)
-		_, err = c.Contacts.Create(context.Background(), &CreateContactParams{PhoneNumber: "5511987654321", Name: "Ana"})
-		var te *TransportError
-		require.ErrorAs(t, err, &te)
-		assert.Equal(t, int64(1), n.Load())
-	})
+		if err == nil && len(got) != 1 {
+			return fmt.Errorf("%d accounts decoded, want 1", len(got))
+		}
+		return err
+	}
+	create := func(c *Client) error {
+		_, err := c.Contacts.Create(context.Background(), &CreateContactParams{PhoneNumber: "5511987654321", Name: "Ana"})
+		return err
+	}
+	for _, tt := range []struct {
+		name     string
+		cuts     int // answers cut short before a whole one
+		opts     []Option
+		call     func(*Client) error
+		requests int64
+	}{
+		{"GET is retried", 2, nil, list, 3},
+		{"budget shared with retryablehttp: 1 attempt + 2 retries", 100, []Option{WithMaxRetries(2)}, list, 3},
+		{"POST is not retried", 1, nil, create, 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, n := cutServer(t, tt.cuts)
+			logs := &syncBuffer{}
+			c, err := NewClient(append([]Option{WithAPIKey(testKey), WithBaseURL(srv.URL + "/v1"), WithRetryWait(0, 0),
+				WithLogger(slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})))}, tt.opts...)...)
+			require.NoError(t, err)
+			err = tt.call(c)
+			assert.Equal(t, tt.requests, n.Load())
+			assert.NotContains(t, logs.String(), testKey)
+			if int64(tt.cuts) >= tt.requests {
+				var te *TransportError
+				require.ErrorAs(t, err, &te)
+				assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.cuts, strings.Count(logs.String(), "reading the body failed"))
+			assert.Contains(t, logs.String(), fmt.Sprintf("attempt=%d", tt.requests))
+		})
+	}
 }
