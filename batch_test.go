@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -17,39 +16,7 @@ import (
 
 	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
-	"github.com/convoapi/convo-go/internal/oascheck"
 )
-
-// memTransport serves requests with a handler in memory: no socket, so a
-// test can run the client and the fake together inside a synctest bubble.
-type memTransport struct {
-	h   http.Handler
-	rtt time.Duration // modelled round trip (fake time inside a bubble)
-}
-
-func (t memTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	time.Sleep(t.rtt)
-	rec := httptest.NewRecorder()
-	t.h.ServeHTTP(rec, req)
-	resp := rec.Result()
-	resp.Request = req
-	return resp, nil
-}
-
-// inMemoryFake builds a fake without a listener and a client that reaches it
-// in memory.
-func inMemoryFake(t *testing.T, rtt time.Duration, fopts []fake.Option, copts ...convo.Option) (*fake.Server, *convo.Client) {
-	t.Helper()
-	s, err := fake.NewHandler(append(fopts, fake.WithHandlerMiddleware(oascheck.Middleware(t)))...)
-	require.NoError(t, err)
-	copts = append([]convo.Option{
-		convo.WithBaseURL("http://127.0.0.1/v1"), convo.WithAPIKey(s.APIKey()),
-		convo.WithHTTPClient(&http.Client{Transport: memTransport{s.Handler(), rtt}}),
-	}, copts...)
-	c, err := convo.NewClient(copts...)
-	require.NoError(t, err)
-	return s, c
-}
 
 func TestParallelKeepsInputOrderWithinTheLimit(t *testing.T) {
 	for _, limit := range []int{1, 3, 16} {
@@ -172,7 +139,7 @@ func TestParallelSeqReportsACancelledContext(t *testing.T) {
 // a call can meet four 429s in a row).
 func TestParallelUnderARateLimitLosesAndDuplicatesNothing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s, c := inMemoryFake(t, 20*time.Millisecond, []fake.Option{fake.WithRateLimit(20, 5)}, convo.WithMaxRetries(10))
+		s, c, _ := inMemoryFake(t, 20*time.Millisecond, []fake.Option{fake.WithRateLimit(20, 5)}, convo.WithMaxRetries(10))
 		acc := s.Company().AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000001"})
 		phones := make([]string, 120)
 		for i := range phones {

@@ -3,7 +3,6 @@ package convo_test
 import (
 	"context"
 	"errors"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +13,7 @@ import (
 	convo "github.com/convoapi/convo-go"
 )
 
-// Spec §2.2 table, plus a third account with a stated limit of 0, an unknown
+// A listChannels answer, plus a third account with a stated limit of 0, an unknown
 // channel, an unknown status, an unknown message type and an unknown field.
 const channelsResp = `{"items":[
  {"id":"3f9a7c1e-0b4d-4e2a-9c61-5d8e2b7a1f00","channel":"chatapp","display_name":"Support BR","provider_identifier":"109876543210","status":"connected",
@@ -79,27 +78,6 @@ func TestChannelsListErrors(t *testing.T) {
 	}, []apiErr{errUnauthorized, errRateLimited})
 }
 
-// The three header forms of spec §5: exactly one carries the key.
-func TestChannelsListAuthSchemes(t *testing.T) {
-	for _, tc := range []struct {
-		scheme     convo.AuthScheme
-		auth, xKey string
-	}{
-		{convo.AuthBearer, "Bearer " + testKey, ""},
-		{convo.AuthAPIKey, "ApiKey " + testKey, ""},
-		{convo.AuthXAPIKey, "", testKey},
-	} {
-		t.Run(tc.scheme.String(), func(t *testing.T) {
-			c, m := newMock(t, jsonResp(200, ok(`{"items":[]}`)), convo.WithAuthScheme(tc.scheme))
-			_, err := c.Channels.List(context.Background())
-			require.NoError(t, err)
-			h := m.requests()[0].Header
-			assert.Equal(t, tc.auth, h.Get("Authorization"))
-			assert.Equal(t, tc.xKey, h.Get("x-api-key"))
-		})
-	}
-}
-
 func TestChannelAccountHelpers(t *testing.T) {
 	intp := func(n int) *int { return &n }
 	chat := convo.ChannelAccount{Channel: convo.ChannelChatapp, Capabilities: convo.Capabilities{
@@ -116,9 +94,10 @@ func TestChannelAccountHelpers(t *testing.T) {
 		assert.False(t, chat.Supports(convo.MessageVideo))
 		assert.False(t, bot.Supports(convo.MessageText))
 	})
-	t.Run("CheckText counts characters, not bytes", func(t *testing.T) {
-		assert.NoError(t, chat.CheckText("ééééé")) // 5 characters, 10 bytes
-		err := chat.CheckText("ééééé!")
+	t.Run("CheckText counts code points, not bytes nor graphemes", func(t *testing.T) {
+		assert.NoError(t, chat.CheckText("ééééé"))                                     // 5 code points, 10 bytes
+		assert.NoError(t, chat.CheckText("\U0001F44D\U0001F3FD\U0001F44D\U0001F3FDa")) // 2 graphemes + a: 5 code points
+		err := chat.CheckText("e\u0301e\u0301e\u0301")                                 // 3 graphemes, 6 code points
 		var le *convo.LengthError
 		require.True(t, errors.As(err, &le))
 		assert.Equal(t, convo.LengthError{Field: "text", Length: 6, Max: 5}, *le)
@@ -133,8 +112,12 @@ func TestChannelAccountHelpers(t *testing.T) {
 	})
 	t.Run("service window", func(t *testing.T) {
 		now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
-		assert.True(t, chat.InServiceWindow(now.Add(-23*time.Hour), now))
+		// Half-open: at exactly 24 hours the window has closed.
+		assert.True(t, chat.InServiceWindow(now, now))
+		assert.True(t, chat.InServiceWindow(now.Add(-24*time.Hour+time.Nanosecond), now))
 		assert.False(t, chat.InServiceWindow(now.Add(-24*time.Hour), now))
+		assert.False(t, chat.InServiceWindow(now.Add(-24*time.Hour), now.In(time.FixedZone("X", 5*3600))), "same instant, same answer")
+		assert.True(t, chat.RequiresTemplate(now.Add(-24*time.Hour), now))
 		assert.False(t, chat.InServiceWindow(time.Time{}, now), "never wrote")
 		assert.True(t, bot.InServiceWindow(time.Time{}, now), "no service window")
 		assert.False(t, zero.InServiceWindow(now, now), "a window of 0 hours is closed")
@@ -142,16 +125,4 @@ func TestChannelAccountHelpers(t *testing.T) {
 		assert.True(t, chat.RequiresTemplate(now.Add(-25*time.Hour), now))
 		assert.False(t, bot.RequiresTemplate(time.Time{}, now))
 	})
-}
-
-// A 4xx whose body is not the envelope (a proxy's page) is still a typed
-// error, reachable as ErrMalformedResponse, and is not retried.
-func TestChannelsListNotRetriedOn4xx(t *testing.T) {
-	c, m := newMock(t, jsonResp(http.StatusForbidden, `<html>forbidden</html>`))
-	_, err := c.Channels.List(context.Background())
-	var ae *convo.Error
-	require.True(t, errors.As(err, &ae))
-	assert.Equal(t, 403, ae.StatusCode)
-	assert.ErrorIs(t, err, convo.ErrMalformedResponse)
-	assert.Len(t, m.requests(), 1)
 }

@@ -3,12 +3,15 @@ package convo_test
 import (
 	"context"
 	"net/http"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	convo "github.com/convoapi/convo-go"
+	"github.com/convoapi/convo-go/fake"
+	"github.com/convoapi/convo-go/internal/oascheck"
 )
 
 func confirmation(t *testing.T, got any, want string) {
@@ -139,15 +142,6 @@ func TestContactsErrors(t *testing.T) {
 	})
 }
 
-// A POST that fails with a server error must not be sent twice: a contact is
-// never created twice by the SDK.
-func TestContactsCreateNotRetriedOn5xx(t *testing.T) {
-	c, m := newMock(t, jsonResp(503, `{"success":false}`))
-	_, err := c.Contacts.Create(context.Background(), &convo.CreateContactParams{PhoneNumber: "5511987654321", Name: "A"})
-	require.Error(t, err)
-	assert.Len(t, m.requests(), 1)
-}
-
 func TestContactsNilParams(t *testing.T) {
 	c, m := newMock(t, jsonResp(200, ok(`{}`)))
 	ctx := context.Background()
@@ -199,4 +193,55 @@ func TestContactsCreateRetriedOn429(t *testing.T) {
 	want := `{"phone_number_id":"109876543210","phone_number":"5511987654321","name":"Ana"}`
 	assert.Equal(t, want, reqs[0].Body)
 	assert.Equal(t, want, reqs[1].Body, "the body is sent again whole")
+}
+
+func TestEnsureUnderFiftyConcurrentCallers(t *testing.T) {
+	s := fake.New(t, fake.WithRateLimit(1e6, 1e6), fake.WithHandlerMiddleware(oascheck.Middleware(t)))
+	co := s.Company()
+	co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, DisplayName: "Sales", ProviderIdentifier: "5511900000000"})
+	c := s.Client()
+	params := &convo.CreateContactParams{PhoneNumberID: "5511900000000", PhoneNumber: "5511987650000", Name: "Bia"}
+
+	var (
+		wg      sync.WaitGroup
+		mu      sync.Mutex
+		ids     = map[string]int{}
+		created int
+		errs    []error
+	)
+	for range 50 {
+		wg.Go(func() {
+			ct, isNew, err := c.Contacts.Ensure(context.Background(), params)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				errs = append(errs, err)
+				return
+			}
+			ids[ct.ID]++
+			if isNew {
+				created++
+			}
+		})
+	}
+	wg.Wait()
+	require.Empty(t, errs)
+	assert.Len(t, ids, 1, "one contact for every caller")
+	assert.Equal(t, 1, created, "exactly one caller created it")
+
+	again, isNew, err := c.Contacts.Ensure(context.Background(), params)
+	require.NoError(t, err)
+	assert.False(t, isNew)
+	assert.Contains(t, ids, again.ID)
+	assert.Equal(t, "5511987650000", again.PhoneNumber)
+}
+
+func TestEnsureRefusesNilAndPassesOtherErrors(t *testing.T) {
+	c, m := newMock(t, jsonResp(404, errBody(apiErr{status: 404, code: convo.CodeChannelNotFound, message: "Channel not found"}, "POST", "/chatapp/contacts", "ERR-1")))
+	_, _, err := c.Contacts.Ensure(context.Background(), nil)
+	require.Error(t, err)
+	_, created, err := c.Contacts.Ensure(context.Background(), &convo.CreateContactParams{PhoneNumberID: "x", PhoneNumber: "5511987650000", Name: "A"})
+	assert.ErrorIs(t, err, convo.ErrChannelNotFound)
+	assert.False(t, created)
+	assert.Len(t, m.requests(), 1, "no lookup after a failure other than CONTACT_EXISTS")
 }

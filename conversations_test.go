@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"iter"
 	"net/http"
 	"testing"
 	"time"
@@ -14,7 +15,8 @@ import (
 	convo "github.com/convoapi/convo-go"
 )
 
-// D5/D6 item, plus fields the SDK does not know and an unknown channel value.
+// A listConversations answer, plus fields the SDK does not know and an unknown
+// channel value.
 const conversationsResp = `{"items":[
  {"id":"6d1f0c2a-3b4e-4f5a-8b6c-7d8e9f0a1b2c","contact_id":"c0ffee00-1111-4222-8333-944455556666","channel":"chatapp",
   "channel_account_id":"3f9a7c1e-0b4d-4e2a-9c61-5d8e2b7a1f00","channel_identifier":"5511987654321","status":"open","assigned":false,
@@ -152,7 +154,7 @@ func conversationPage(ids []string, next string) string {
 }
 
 // threeConversationPages answers by cursor: "", "p2", "p3"; the page whose
-// cursor is failOn answers 400 INVALID_PARAM (a cursor not issued, D29).
+// cursor is failOn answers 400 INVALID_PARAM (a cursor not issued).
 func threeConversationPages(failOn string) func(*http.Request) (*http.Response, error) {
 	pages := map[string]string{
 		"":   conversationPage([]string{"c1", "c2"}, "p2"),
@@ -194,81 +196,11 @@ func TestConversationsAll(t *testing.T) {
 		assert.Equal(t, before, *params, "params not mutated")
 	})
 
-	t.Run("early break stops fetching", func(t *testing.T) {
-		c, m := newMock(t, threeConversationPages("none"))
-		var ids []string
-		for conv, err := range c.Conversations.All(ctx, nil) {
-			require.NoError(t, err)
-			ids = append(ids, conv.ID)
-			if conv.ID == "c3" {
-				break
-			}
-		}
-		assert.Equal(t, []string{"c1", "c2", "c3"}, ids)
-		assert.Len(t, m.requests(), 2)
-	})
-
-	t.Run("error mid-way yielded once, then stop", func(t *testing.T) {
-		c, m := newMock(t, threeConversationPages("p2"))
-		var ids []string
-		var errs []error
-		for conv, err := range c.Conversations.All(ctx, nil) {
-			if err != nil {
-				errs = append(errs, err)
-				continue // the iterator must stop by itself
-			}
-			ids = append(ids, conv.ID)
-		}
-		assert.Equal(t, []string{"c1", "c2"}, ids)
-		require.Len(t, errs, 1)
-		assert.ErrorIs(t, errs[0], convo.ErrInvalidParam)
-		assert.Len(t, m.requests(), 2, "a 400 is not retried and no page follows")
-	})
-
-	t.Run("resume from params.Cursor", func(t *testing.T) {
-		c, m := newMock(t, threeConversationPages("none"))
-		params := &convo.ListConversationsParams{Cursor: "p2"}
-		var ids []string
-		for conv, err := range c.Conversations.All(ctx, params) {
-			require.NoError(t, err)
-			ids = append(ids, conv.ID)
-		}
-		assert.Equal(t, []string{"c3", "c4", "c5"}, ids)
-		assert.Equal(t, "cursor=p2", m.requests()[0].RawQuery)
-		assert.Equal(t, "p2", params.Cursor)
-	})
-
-	t.Run("ranging twice starts over", func(t *testing.T) {
-		c, m := newMock(t, threeConversationPages("none"))
-		seq := c.Conversations.All(ctx, nil)
-		for range 2 {
-			n := 0
-			for _, err := range seq {
-				require.NoError(t, err)
-				n++
-			}
-			assert.Equal(t, 5, n)
-		}
-		assert.Len(t, m.requests(), 6)
-	})
-
-	t.Run("cancelled context between pages", func(t *testing.T) {
-		c, m := newMock(t, threeConversationPages("none"))
-		cctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		var errs []error
-		n := 0
-		for _, err := range c.Conversations.All(cctx, nil) {
-			if err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			n++
-			cancel()
-		}
-		assert.Equal(t, 2, n, "the page already fetched is delivered")
-		require.Len(t, errs, 1)
-		assert.ErrorIs(t, errs[0], context.Canceled)
-		assert.Len(t, m.requests(), 1)
+	runListingCases(t, listing{
+		pages: [3][]string{{"c1", "c2"}, {"c3", "c4"}, {"c5"}},
+		all: func(ctx context.Context, c *convo.Client, cursor string) iter.Seq2[string, error] {
+			return ids(c.Conversations.All(ctx, &convo.ListConversationsParams{Cursor: cursor}), func(c convo.Conversation) string { return c.ID })
+		},
+		reply: threeConversationPages, err: convo.ErrInvalidParam,
 	})
 }

@@ -3,7 +3,6 @@ package convo
 import (
 	"context"
 	"errors"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -49,7 +48,7 @@ func TestEverySentinelMatchesItsCodeOnly(t *testing.T) {
 		CodeChannelMismatch: ErrChannelMismatch, CodeNoOpenConversation: ErrNoOpenConversation,
 		CodeRecipientNotOnChannel: ErrRecipientNotOnChannel, CodeUnsupportedCapability: ErrUnsupportedCapability,
 	}
-	require.Len(t, sentinels, 14, "spec §7 names 14 codes")
+	require.Len(t, sentinels, 14, "the 14 codes of the error envelope")
 	for code := range sentinels {
 		t.Run(string(code), func(t *testing.T) {
 			err := error(&Error{StatusCode: 400, Code: code})
@@ -145,18 +144,12 @@ func TestKeyIsRedactedFromServerText(t *testing.T) {
 	assertNoKey(t, err)
 	assert.Contains(t, err.Error(), "[REDACTED]")
 
-	env = newMock(t, WithMaxRetries(0)) // a 502 would be retried, in real time
-	env.mock.RegisterNoResponder(responder(502, "<html>echo "+testKey+"</html>"))
-	_, err = env.c.Channels.List(context.Background())
-	var apiErr *Error
-	require.ErrorAs(t, err, &apiErr)
-	assert.NotContains(t, string(apiErr.Body), testKey)
-	assertNoKey(t, err)
-
-	// A key straddling the excerpt's cut leaves no part of itself behind.
+	// An HTML page echoing the key: TestKeyNeverLeaksThroughAnyErrorField. A
+	// key straddling the excerpt's cut leaves no part of itself behind.
 	env = newMock(t, WithMaxRetries(0))
 	env.mock.RegisterNoResponder(responder(502, strings.Repeat("x", excerptLimit-5)+testKey+strings.Repeat("y", 100)))
 	_, err = env.c.Channels.List(context.Background())
+	var apiErr *Error
 	require.ErrorAs(t, err, &apiErr)
 	assert.NotContains(t, string(apiErr.Body), testKey[:5])
 	assert.LessOrEqual(t, len(apiErr.Body), excerptLimit+3)
@@ -189,5 +182,26 @@ func TestTruncateKeepsUTF8(t *testing.T) {
 	out := truncate(s, 5)
 	assert.Equal(t, "éé...", string(out))
 	assert.Equal(t, "abc", string(truncate([]byte("abc"), 5)))
-	_ = http.StatusOK
+}
+
+// A 429 without the envelope (a proxy's) is errors.Is ErrRateLimited, the
+// documented way to detect rate limiting; a bare 401 is ErrUnauthorized.
+// Other statuses match a sentinel by their code only.
+func TestBareStatusMatchesItsOnlyCode(t *testing.T) {
+	env := newMock(t, WithMaxRetries(0))
+	env.mock.RegisterResponder("GET", mockBase+"/channels",
+		responder(429, "<html>Too Many Requests</html>", "Retry-After", "7", "Content-Type", "text/html"))
+	_, err := env.c.Channels.List(context.Background())
+	var apiErr *Error
+	require.ErrorAs(t, err, &apiErr)
+	assert.Empty(t, apiErr.Code)
+	assert.ErrorIs(t, err, ErrRateLimited)
+	assert.ErrorIs(t, err, ErrMalformedResponse)
+	assert.NotErrorIs(t, err, ErrUnauthorized)
+	assert.Equal(t, 7*time.Second, apiErr.RetryAfter)
+
+	assert.ErrorIs(t, &Error{StatusCode: 401}, ErrUnauthorized)
+	assert.NotErrorIs(t, &Error{StatusCode: 401}, ErrRateLimited)
+	assert.NotErrorIs(t, &Error{StatusCode: 404}, ErrContactNotFound)
+	assert.NotErrorIs(t, &Error{StatusCode: 429, Code: "SOMETHING_ELSE"}, ErrRateLimited)
 }

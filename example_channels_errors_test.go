@@ -183,3 +183,18 @@ func ExampleTransportError_Timeout() {
 	// Output:
 	// GET /channels true true
 }
+
+func ExampleInvalidTextError() {
+	s := fake.NewServer()
+	defer s.Close()
+	client := s.Client()
+
+	// Invalid UTF-8 would reach the service as U+FFFD: refused before any request.
+	_, err := client.Contacts.Create(context.Background(), &convo.CreateContactParams{
+		PhoneNumberID: "5511900000000", PhoneNumber: "5511912345678", Name: "Bi\xe1",
+	})
+	var ite *convo.InvalidTextError
+	fmt.Println(errors.Is(err, convo.ErrInvalidText), errors.As(err, &ite) && ite.Where == "body field name")
+	// Output:
+	// true true
+}

@@ -14,23 +14,6 @@ import (
 	"github.com/convoapi/convo-go/fake"
 )
 
-func ExampleWithAPIKey() {
-	s := fake.NewServer()
-	defer s.Close()
-
-	// Without WithAPIKey, NewClient reads CONVO_API_KEY; with neither, it
-	// fails, and no request ever goes out without a key.
-	client, err := convo.NewClient(convo.WithAPIKey(s.APIKey()), convo.WithBaseURL(s.URL()))
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	_, err = client.Channels.List(context.Background())
-	fmt.Println(err)
-	// Output:
-	// <nil>
-}
-
 func ExampleWithBaseURL() {
 	// The base URL is the service's {base_url}: it must end with /v1.
 	for _, u := range []string{"https://api.example.com/v1", "https://api.example.com"} {
@@ -127,27 +110,6 @@ func ExampleWithMaxResponseBytes() {
 	// true
 }
 
-func ExampleWithMaxRetries() {
-	s := fake.NewServer()
-	defer s.Close()
-	// The service fails once with a 503, then recovers.
-	s.AddFault(fake.Fault{Path: "/channels", Status: 503, Times: 1})
-
-	// WithMaxRetries(0) disables retries: the first failure is returned.
-	noRetry := s.Client(convo.WithMaxRetries(0))
-	_, err := noRetry.Channels.List(context.Background())
-	var apiErr *convo.Error
-	fmt.Println(errors.As(err, &apiErr), apiErr.StatusCode)
-
-	s.AddFault(fake.Fault{Path: "/channels", Status: 503, Times: 1})
-	retrying := s.Client(convo.WithMaxRetries(2), convo.WithRetryWait(time.Millisecond, 10*time.Millisecond))
-	_, err = retrying.Channels.List(context.Background())
-	fmt.Println(err)
-	// Output:
-	// true 503
-	// <nil>
-}
-
 func ExampleWithRetryWait() {
 	s := fake.NewServer()
 	defer s.Close()
@@ -160,23 +122,6 @@ func ExampleWithRetryWait() {
 	fmt.Println(err, len(s.Requests()), "attempts")
 	// Output:
 	// <nil> 3 attempts
-}
-
-func ExampleWithMaxRetryWait() {
-	s := fake.NewServer()
-	defer s.Close()
-	s.AddFault(fake.Fault{Path: "/channels", Status: 429, RetryAfter: time.Hour, Times: 1})
-
-	// A 429 asking for longer than the cap returns at once, with the wait the
-	// server asked for, so that you can schedule the retry yourself.
-	client := s.Client(convo.WithMaxRetryWait(10 * time.Second))
-	_, err := client.Channels.List(context.Background())
-	var apiErr *convo.Error
-	if errors.As(err, &apiErr) {
-		fmt.Println(apiErr.Code, apiErr.RetryAfter)
-	}
-	// Output:
-	// RATE_LIMITED 1h0m0s
 }
 
 func ExampleWithUserAgent() {
@@ -232,4 +177,17 @@ func ExampleBool() {
 	fmt.Println(all.Assigned == nil, *unassigned.Assigned)
 	// Output:
 	// true false
+}
+
+func ExampleWithRateLimitGate() {
+	s := fake.NewServer()
+	defer s.Close()
+	// On by default: after a 429 with Retry-After, every call of this client
+	// waits for the end of that wait before sending. Turn it off to let each
+	// call meet its own 429s.
+	client := s.Client(convo.WithRateLimitGate(false))
+	_, err := client.Channels.List(context.Background())
+	fmt.Println(err)
+	// Output:
+	// <nil>
 }

@@ -102,25 +102,10 @@ func ExampleMessagePage_HasMore() {
 }
 
 func ExampleMessage_TextOrEmpty() {
-	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
-	defer s.Close()
-	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
-	co.AddMessage(conv, fake.Message{Sender: fake.SenderContact, Type: "audio", At: now.Add(-2 * time.Minute),
-		Media: &fake.Media{MimeType: "audio/ogg", Data: []byte("ogg")}})
-	co.Inbound(conv, "Did you hear my voice note?", now.Add(-time.Minute))
-	client := s.Client()
-
-	page, err := client.Messages.List(context.Background(), conv, nil)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
 	// Text is nil for a message without text (a voice note); TextOrEmpty
 	// saves the nil check when "" will do.
-	for _, m := range page.Items {
+	caption := "Did you hear my voice note?"
+	for _, m := range []convo.Message{{Type: convo.MessageText, Text: &caption}, {Type: convo.MessageAudio}} {
 		fmt.Printf("%s %v %q\n", m.Type, m.Text == nil, m.TextOrEmpty())
 	}
 	// Output:
@@ -129,33 +114,19 @@ func ExampleMessage_TextOrEmpty() {
 }
 
 func ExampleMedia_Available() {
-	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
-	defer s.Close()
-	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
-	co.AddMessage(conv, fake.Message{Sender: fake.SenderContact, Type: "image", At: now.Add(-3 * time.Minute),
-		Media: &fake.Media{Status: convo.MediaNoReference}})
-	co.AddMessage(conv, fake.Message{Sender: fake.SenderContact, At: now.Add(-2 * time.Minute),
-		Media: &fake.Media{MimeType: "image/png", Data: []byte("png")}})
-	co.Inbound(conv, "Got them?", now.Add(-time.Minute))
-	client := s.Client()
-
-	page, err := client.Messages.List(context.Background(), conv, nil)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	// Available is false for a nil block, a null media_id or a status other
-	// than available: only then is there a file to fetch.
-	for _, m := range page.Items {
-		fmt.Println(m.Type, m.Media.Available())
+	// Available is false for a nil block (a text), a null media_id or a status
+	// other than available: only then is there a file to fetch.
+	for _, m := range []*convo.Media{
+		nil,
+		{MediaID: "med-1", MediaStatus: convo.MediaAvailable, MimeType: "image/png"},
+		{MediaStatus: convo.MediaNoReference, MimeType: "image/jpeg"},
+	} {
+		fmt.Println(m.Available())
 	}
 	// Output:
-	// text false
-	// image true
-	// image false
+	// false
+	// true
+	// false
 }
 
 func ExampleAttachmentsService_Get() {
@@ -326,21 +297,132 @@ func ExampleContactsService_RemoveTags() {
 }
 
 func ExampleContact_TagNames() {
+	// The service sends the names as one comma-separated string, as Contacts.Lookup
+	// returns it; TagNames splits it.
+	contact := convo.Contact{Name: "Ana", TagNamesRaw: "vip, customer"}
+	fmt.Println(strings.Join(contact.TagNames(), " + "))
+	// Output:
+	// vip + customer
+}
+
+func ExampleMessagesService_Pages() {
+	// A fake whose clock is pinned, with five inbound messages an hour apart.
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
+	defer s.Close()
+	co := s.Company()
+	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000000"})
+	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
+	for i := range 5 {
+		co.Inbound(conv, fmt.Sprintf("message %d", i+1), now.Add(time.Duration(i-5)*time.Hour))
+	}
+	client := s.Client()
+	ctx := context.Background()
+
+	// Read two pages, keeping the cursor of the last page finished...
+	params := &convo.ListMessagesParams{Limit: 2}
+	var saved string
+	n := 0
+	for page, err := range client.Messages.Pages(ctx, conv, params) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		for _, m := range page.Items {
+			fmt.Println(m.TextOrEmpty())
+		}
+		saved = page.NextCursor
+		if n++; n == 2 {
+			break // say the job stopped here
+		}
+	}
+	// ...and resume later from it: the cursor is one parameter.
+	fmt.Println("resuming")
+	resume := &convo.ListMessagesParams{Limit: 2, Cursor: saved}
+	for m, err := range client.Messages.All(ctx, conv, resume) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println(m.TextOrEmpty())
+	}
+	// Output:
+	// message 5
+	// message 4
+	// message 3
+	// message 2
+	// resuming
+	// message 1
+}
+
+func ExampleConversationsService_Pages() {
 	s := fake.NewServer()
 	defer s.Close()
 	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "109876543210"})
-	co.AddContact(fake.Contact{Account: line, Phone: "5511987654321", Tags: []string{"vip", "customer"}})
+	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000000"})
+	co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
 	client := s.Client()
 
-	contact, err := client.Contacts.Lookup(context.Background(), &convo.LookupContactParams{PhoneNumber: "5511987654321"})
+	for page, err := range client.Conversations.Pages(context.Background(), &convo.ListConversationsParams{Limit: 10}) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println(len(page.Items), "conversation(s), more:", page.HasMore())
+	}
+	// Output:
+	// 1 conversation(s), more: false
+}
+
+func ExampleContactsService_Ensure() {
+	s := fake.NewServer()
+	defer s.Close()
+	s.Company().AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000000"})
+	client := s.Client()
+	ctx := context.Background()
+
+	params := &convo.CreateContactParams{PhoneNumberID: "5511900000000", PhoneNumber: "5511912345678", Name: "Bia"}
+	first, created, err := client.Contacts.Ensure(ctx, params)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	// The service sends the names as one comma-separated string; TagNames
-	// splits it.
-	fmt.Println(strings.Join(contact.TagNames(), " + "))
+	fmt.Println(first.Name, created)
+
+	// Again: the same contact, found rather than created.
+	again, created, err := client.Contacts.Ensure(ctx, params)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(again.ID == first.ID, created)
 	// Output:
-	// vip + customer
+	// Bia true
+	// true false
+}
+
+// ExampleAttachment_Expired shows that an address's expiry is judged on the
+// service's clock: the fake's manual clock, years away from the machine's.
+func ExampleAttachment_Expired() {
+	clock := fake.NewManualClock(time.Date(2001, 1, 1, 9, 0, 0, 0, time.UTC))
+	s := fake.NewServer(fake.WithClock(clock), fake.WithAttachmentTTL(15*time.Minute))
+	defer s.Close()
+	co := s.Company()
+	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
+	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
+	co.AddMessage(conv, fake.Message{Sender: fake.SenderContact, At: clock.Now().Add(-time.Hour),
+		Media: &fake.Media{MimeType: "image/png", Filename: "a.png", Data: []byte("png")}})
+
+	c := s.Client()
+	ctx := context.Background()
+	page, err := c.Messages.List(ctx, conv, nil)
+	if err != nil {
+		panic(err)
+	}
+	att, err := c.Attachments.ForMessage(ctx, page.Items[0])
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("expired:", att.Expired())
+	// Output: expired: false
 }

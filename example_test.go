@@ -101,8 +101,7 @@ func ExampleMessagesService_List() {
 	defer s.Close()
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-	ana := co.AddContact(fake.Contact{Account: line, Phone: "5511987654321", Name: "Ana"})
-	conv := co.AddConversation(fake.Conversation{ID: "c-1", Contact: ana})
+	conv := co.AddConversation(fake.Conversation{ID: "c-1", Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321", Name: "Ana"})})
 	co.AddMessage(conv, fake.Message{ID: "m-1", Sender: fake.SenderContact, Type: "audio", At: now.Add(-3 * time.Hour),
 		Media: &fake.Media{Status: convo.MediaUnknown}})
 	co.AddMessage(conv, fake.Message{ID: "m-2", Sender: fake.SenderContact, Text: "my receipt", At: now.Add(-2 * time.Hour),
@@ -140,8 +139,7 @@ func ExampleMessagesService_All() {
 	defer s.Close()
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-	ana := co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})
-	conv := co.AddConversation(fake.Conversation{Contact: ana})
+	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
 	co.AddMessage(conv, fake.Message{ID: "m-1", Sender: fake.SenderContact, At: now.Add(-3 * time.Hour),
 		Media: &fake.Media{MimeType: "image/png", Data: []byte("png")}})
 	co.AddMessage(conv, fake.Message{ID: "m-2", Sender: fake.SenderContact, At: now.Add(-2 * time.Hour),
@@ -205,8 +203,7 @@ func ExampleAttachmentsService_Download() {
 	defer s.Close()
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-	ana := co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})
-	conv := co.AddConversation(fake.Conversation{Contact: ana})
+	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
 	co.AddMessage(conv, fake.Message{ID: "m-1", Sender: fake.SenderContact, Type: "audio", At: now.Add(-2 * time.Hour),
 		Media: &fake.Media{Status: convo.MediaUnknown}})
 	co.AddMessage(conv, fake.Message{ID: "m-2", Sender: fake.SenderContact, At: now.Add(-time.Hour),

@@ -3,7 +3,6 @@ package convo_test
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -14,41 +13,7 @@ import (
 
 	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
-	"github.com/convoapi/convo-go/internal/oascheck"
 )
-
-// inMemory serves requests with a handler after a fixed one-way latency, in
-// the bubble's fake time, and notes when each request left and arrived.
-type inMemory struct {
-	h       http.Handler
-	latency time.Duration
-
-	mu       sync.Mutex
-	sent     []time.Time
-	arrived  []time.Time
-	firstOut time.Time // when the first 429 reached the client
-}
-
-func (m *inMemory) RoundTrip(r *http.Request) (*http.Response, error) {
-	m.mu.Lock()
-	m.sent = append(m.sent, time.Now())
-	m.mu.Unlock()
-	time.Sleep(m.latency)
-	m.mu.Lock()
-	m.arrived = append(m.arrived, time.Now())
-	m.mu.Unlock()
-	rec := httptest.NewRecorder()
-	m.h.ServeHTTP(rec, r)
-	resp := rec.Result()
-	if resp.StatusCode == http.StatusTooManyRequests {
-		m.mu.Lock()
-		if m.firstOut.IsZero() {
-			m.firstOut = time.Now()
-		}
-		m.mu.Unlock()
-	}
-	return resp, nil
-}
 
 // stormCounts runs 200 goroutines, one call each, started 10 ms apart (so
 // 2 s of offered load, 25 ms one way), against a fake whose first answer is 429 with
@@ -57,13 +22,8 @@ func (m *inMemory) RoundTrip(r *http.Request) (*http.Response, error) {
 // client when the 429 reached it (in flight).
 func stormCounts(t *testing.T, gate bool) (during, inFlight int) {
 	synctest.Test(t, func(t *testing.T) {
-		s, err := fake.NewHandler(fake.WithRateLimit(1e6, 1e6), fake.WithHandlerMiddleware(oascheck.Middleware(t)))
-		require.NoError(t, err)
+		s, c, tr := inMemoryFake(t, 25*time.Millisecond, unlimited, convo.WithRateLimitGate(gate))
 		s.AddFault(fake.Fault{Status: http.StatusTooManyRequests, RetryAfter: 2 * time.Second, Times: 1})
-		tr := &inMemory{h: s.Handler(), latency: 25 * time.Millisecond}
-		c, err := convo.NewClient(convo.WithAPIKey(s.APIKey()), convo.WithBaseURL("http://127.0.0.1/v1"),
-			convo.WithHTTPClient(&http.Client{Transport: tr}), convo.WithRateLimitGate(gate))
-		require.NoError(t, err)
 
 		var wg sync.WaitGroup
 		for i := range 200 {
@@ -101,16 +61,11 @@ func TestRateLimitGateCalmsAStorm(t *testing.T) {
 
 func TestRateLimitGateHoldsWithinEachCallsBounds(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s, err := fake.NewHandler(fake.WithRateLimit(1e6, 1e6), fake.WithHandlerMiddleware(oascheck.Middleware(t)))
-		require.NoError(t, err)
+		s, c, tr := inMemoryFake(t, time.Millisecond, unlimited, convo.WithMaxRetries(0))
 		s.AddFault(fake.Fault{Status: http.StatusTooManyRequests, RetryAfter: 10 * time.Second, Times: 1})
-		tr := &inMemory{h: s.Handler(), latency: time.Millisecond}
-		c, err := convo.NewClient(convo.WithAPIKey(s.APIKey()), convo.WithBaseURL("http://127.0.0.1/v1"),
-			convo.WithHTTPClient(&http.Client{Transport: tr}), convo.WithMaxRetries(0))
-		require.NoError(t, err)
 		ctx := context.Background()
 
-		_, err = c.Channels.List(ctx)
+		_, err := c.Channels.List(ctx)
 		require.ErrorIs(t, err, convo.ErrRateLimited, "no retry budget: the 429 itself")
 
 		// A call whose deadline ends before the hold returns the typed 429 at
@@ -147,16 +102,11 @@ func TestRateLimitGateHoldsWithinEachCallsBounds(t *testing.T) {
 // anomaly calls only, never the rest of the client.
 func TestAnomalyRateLimitHoldsOnlyAnomalyCalls(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s, err := fake.NewHandler(fake.WithRateLimit(1e6, 1e6), fake.WithHandlerMiddleware(oascheck.Middleware(t)))
-		require.NoError(t, err)
+		s, c, tr := inMemoryFake(t, time.Millisecond, unlimited)
 		s.AddFault(fake.Fault{Path: "/conversations/anomalies", Status: http.StatusTooManyRequests, RetryAfter: 6 * time.Hour, Times: 1})
-		tr := &inMemory{h: s.Handler(), latency: time.Millisecond}
-		c, err := convo.NewClient(convo.WithAPIKey(s.APIKey()), convo.WithBaseURL("http://127.0.0.1/v1"),
-			convo.WithHTTPClient(&http.Client{Transport: tr}))
-		require.NoError(t, err)
 		ctx := context.Background()
 
-		_, err = c.Anomalies.Get(ctx, nil)
+		_, err := c.Anomalies.Get(ctx, nil)
 		require.ErrorIs(t, err, convo.ErrRateLimited, "6 h is beyond the default maximum retry wait")
 		_, err = c.Anomalies.Get(ctx, nil)
 		require.ErrorIs(t, err, convo.ErrRateLimited)
@@ -172,14 +122,9 @@ func TestAnomalyRateLimitHoldsOnlyAnomalyCalls(t *testing.T) {
 // call's 429: it returns the typed 429 instead of sending into the wait.
 func TestRateLimitGateHoldsARetry(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s, err := fake.NewHandler(fake.WithRateLimit(1e6, 1e6), fake.WithHandlerMiddleware(oascheck.Middleware(t)))
-		require.NoError(t, err)
+		s, c, tr := inMemoryFake(t, 0, unlimited)
 		s.AddFault(fake.Fault{Path: "/channels", Status: http.StatusServiceUnavailable, RetryAfter: time.Second, Times: 1})
 		s.AddFault(fake.Fault{Path: "/conversations", Status: http.StatusTooManyRequests, RetryAfter: 100 * time.Second, Times: 1})
-		tr := &inMemory{h: s.Handler(), latency: 0}
-		c, err := convo.NewClient(convo.WithAPIKey(s.APIKey()), convo.WithBaseURL("http://127.0.0.1/v1"),
-			convo.WithHTTPClient(&http.Client{Transport: tr}))
-		require.NoError(t, err)
 		ctx := context.Background()
 
 		done := make(chan error, 1)
@@ -188,7 +133,7 @@ func TestRateLimitGateHoldsARetry(t *testing.T) {
 			done <- err
 		}()
 		time.Sleep(500 * time.Millisecond)
-		_, err = c.Conversations.List(ctx, nil)
+		_, err := c.Conversations.List(ctx, nil)
 		require.ErrorIs(t, err, convo.ErrRateLimited, "100 s is beyond the maximum retry wait")
 
 		err = <-done

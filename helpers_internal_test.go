@@ -75,14 +75,14 @@ func assertNoKey(t *testing.T, err error) {
 	}
 }
 
-// errJSON is an error body exactly as spec §7 shows it.
+// errJSON is an error body (ErrorEnvelope of api/openapi.yaml).
 func errJSON(status int, code, msg string) string {
 	return fmt.Sprintf(`{"success":false,"statusCode":%d,"timestamp":"2026-11-22T10:04:05.123Z",`+
 		`"path":"/api/v1/conversations","method":"GET","message":{"error":%q,"message":%q},"errorId":"ERR-K3J9X2QA-7ZP1"}`,
 		status, code, msg)
 }
 
-// okJSON wraps data in the success envelope of spec §2.1.
+// okJSON wraps data in the success envelope.
 func okJSON(data string) string {
 	return `{"success":true,"data":` + data + `,"timestamp":"2026-11-22T10:04:05.123Z"}`
 }

@@ -2,10 +2,12 @@ package convo_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"iter"
 	"net/http"
+	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,11 +15,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	convo "github.com/convoapi/convo-go"
+	"github.com/convoapi/convo-go/fake"
+	"github.com/convoapi/convo-go/internal/oascheck"
 )
 
-// Spec §2.3/§2.4 rows: a text with a reaction, an available image, media of
-// unknown and no_reference status, a system message (text/media/raw null), an
-// unknown type and status, raw present as an object, raw absent.
+// One page of listMessages with every shape: a text with a reaction, an
+// available image, media of unknown and no_reference status, a system message
+// (text/media/raw null), an unknown type and status, raw present as an object,
+// raw absent.
 const messagesResp = `{"items":[
  {"message_id":"m-7","direction":"outbound","type":"text","status":"read","text":"Olá! Como posso ajudar?","media":null,
   "reactions":[{"emoji":"❤️","direction":"inbound","reacted_at":"2026-11-22T09:10:00.000Z"}],
@@ -129,21 +134,6 @@ func TestMessagesListWire(t *testing.T) {
 			assert.Empty(t, page.Items)
 			assert.False(t, page.HasMore())
 		},
-	}, {
-		name:   "id with a slash is one escaped segment",
-		call:   list("../channels", nil),
-		method: "GET", path: "/v1/conversations/..%2Fchannels/messages",
-		resp: empty,
-	}, {
-		name:   "dot-dot id is escaped",
-		call:   list("..", nil),
-		method: "GET", path: "/v1/conversations/%2E%2E/messages",
-		resp: empty,
-	}, {
-		name:   "query characters in the id stay in the path",
-		call:   list("a?b#c d", nil),
-		method: "GET", path: "/v1/conversations/a%3Fb%23c%20d/messages",
-		resp: empty,
 	}})
 }
 
@@ -232,91 +222,119 @@ func TestMessagesAll(t *testing.T) {
 		assert.Equal(t, before, *params, "params not mutated")
 	})
 
-	t.Run("early break stops fetching", func(t *testing.T) {
-		c, m := newMock(t, threeMessagePages("none"))
-		n := 0
-		for _, err := range c.Messages.All(ctx, "conv-1", nil) {
-			require.NoError(t, err)
-			n++
-			if n == 2 {
-				break
-			}
-		}
-		assert.Len(t, m.requests(), 1)
+	runListingCases(t, listing{
+		pages: [3][]string{{"m9", "m8", "m7"}, {"m6", "m5", "m4"}, {"m3"}},
+		all: func(ctx context.Context, c *convo.Client, cursor string) iter.Seq2[string, error] {
+			return ids(c.Messages.All(ctx, "conv-1", &convo.ListMessagesParams{Cursor: cursor}), func(m convo.Message) string { return m.MessageID })
+		},
+		reply: threeMessagePages, err: convo.ErrConversationNotFound,
 	})
+}
 
-	t.Run("break at the end of a page fetches no further page", func(t *testing.T) {
-		c, m := newMock(t, threeMessagePages("none"))
-		for msg, err := range c.Messages.All(ctx, "conv-1", nil) {
-			require.NoError(t, err)
-			if msg.MessageID == "m7" {
-				break
-			}
+// Since and Until are sent in UTC, a sub-millisecond part rounded up to the
+// next millisecond (exact for the service's millisecond timestamps; truncating
+// would select an item from before Since).
+func TestQueryTimesRoundUpToTheMillisecond(t *testing.T) {
+	minus3 := time.FixedZone("UTC-3", -3*3600)
+	for _, tt := range []struct {
+		in   time.Time
+		want string
+	}{
+		{time.Date(2026, 11, 22, 7, 0, 0, 500_000, minus3), "2026-11-22T10:00:00.001Z"},
+		{time.Date(2026, 11, 22, 10, 0, 0, 123_000_000, time.UTC), "2026-11-22T10:00:00.123Z"},
+		{time.Date(2026, 11, 22, 10, 0, 0, 123_000_001, time.UTC), "2026-11-22T10:00:00.124Z"},
+		{time.Date(2026, 11, 22, 23, 59, 59, 999_999_999, time.UTC), "2026-11-23T00:00:00.000Z"},
+		{time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC), "2026-11-22T10:00:00.000Z"},
+	} {
+		c, m := newMock(t, jsonResp(200, ok(`{"items":[],"next_cursor":null}`)))
+		_, err := c.Conversations.List(context.Background(), &convo.ListConversationsParams{Since: tt.in, Until: tt.in})
+		require.NoError(t, err)
+		_, err = c.Messages.List(context.Background(), "c1", &convo.ListMessagesParams{Since: tt.in})
+		require.NoError(t, err)
+		var got []string
+		for _, r := range m.requests() {
+			q, _ := url.ParseQuery(r.RawQuery)
+			got = append(got, q.Get("since")+" "+q.Get("until"))
 		}
-		assert.Len(t, m.requests(), 1)
-	})
+		assert.Equal(t, []string{tt.want + " " + tt.want, tt.want + " "}, got, tt.in)
+	}
+}
 
-	t.Run("error mid-way yielded once, then stop", func(t *testing.T) {
-		c, m := newMock(t, threeMessagePages("p3"))
-		var ids []string
-		var errs []error
-		for msg, err := range c.Messages.All(ctx, "conv-1", nil) {
-			if err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			ids = append(ids, msg.MessageID)
-		}
-		assert.Equal(t, []string{"m9", "m8", "m7", "m6", "m5", "m4"}, ids)
-		require.Len(t, errs, 1)
-		assert.ErrorIs(t, errs[0], convo.ErrConversationNotFound)
-		assert.Len(t, m.requests(), 3)
-	})
+// Timestamps decode from the service's layout and any RFC 3339 variant; a
+// null, like an absent field, is distinct from the zero time.
+func TestTimestampVariants(t *testing.T) {
+	want := time.Date(2026, 11, 22, 10, 4, 5, 0, time.UTC)
+	for in, w := range map[string]time.Time{
+		"2026-11-22T10:04:05.123Z":            want.Add(123 * time.Millisecond),
+		"2026-11-22T10:04:05Z":                want,
+		"2026-11-22T07:04:05-03:00":           want,
+		"2026-11-22T10:04:05.123456789Z":      want.Add(123456789),
+		"2026-11-22T12:04:05.5+02:00":         want.Add(500 * time.Millisecond),
+		"2026-11-22T10:04:05.000000000+00:00": want,
+	} {
+		var m convo.Message
+		require.NoError(t, json.Unmarshal([]byte(`{"sent_at":"`+in+`","read_at":null}`), &m), in)
+		require.NotNil(t, m.SentAt, in)
+		assert.True(t, w.Equal(*m.SentAt), in)
+		assert.Nil(t, m.ReadAt, "null is not the zero time")
+		assert.Nil(t, m.DeliveredAt, "absent is not the zero time")
+	}
+}
 
-	t.Run("resume from params.Cursor", func(t *testing.T) {
-		c, m := newMock(t, threeMessagePages("none"))
-		params := &convo.ListMessagesParams{Cursor: "p3"}
-		var ids []string
-		for msg, err := range c.Messages.All(ctx, "conv-1", params) {
-			require.NoError(t, err)
-			ids = append(ids, msg.MessageID)
-		}
-		assert.Equal(t, []string{"m3"}, ids)
-		require.Len(t, m.requests(), 1)
-		assert.Equal(t, "cursor=p3", m.requests()[0].RawQuery)
-		assert.Equal(t, "p3", params.Cursor)
-	})
+// A listing cut by an error resumes from the NextCursor of the last page
+// finished and, across the two runs, yields every message exactly once,
+// though messages arrive between the runs.
+func TestPagesResumeFromTheLastCursor(t *testing.T) {
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	s := fake.New(t, fake.WithClock(fake.NewManualClock(now)), fake.WithHandlerMiddleware(oascheck.Middleware(t)))
+	co := s.Company()
+	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, DisplayName: "Sales", ProviderIdentifier: "5511900000000"})
+	ana := co.AddContact(fake.Contact{Account: line, Phone: "5511987654321", Name: "Ana"})
+	conv := co.AddConversation(fake.Conversation{Contact: ana})
+	want := map[string]bool{}
+	for i := range 47 {
+		want[co.Inbound(conv, fmt.Sprintf("m%d", i), now.Add(-time.Duration(47-i)*time.Minute))] = true
+	}
+	c := s.Client(convo.WithRetryWait(0, 0))
+	ctx := context.Background()
+	params := &convo.ListMessagesParams{Limit: 10}
 
-	t.Run("two goroutines range the same sequence", func(t *testing.T) {
-		c, m := newMock(t, threeMessagePages("none"))
-		seq := c.Messages.All(ctx, "conv-1", &convo.ListMessagesParams{Limit: 3})
-		var wg sync.WaitGroup
-		counts := make([]int, 4)
-		for g := range counts {
-			wg.Go(func() {
-				for _, err := range seq {
-					if err == nil {
-						counts[g]++
-					}
-				}
-			})
+	seen := map[string]int{}
+	var cursor string
+	pagesRead := 0
+	var cut error
+	for page, err := range c.Messages.Pages(ctx, conv, params) {
+		if err != nil {
+			cut = err
+			break
 		}
-		wg.Wait()
-		assert.Equal(t, []int{7, 7, 7, 7}, counts)
-		assert.Len(t, m.requests(), 12)
-	})
+		for _, m := range page.Items {
+			seen[m.MessageID]++
+		}
+		cursor = page.NextCursor
+		if pagesRead++; pagesRead == 2 {
+			s.AddFault(fake.Fault{Path: "/conversations/*/messages", Status: 400, Code: "INVALID_PARAM", Times: 1})
+		}
+	}
+	require.ErrorIs(t, cut, convo.ErrInvalidParam)
+	assert.Equal(t, 2, pagesRead, "the fault cut the first run after two pages")
+	require.NotEmpty(t, cursor)
 
-	t.Run("ranging twice starts over", func(t *testing.T) {
-		c, m := newMock(t, threeMessagePages("none"))
-		seq := c.Messages.All(ctx, "conv-1", nil)
-		for range 2 {
-			n := 0
-			for _, err := range seq {
-				require.NoError(t, err)
-				n++
-			}
-			assert.Equal(t, 7, n)
-		}
-		assert.Len(t, m.requests(), 6)
-	})
+	// Messages arrive between the runs: they are newer than the cursor's
+	// position and do not shift what is left to read.
+	for i := range 5 {
+		co.Inbound(conv, fmt.Sprintf("late%d", i), now.Add(time.Duration(i)*time.Second))
+	}
+	resume := *params
+	resume.Cursor = cursor
+	for m, err := range c.Messages.All(ctx, conv, &resume) {
+		require.NoError(t, err)
+		seen[m.MessageID]++
+	}
+	for id := range want {
+		assert.Equal(t, 1, seen[id], "message %s seen once", id)
+	}
+	for id, n := range seen {
+		assert.Equal(t, 1, n, "message %s seen once", id)
+	}
 }

@@ -44,11 +44,10 @@ func TestOpenAPIDriftEndpoints(t *testing.T) {
 	assert.Equal(t, docPaths, fakePaths, "routes the fake declares vs the document's paths")
 }
 
+// appendNew appends s to list unless list holds it already.
 func appendNew(list []string, s string) []string {
-	for _, v := range list {
-		if v == s {
-			return list
-		}
+	if slices.Contains(list, s) {
+		return list
 	}
 	return append(list, s)
 }

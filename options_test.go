@@ -2,9 +2,12 @@ package convo_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -133,4 +136,124 @@ func TestClientWideTimeout(t *testing.T) {
 	_, err = c.Channels.List(context.Background(), convo.WithTimeout(10*time.Minute))
 	require.NoError(t, err)
 	assert.Equal(t, []time.Duration{time.Hour, 10 * time.Minute}, deadlines)
+}
+
+func TestPerCallOptionsOnTheWire(t *testing.T) {
+	t.Run("a header option reaches the wire, on Do too", func(t *testing.T) {
+		c, m := newMock(t, channelsOK)
+		_, err := c.Channels.List(context.Background(), convo.WithHeader("X-Request-Id", "req-42"), convo.WithHeader("Idempotency-Key", "k1"),
+			convo.WithHeader("User-Agent", "nightly-export/2"))
+		require.NoError(t, err)
+		require.NoError(t, c.Do(context.Background(), "GET", "/channels", nil, nil, nil, convo.WithHeader("x-trace", "t-1")))
+		reqs := m.requests()
+		require.Len(t, reqs, 2)
+		assert.Equal(t, "req-42", reqs[0].Header.Get("X-Request-Id"))
+		assert.Equal(t, "k1", reqs[0].Header.Get("Idempotency-Key"))
+		assert.Equal(t, "Bearer "+testKey, reqs[0].Header.Get("Authorization"), "the key is the client's")
+		assert.Regexp(t, `^convo-go/\S+ go/\S+ nightly-export/2$`, reqs[0].Header.Get("User-Agent"), "a product token is appended")
+		assert.Equal(t, "t-1", reqs[1].Header.Get("X-Trace"))
+		assert.Empty(t, reqs[1].Header.Get("X-Request-Id"), "an option is for its call only")
+	})
+	t.Run("max retries 0 stops a retry the client would make", func(t *testing.T) {
+		c, m := newMock(t, replies(jsonResp(503, errBody(apiErr{status: 503, code: "UNAVAILABLE"}, "GET", "/channels", "ERR-1")), channelsOK))
+		_, err := c.Channels.List(context.Background(), convo.WithMaxRetries(0))
+		var apiErr *convo.Error
+		require.ErrorAs(t, err, &apiErr)
+		assert.Equal(t, 503, apiErr.StatusCode)
+		assert.Equal(t, 1, apiErr.Attempts)
+		assert.Len(t, m.requests(), 1)
+
+		_, err = c.Channels.List(context.Background())
+		require.NoError(t, err, "the client's default retries the same answer")
+		assert.Len(t, m.requests(), 2)
+	})
+	t.Run("a per-call timeout cancels", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			c, _ := newMock(t, func(r *http.Request) (*http.Response, error) {
+				<-r.Context().Done() // a server that never answers
+				return nil, r.Context().Err()
+			})
+			start := time.Now()
+			_, err := c.Channels.List(context.Background(), convo.WithTimeout(250*time.Millisecond))
+			require.Error(t, err)
+			assert.ErrorIs(t, err, context.DeadlineExceeded)
+			var te *convo.TransportError
+			require.ErrorAs(t, err, &te)
+			assert.True(t, te.Timeout())
+			assert.Equal(t, 250*time.Millisecond, time.Since(start), "fake time: exactly the timeout")
+		})
+	})
+	t.Run("Authorization cannot be replaced by a header option", func(t *testing.T) {
+		c, m := newMock(t, channelsOK)
+		for _, name := range []string{"Authorization", "authorization", "X-Api-Key", "x-api-key", " Authorization "} {
+			_, err := c.Channels.List(context.Background(), convo.WithHeader(name, "Bearer someone-else"))
+			require.Error(t, err, name)
+			assert.Contains(t, err.Error(), "WithAPIKey")
+		}
+		for _, bad := range [][2]string{{"X-Evil", "a\r\nInjected: 1"}, {"Bad Name", "v"}, {"", "v"}} {
+			_, err := c.Channels.List(context.Background(), convo.WithHeader(bad[0], bad[1]))
+			require.Error(t, err, bad[0])
+		}
+		_, err := c.Channels.List(context.Background(), convo.WithMaxRetries(-1))
+		require.Error(t, err)
+		assert.Empty(t, m.requests(), "refused before any request")
+
+		// The explicit key option does change it, for that call only.
+		_, err = c.Channels.List(context.Background(), convo.WithAPIKey("sk_other_company_key"))
+		require.NoError(t, err)
+		_, err = c.Channels.List(context.Background())
+		require.NoError(t, err)
+		reqs := m.requests()
+		require.Len(t, reqs, 2)
+		assert.Equal(t, "Bearer sk_other_company_key", reqs[0].Header.Get("Authorization"))
+		assert.Equal(t, "Bearer "+testKey, reqs[1].Header.Get("Authorization"))
+	})
+	t.Run("a per-call key never shows in the call's error", func(t *testing.T) {
+		const other = "sk_other_company_key"
+		c, _ := newMock(t, jsonResp(401, errBody(apiErr{status: 401, code: convo.CodeUnauthorized, message: "bad key " + other}, "GET", "/channels", "ERR-"+other)))
+		_, err := c.Channels.List(context.Background(), convo.WithAPIKey(other))
+		require.Error(t, err)
+		assert.NotContains(t, err.Error(), other)
+		assert.NotContains(t, fmt.Sprintf("%#v", err), other)
+	})
+}
+
+func TestResponseMetadata(t *testing.T) {
+	rateLimited := withHeader(jsonResp(429, errBody(errRateLimited, "GET", "/channels", "ERR-RL")), "Retry-After", "0")
+	t.Run("success after two 429s", func(t *testing.T) {
+		c, _ := newMock(t, replies(rateLimited, rateLimited, withHeader(channelsOK, "X-Served-By", "edge-1")), convo.WithRateLimitGate(false))
+		var meta convo.Response
+		_, err := c.Channels.List(context.Background(), convo.CaptureResponse(&meta))
+		require.NoError(t, err)
+		assert.Equal(t, 3, meta.Attempts)
+		assert.Equal(t, 200, meta.StatusCode)
+		assert.Equal(t, "edge-1", meta.Header.Get("X-Served-By"))
+		assert.Equal(t, ts(t, testTS), meta.Timestamp, "the envelope's timestamp: the service's clock")
+		assert.Positive(t, meta.Duration)
+	})
+	t.Run("exhausted 503", func(t *testing.T) {
+		unavailable := jsonResp(503, errBody(apiErr{status: 503, code: "SERVICE_UNAVAILABLE", message: "Try later"}, "GET", "/channels", "ERR-AAAAAAAA-0503"))
+		c, m := newMock(t, unavailable)
+		var meta convo.Response
+		_, err := c.Channels.List(context.Background(), convo.CaptureResponse(&meta))
+		var apiErr *convo.Error
+		require.ErrorAs(t, err, &apiErr)
+		assert.Len(t, m.requests(), 4)
+		assert.Equal(t, 4, apiErr.Attempts)
+		assert.Equal(t, 4, meta.Attempts)
+		assert.Equal(t, 503, meta.StatusCode)
+		assert.Equal(t, "application/json", apiErr.Header.Get("Content-Type"))
+		assert.Equal(t, ts(t, testTS), meta.Timestamp)
+		assert.Equal(t, "convo: 503 SERVICE_UNAVAILABLE: Try later (GET /api/v1/channels, errorId ERR-AAAAAAAA-0503, 4 attempts)", err.Error())
+	})
+	t.Run("no answer", func(t *testing.T) {
+		c, _ := newMock(t, func(*http.Request) (*http.Response, error) { return nil, errors.New("connection refused") })
+		var meta convo.Response
+		_, err := c.Channels.List(context.Background(), convo.CaptureResponse(&meta), convo.WithMaxRetries(1))
+		var te *convo.TransportError
+		require.ErrorAs(t, err, &te)
+		assert.Equal(t, 0, meta.StatusCode)
+		assert.Equal(t, 2, meta.Attempts)
+		assert.Equal(t, 2, te.Attempts)
+	})
 }

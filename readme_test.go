@@ -90,13 +90,19 @@ func readmePerCall(ctx context.Context, c *convo.Client, conversationID, savedCu
 	return nil
 }
 
-func TestReadmePerCall(t *testing.T) {
+// readmeFake is a fake with one conversation: Ana's "Hello!", an hour ago.
+func readmeFake(t *testing.T) (*fake.Server, string) {
 	s := fake.New(t)
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: "chatapp", ProviderIdentifier: "5511900000000"})
 	ana := co.AddContact(fake.Contact{Account: line, Phone: "+55 11 91234-0000", Name: "Ana"})
 	conv := co.AddConversation(fake.Conversation{Contact: ana})
 	co.Inbound(conv, "Hello!", s.Clock().Now().Add(-time.Hour))
+	return s, conv
+}
+
+func TestReadmePerCall(t *testing.T) {
+	s, conv := readmeFake(t)
 	out := captureStdout(t, func() {
 		require.NoError(t, readmePerCall(context.Background(), s.Client(), conv, ""))
 	})
@@ -108,12 +114,7 @@ func TestReadmePerCall(t *testing.T) {
 }
 
 func TestReadmeUsage(t *testing.T) {
-	s := fake.New(t)
-	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: "chatapp", ProviderIdentifier: "5511900000000"})
-	ana := co.AddContact(fake.Contact{Account: line, Phone: "+55 11 91234-0000", Name: "Ana"})
-	conv := co.AddConversation(fake.Conversation{Contact: ana})
-	co.Inbound(conv, "Hello!", s.Clock().Now().Add(-time.Hour))
+	s, conv := readmeFake(t)
 	t.Setenv(convo.EnvAPIKey, s.APIKey())
 	t.Setenv(convo.EnvBaseURL, s.URL())
 	out := captureStdout(t, func() {
@@ -214,18 +215,7 @@ func normalizeLines(s string) []string {
 	return out
 }
 
+// containsRun reports whether needle appears in hay as a run of whole lines.
 func containsRun(hay, needle []string) bool {
-	for i := 0; i+len(needle) <= len(hay); i++ {
-		match := true
-		for j := range needle {
-			if hay[i+j] != needle[j] {
-				match = false
-				break
-			}
-		}
-		if match {
-			return true
-		}
-	}
-	return false
+	return strings.Contains("\n"+strings.Join(hay, "\n")+"\n", "\n"+strings.Join(needle, "\n")+"\n")
 }

@@ -50,9 +50,29 @@ func errorStrings(err error) []string {
 // answer leaks it in none of the calls, for a long key with characters that
 // escape and for a short one.
 func TestKeyNeverLeaksThroughAnyErrorField(t *testing.T) {
-	keys := []string{`sk_live_<a&b>"c'd/e+f g`, "sk_test_4f9c2a7e1b", "k1z"}
 	leaks, calls := 0, 0
-	for _, key := range keys {
+	for _, key := range []string{`sk_live_<a&b>"c'd/e+f g`, "sk_test_4f9c2a7e1b", "k1z"} {
+		// call makes one call through a client with key whose transport
+		// answers with reply, and counts each form of the key it leaks.
+		call := func(what string, reply httpmock.Responder, do func(*convo.Client) error) {
+			mock := httpmock.NewMockTransport()
+			mock.RegisterNoResponder(reply)
+			c, err := convo.NewClient(convo.WithAPIKey(key), convo.WithBaseURL(testBase),
+				convo.WithHTTPClient(&http.Client{Transport: mock}), convo.WithMaxRetries(0))
+			require.NoError(t, err)
+			err = do(c)
+			require.Error(t, err)
+			calls++
+			for _, s := range errorStrings(err) {
+				for _, f := range keyEchoes(key) {
+					if leaked(s, f, key) {
+						leaks++
+						t.Errorf("key %q (%s) leaked as %q in %q", key, what, f, s)
+					}
+				}
+			}
+		}
+		list := func(c *convo.Client) error { _, err := c.Channels.List(context.Background()); return err }
 		for formName, form := range keyEchoes(key) {
 			bodies := map[string]string{
 				"envelope": fmt.Sprintf(`{"success":false,"statusCode":400,"timestamp":"2026-11-22T10:04:05.123Z","path":"/api/v1/x/%[1]s","method":"GET %[1]s",`+
@@ -67,44 +87,14 @@ func TestKeyNeverLeaksThroughAnyErrorField(t *testing.T) {
 				if bodyName == "2xx broken" {
 					status = 200
 				}
-				mock := httpmock.NewMockTransport()
-				mock.RegisterNoResponder(func(*http.Request) (*http.Response, error) {
-					r := httpmock.NewStringResponse(status, body)
-					r.Header.Set("Content-Type", "application/json")
-					r.Header.Set("X-Echo", form)
-					return r, nil
-				})
-				c, err := convo.NewClient(convo.WithAPIKey(key), convo.WithBaseURL(testBase), convo.WithHTTPClient(&http.Client{Transport: mock}))
-				require.NoError(t, err)
-				_, err = c.Channels.List(context.Background())
-				require.Error(t, err)
-				calls++
-				for _, s := range errorStrings(err) {
-					for _, f := range keyEchoes(key) {
-						if leaked(s, f, key) {
-							leaks++
-							t.Errorf("key %q (%s form, %s body) leaked as %q in %q", key, formName, bodyName, f, s)
-						}
-					}
-				}
+				reply := httpmock.NewStringResponder(status, body).HeaderSet(http.Header{"Content-Type": {"application/json"}, "X-Echo": {form}})
+				call(formName+" form, "+bodyName+" body", reply, list)
 			}
 		}
-		// A transport failure quoting the key.
-		mock := httpmock.NewMockTransport()
-		mock.RegisterNoResponder(httpmock.NewErrorResponder(errors.New("proxy refused key " + key + " / " + url.QueryEscape(key))))
-		c, err := convo.NewClient(convo.WithAPIKey(key), convo.WithBaseURL(testBase), convo.WithHTTPClient(&http.Client{Transport: mock}), convo.WithMaxRetries(0))
-		require.NoError(t, err)
-		err = c.Do(context.Background(), "GET", "/x/"+url.PathEscape(key), nil, nil, nil)
-		require.Error(t, err)
-		calls++
-		for _, s := range errorStrings(err) {
-			for _, f := range keyEchoes(key) {
-				if leaked(s, f, key) {
-					leaks++
-					t.Errorf("key %q leaked through a transport error as %q in %q", key, f, s)
-				}
-			}
-		}
+		call("a transport error", httpmock.NewErrorResponder(errors.New("proxy refused key "+key+" / "+url.QueryEscape(key))),
+			func(c *convo.Client) error {
+				return c.Do(context.Background(), "GET", "/x/"+url.PathEscape(key), nil, nil, nil)
+			})
 	}
 	assert.Zero(t, leaks, "leaks in %d calls", calls)
 }
@@ -142,17 +132,8 @@ func jsonSafe(s string) string {
 // A short key is redacted where it stands alone but does not garble words
 // that merely contain it.
 func TestShortKeyRedactedAsAWholeToken(t *testing.T) {
-	c, _ := newMockWithKey(t, "O", jsonResp(404, `{"success":false,"statusCode":404,"path":"/api/v1/channels","method":"GET","message":{"error":"CONTACT_NOT_FOUND","message":"key O is unknown"},"errorId":"ERR-1"}`))
+	c, _ := newMock(t, jsonResp(404, `{"success":false,"statusCode":404,"path":"/api/v1/channels","method":"GET","message":{"error":"CONTACT_NOT_FOUND","message":"key O is unknown"},"errorId":"ERR-1"}`), convo.WithAPIKey("O"))
 	_, err := c.Channels.List(context.Background())
 	require.Error(t, err)
 	assert.Equal(t, "convo: 404 CONTACT_NOT_FOUND: key [REDACTED] is unknown (GET /api/v1/channels, errorId ERR-1, 1 attempt)", err.Error())
-}
-
-func newMockWithKey(t *testing.T, key string, reply func(*http.Request) (*http.Response, error)) (*convo.Client, *httpmock.MockTransport) {
-	t.Helper()
-	mock := httpmock.NewMockTransport()
-	mock.RegisterNoResponder(reply)
-	c, err := convo.NewClient(convo.WithAPIKey(key), convo.WithBaseURL(testBase), convo.WithHTTPClient(&http.Client{Transport: mock}))
-	require.NoError(t, err)
-	return c, mock
 }

@@ -1,14 +1,24 @@
 package convo_test
 
+// Meta-tests of the repository: what it tracks, its licence, its version and
+// the Go releases it promises.
+
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	convo "github.com/convoapi/convo-go"
 )
 
 // maxTrackedFile is the size past which a tracked file is refused: anyone
@@ -80,4 +90,71 @@ func TestNoTrackedBinaryOrLargeFile(t *testing.T) {
 			t.Errorf("%s: a tracked %s; delete it with git rm and ignore it in .gitignore", name, kind)
 		}
 	}
+}
+
+// apache2SHA256 is the SHA-256 of the Apache License 2.0 as the Apache
+// Software Foundation publishes it (https://www.apache.org/licenses/LICENSE-2.0.txt,
+// also Debian's /usr/share/common-licenses/Apache-2.0).
+const apache2SHA256 = "cfc7749b96f63bd31c3c42b5c471bf756814053e847c10f3eb003417bc523d30"
+
+// appendixCopyright is the appendix's placeholder line, the only line of the
+// licence that is ours to fill in.
+const appendixCopyright = "   Copyright [yyyy] [name of copyright owner]"
+
+// TestLicenseIsApache2Unaltered holds LICENSE to the standard text, byte for
+// byte, except the appendix's copyright line.
+func TestLicenseIsApache2Unaltered(t *testing.T) {
+	b, err := os.ReadFile("LICENSE")
+	require.NoError(t, err)
+	lines := strings.Split(string(b), "\n")
+	filled := 0
+	for i, l := range lines {
+		if strings.HasPrefix(l, "   Copyright ") && strings.Contains(l, "convo-go") {
+			lines[i] = appendixCopyright
+			filled++
+		}
+	}
+	require.Equal(t, 1, filled, "LICENSE fills in the appendix's copyright line once")
+	sum := sha256.Sum256([]byte(strings.Join(lines, "\n")))
+	require.Equal(t, apache2SHA256, hex.EncodeToString(sum[:]), "LICENSE differs from the Apache License 2.0 text")
+}
+
+// releaseHeading matches a released version's heading in CHANGELOG.md, as
+// Keep a Changelog writes it: "## [1.2.3] - 2026-11-22". [Unreleased] has no
+// date and does not match.
+var releaseHeading = regexp.MustCompile(`(?m)^## \[(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)\] - \d{4}-\d{2}-\d{2}$`)
+
+// TestVersionMatchesChangelog holds convo.Version (sent in every User-Agent)
+// and the latest release in CHANGELOG.md in step: a release changes both in
+// the same commit.
+func TestVersionMatchesChangelog(t *testing.T) {
+	log, err := os.ReadFile("CHANGELOG.md")
+	require.NoError(t, err)
+	require.Contains(t, string(log), "## [Unreleased]", "the changelog keeps an [Unreleased] section for the next release")
+
+	m := releaseHeading.FindSubmatch(log)
+	require.NotNil(t, m, "CHANGELOG.md has no released version heading like \"## [0.1.0] - 2026-11-22\"")
+	require.Equal(t, string(m[1]), convo.Version,
+		"convo.Version and the latest release in CHANGELOG.md disagree; release both in one commit")
+}
+
+// TestCompatibilityNamesGoVersions keeps the README's promise in step with
+// go.mod: the oldest supported Go release is the go directive, and the
+// compatibility section names it and the release after it.
+func TestCompatibilityNamesGoVersions(t *testing.T) {
+	mod, err := os.ReadFile("go.mod")
+	require.NoError(t, err)
+	m := regexp.MustCompile(`(?m)^go (1)\.(\d+)`).FindSubmatch(mod)
+	require.NotNil(t, m, "go.mod has a go directive")
+	minor, err := strconv.Atoi(string(m[2]))
+	require.NoError(t, err)
+	oldest := fmt.Sprintf("Go 1.%d", minor)
+	newest := fmt.Sprintf("Go 1.%d", minor+1)
+
+	readme, err := os.ReadFile("README.md")
+	require.NoError(t, err)
+	section := regexp.MustCompile(`(?s)## Compatibility and versioning\n(.*?)\n## `).FindSubmatch(readme)
+	require.NotNil(t, section, "README.md has a \"Compatibility and versioning\" section")
+	assert.Contains(t, string(section[1]), oldest+" and "+newest, "the supported Go releases")
+	assert.Contains(t, string(section[1]), "CHANGELOG.md")
 }

@@ -3,6 +3,7 @@ package convo
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -11,10 +12,13 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
+	"github.com/jarcoal/httpmock"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -178,7 +182,7 @@ func TestDo(t *testing.T) {
 	}
 }
 
-func TestDoRejectsPathsBeforeAnyRequest(t *testing.T) {
+func TestDoRefusesBeforeAnyRequest(t *testing.T) {
 	env := newMock(t)
 	for _, p := range []string{"", "channels", "https://evil.test/v1/x", "//evil.test/x", "/a?b=c", "/a#f", "/../admin", "/a/./b"} {
 		err := env.c.Do(context.Background(), "GET", p, nil, nil, nil)
@@ -187,6 +191,16 @@ func TestDoRejectsPathsBeforeAnyRequest(t *testing.T) {
 	assert.Error(t, env.c.Do(context.Background(), "", "/x", nil, nil, nil))
 	assert.Error(t, env.c.Do(context.Background(), "GET", "/x", 42, nil, nil), "a query that is neither values nor a struct")
 	assert.Error(t, env.c.Do(context.Background(), "POST", "/x", nil, make(chan int), nil), "a body that cannot be JSON")
+	// An out that is not a usable pointer, or a body JSON would not carry as
+	// meant (an io.Reader would become "{}", a []byte a base64 string).
+	var out struct{ Message string }
+	var nilPtr *struct{ Message string }
+	for name, args := range map[string][2]any{
+		"out by value": {nil, out}, "out nil ptr": {nil, nilPtr}, "out map value": {nil, map[string]any{}},
+		"body io.Reader": {strings.NewReader(`{"a":1}`), &out}, "body []byte": {[]byte(`{"a":1}`), &out},
+	} {
+		assert.Error(t, env.c.Do(context.Background(), "POST", "/x", nil, args[0], args[1]), name)
+	}
 	assert.Zero(t, env.mock.GetTotalCallCount())
 }
 
@@ -203,16 +217,6 @@ func TestPathSegmentEscaping(t *testing.T) {
 	for in, want := range tests {
 		assert.Equal(t, want, pathSegment(in), in)
 	}
-
-	env := newMock(t)
-	var raw string
-	env.mock.RegisterNoResponder(func(r *http.Request) (*http.Response, error) {
-		raw = r.URL.EscapedPath()
-		return responder(200, okJSON(`{"items":[],"next_cursor":null,"window":{"recent_window_days":30,"since":"2026-10-23T10:00:00.000Z"}}`))(r)
-	})
-	_, err := env.c.Messages.List(context.Background(), "../../channels", nil)
-	require.NoError(t, err)
-	assert.Equal(t, "/v1/conversations/..%2F..%2Fchannels/messages", raw)
 }
 
 func TestNilContext(t *testing.T) {
@@ -222,19 +226,263 @@ func TestNilContext(t *testing.T) {
 	assert.Error(t, err)
 }
 
-func TestConcurrentUse(t *testing.T) {
+// Every path parameter reaches the server as one segment, whatever it holds,
+// over a real connection.
+func TestPathParametersOnTheWire(t *testing.T) {
+	var mu sync.Mutex
+	var seen []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.RequestURI)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, okJSON(`{"items":[],"next_cursor":null}`))
+	}))
+	defer srv.Close()
+	c, err := NewClient(WithAPIKey(testKey), WithBaseURL(srv.URL+"/v1"), WithMaxRetries(0))
+	require.NoError(t, err)
+	ids := []string{"a/b", "..", ".", "../channels", "%2F", "50%", "?x=1", "#frag", "ünïcødé", "a b", "a%zz", "x;y", "-_.~"}
+	for _, id := range ids {
+		mu.Lock()
+		seen = nil
+		mu.Unlock()
+		_, err := c.Messages.List(context.Background(), id, nil)
+		require.NoError(t, err, id)
+		_, err = c.Attachments.Get(context.Background(), id)
+		require.NoError(t, err, id)
+		mu.Lock()
+		require.Len(t, seen, 2, id)
+		for i, prefix := range []string{"/v1/conversations/", "/v1/attachments/"} {
+			uri := seen[i]
+			require.True(t, strings.HasPrefix(uri, prefix), "%q: %s", id, uri)
+			rest := strings.TrimPrefix(uri, prefix)
+			seg, _, _ := strings.Cut(rest, "/")
+			assert.NotContains(t, rest, "?", id)
+			got, err := url.PathUnescape(seg)
+			require.NoError(t, err)
+			assert.Equal(t, id, got, "%q arrived as %s", id, uri)
+		}
+		mu.Unlock()
+	}
+}
+
+// A per-attempt timeout set on the caller's http.Client is a deadline error:
+// errors.Is(err, context.DeadlineExceeded) holds through the *TransportError.
+func TestHTTPClientTimeoutIsADeadline(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	c, err := NewClient(WithAPIKey(testKey), WithBaseURL(srv.URL+"/v1"), WithRetryWait(0, 0), WithMaxRetries(1),
+		WithHTTPClient(&http.Client{Timeout: 30 * time.Millisecond}))
+	require.NoError(t, err)
+	_, err = c.Channels.List(context.Background())
+	require.Error(t, err)
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	var te *TransportError
+	require.ErrorAs(t, err, &te)
+	assert.Equal(t, "/channels", te.Path)
+	assert.True(t, te.Timeout())
+	assertNoKey(t, err)
+
+	// A refused connection is not a timeout.
+	c, err = NewClient(WithAPIKey(testKey), WithBaseURL("http://127.0.0.1:1/v1"), WithMaxRetries(0))
+	require.NoError(t, err)
+	_, err = c.Channels.List(context.Background())
+	require.ErrorAs(t, err, &te)
+	assert.False(t, te.Timeout())
+}
+
+// No goroutine outlives a call: run successes, retried 429s, exhausted
+// retries, cancellations and iterators inside a synctest bubble, which fails
+// if any goroutine started there is still blocked when the test ends.
+func TestNoGoroutineOutlivesACall(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		env := newMock(t, WithRetryWait(time.Second, 2*time.Second))
+		env.mock.RegisterResponder("GET", mockBase+"/channels", sequence(
+			responder(429, errJSON(429, "RATE_LIMITED", "slow"), "Retry-After", "1"),
+			responder(200, okJSON(`{"items":[]}`)),
+		))
+		env.mock.RegisterResponder("GET", mockBase+"/conversations/c1/messages", func(r *http.Request) (*http.Response, error) {
+			if r.URL.Query().Get("cursor") == "" {
+				return responder(200, okJSON(`{"items":[{"message_id":"m1"},{"message_id":"m2"}],"next_cursor":"p2"}`))(r)
+			}
+			return responder(200, okJSON(`{"items":[{"message_id":"m3"}],"next_cursor":null}`))(r)
+		})
+		env.mock.RegisterResponder("POST", mockBase+"/chatapp/sequences/cancel",
+			responder(503, errJSON(503, "UNAVAILABLE", "busy")))
+		env.mock.RegisterResponder("GET", mockBase+"/attachments/m", responder(429, errJSON(429, "RATE_LIMITED", "slow")))
+		ctx := context.Background()
+		_, err := env.c.Channels.List(ctx)
+		require.NoError(t, err)
+		_, err = env.c.Attachments.Get(ctx, "m") // exhausted
+		require.ErrorIs(t, err, ErrRateLimited)
+		_, err = env.c.Sequences.Cancel(ctx, &CancelSequenceParams{PhoneNumber: "5511987654321"})
+		require.Error(t, err)
+		for _, err := range env.c.Messages.All(ctx, "c1", nil) {
+			require.NoError(t, err)
+			break
+		}
+		n := 0
+		for _, err := range env.c.Messages.All(ctx, "c1", nil) {
+			require.NoError(t, err)
+			n++
+		}
+		assert.Equal(t, 3, n)
+		cctx, cancel := context.WithCancel(ctx)
+		time.AfterFunc(500*time.Millisecond, cancel)
+		_, err = env.c.Attachments.Get(cctx, "m")
+		require.ErrorIs(t, err, context.Canceled)
+		synctest.Wait()
+	})
+}
+
+// A 204 No Content, or an answer to HEAD, reached through Do is a success:
+// any 2xx is, and such answers have no body. An empty 200 to GET, or a 204 on
+// a typed endpoint (which always answers with the envelope), is malformed.
+func TestNoContent(t *testing.T) {
+	env := newMock(t, WithMaxRetries(0))
+	env.mock.RegisterResponder("DELETE", mockBase+"/chatapp/templates/t1", httpmock.NewBytesResponder(204, nil))
+	env.mock.RegisterResponder("HEAD", mockBase+"/channels", httpmock.NewBytesResponder(200, nil))
+	env.mock.RegisterResponder("GET", mockBase+"/empty", httpmock.NewBytesResponder(200, nil))
+	env.mock.RegisterResponder("GET", mockBase+"/conversations/c1/messages", httpmock.NewBytesResponder(204, nil))
+	out := map[string]any{"kept": true}
+	require.NoError(t, env.c.Do(context.Background(), "DELETE", "/chatapp/templates/t1", nil, nil, &out))
+	assert.Equal(t, map[string]any{"kept": true}, out)
+	require.NoError(t, env.c.Do(context.Background(), "HEAD", "/channels", nil, nil, nil))
+	assert.ErrorIs(t, env.c.Do(context.Background(), "GET", "/empty", nil, nil, nil), ErrMalformedResponse)
+	_, err := env.c.Messages.List(context.Background(), "c1", nil)
+	assert.ErrorIs(t, err, ErrMalformedResponse)
+}
+
+// The attempt log shows the path escaped (an id "a/b" is one segment), counts
+// a redirect hop as the same attempt, and never logs a transport error's
+// query values (a wrapping transport may quote the URL: personal data).
+func TestAttemptLogPathAttemptAndError(t *testing.T) {
 	env := newMock(t)
-	env.mock.RegisterNoResponder(responder(200, okJSON(`{"items":[{"id":"a"}]}`)))
-	done := make(chan error, 50)
-	for range 50 {
-		go func() {
-			_, err := env.c.Channels.List(context.Background())
-			done <- err
-		}()
-	}
-	for range 50 {
-		require.NoError(t, <-done)
-	}
-	assert.Equal(t, 50, env.mock.GetTotalCallCount())
-	_ = time.Second
+	env.mock.RegisterResponder("GET", mockBase+"/conversations/a%2Fb/messages",
+		responder(307, "", "Location", mockBase+"/conversations/moved/messages"))
+	env.mock.RegisterResponder("GET", mockBase+"/conversations/moved/messages",
+		responder(200, okJSON(`{"items":[],"next_cursor":null}`)))
+	_, err := env.c.Messages.List(context.Background(), "a/b", nil)
+	require.NoError(t, err)
+	logs := env.logs.String()
+	assert.Contains(t, logs, "path=/v1/conversations/a%2Fb/messages")
+	assert.Equal(t, 2, strings.Count(logs, "attempt=1"), "a redirect hop is the same attempt")
+	assert.NotContains(t, logs, "attempt=2")
+
+	env = newMock(t, WithMaxRetries(0))
+	env.mock.RegisterNoResponder(func(r *http.Request) (*http.Response, error) {
+		return nil, &url.Error{Op: "Get", URL: r.URL.String(), Err: errors.New("proxy refused")}
+	})
+	_, err = env.c.Contacts.Lookup(context.Background(), &LookupContactParams{PhoneNumber: "5511987654321"})
+	require.Error(t, err)
+	assert.Contains(t, env.logs.String(), "proxy refused")
+	assert.NotContains(t, env.logs.String(), "5511987654321")
+	assert.NotContains(t, err.Error(), "5511987654321")
+}
+
+// A transport failure that coincides with the end of the context reads on one
+// line and matches both the context error and the failure.
+func TestTransportErrorWithContextIsOneLine(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	failure := errors.New("connection reset by peer")
+	// A transport of its own, not httpmock: httpmock runs a responder in a
+	// goroutine and may answer with the context's error alone once the
+	// context ends, which made this test flaky under -count=5 -shuffle.
+	c, err := NewClient(WithAPIKey(testKey), WithBaseURL(mockBase), WithMaxRetries(0),
+		WithHTTPClient(&http.Client{Transport: failingTransport(func() error { cancel(); return failure })}))
+	require.NoError(t, err)
+	_, err = c.Channels.List(ctx)
+	require.Error(t, err)
+	assert.ErrorIs(t, err, context.Canceled)
+	assert.ErrorIs(t, err, failure)
+	assert.NotContains(t, err.Error(), "\n")
+	assert.Equal(t, "convo: GET /channels: context canceled: connection reset by peer", err.Error())
+}
+
+// failingTransport fails every round trip, synchronously, with what fail
+// returns.
+type failingTransport func() error
+
+func (f failingTransport) RoundTrip(*http.Request) (*http.Response, error) { return nil, f() }
+
+// A transport that quotes the key in its error (a misbehaving middleware)
+// does not get it into the attempt log nor the returned error.
+func TestKeyInATransportErrorIsRedacted(t *testing.T) {
+	env := newMock(t, WithMaxRetries(1), WithRetryWait(0, 0))
+	env.mock.RegisterNoResponder(func(r *http.Request) (*http.Response, error) {
+		return nil, errors.New("middleware refused header " + r.Header.Get("Authorization"))
+	})
+	_, err := env.c.Channels.List(context.Background())
+	require.Error(t, err)
+	assertNoKey(t, err)
+	assert.Contains(t, env.logs.String(), "middleware refused header Bearer [REDACTED]")
+	// newMock's cleanup asserts the key is absent from the log.
+}
+
+// Do keeps the signature it had before options: callers without options
+// compile unchanged.
+func TestDoKeepsItsOldSignature(t *testing.T) {
+	env := newMock(t)
+	env.mock.RegisterNoResponder(responder(200, okJSON(`{"items":[]}`)))
+	var do func(context.Context, string, string, any, any, any, ...Option) error = env.c.Do
+	require.NoError(t, do(context.Background(), "GET", "/channels", nil, nil, nil))
+	require.NoError(t, env.c.Do(context.Background(), "GET", "/channels", nil, nil, nil))
+}
+
+// FuzzResponses feeds arbitrary statuses and bodies through the whole pipeline
+// of a typed call: nothing may panic, every failure is typed, and error texts
+// stay bounded and free of the key. The seeds run in every `go test`; explore
+// with: go test -run '^$' -fuzz FuzzResponses -fuzztime 30s .
+func FuzzResponses(f *testing.F) {
+	f.Add(200, okJSON(`{"items":[{"message_id":"m","media":{"media_id":null,"media_status":"unknown"}}],"next_cursor":null,"window":{"recent_window_days":30,"since":"2026-10-23T10:00:00.000Z"}}`))
+	f.Add(404, errJSON(404, "CONVERSATION_NOT_FOUND", "Conversation not found"))
+	f.Add(502, "<html>bad gateway</html>")
+	f.Add(200, `{"success":true,"data":{"items":"not a list"}}`)
+	f.Add(200, `{"success":true,"data":null}`)
+	f.Add(400, `{"success":false,"message":{"error":"INVALID_BUCKET","details":[1]}}`)
+	f.Add(200, `{"success":false}`)
+	f.Add(204, ``)
+	f.Add(429, `{"success":false,"statusCode":429,"message":{"error":"RATE_LIMITED","message":"`+testKey+`"}}`)
+	f.Fuzz(func(t *testing.T, status int, body string) {
+		if status < 100 || status > 599 {
+			status = 200 + (status%400+400)%400
+		}
+		mock := httpmock.NewMockTransport()
+		mock.RegisterNoResponder(httpmock.NewStringResponder(status, body))
+		c, err := NewClient(WithAPIKey(testKey), WithBaseURL(mockBase), WithHTTPClient(&http.Client{Transport: mock}), WithMaxRetries(0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, err := c.Messages.List(context.Background(), "conv", nil)
+		if err == nil {
+			if page == nil {
+				t.Fatal("nil page without error")
+			}
+			return
+		}
+		var apiErr *Error
+		if !errors.As(err, &apiErr) {
+			t.Fatalf("untyped error %T: %v", err, err)
+		}
+		if apiErr.StatusCode != status && status/100 != 2 {
+			t.Fatalf("status %d reported as %d", status, apiErr.StatusCode)
+		}
+		msg := err.Error()
+		if strings.Contains(msg, testKey) {
+			t.Fatal("key in error text")
+		}
+		if len(apiErr.Body) > excerptLimit+3 {
+			t.Fatalf("excerpt of %d bytes", len(apiErr.Body))
+		}
+		if apiErr.Code == CodeInvalidBucket {
+			apiErr.InvalidBucket() // must not panic on any details
+		}
+	})
 }

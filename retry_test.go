@@ -3,7 +3,14 @@ package convo
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -167,8 +174,15 @@ func TestBackoffIsJitteredExponential(t *testing.T) {
 			assert.LessOrEqual(t, d, base)
 		}
 	}
+	for n := range 200 {
+		assert.Zero(t, jitteredBackoff(0, 8*time.Second, n), n)
+		d := jitteredBackoff(time.Second, 8*time.Second, n)
+		assert.LessOrEqual(t, d, 8*time.Second, n)
+		assert.Greater(t, d, time.Duration(0), n)
+	}
 	assert.Equal(t, time.Duration(0), jitteredBackoff(0, 0, 3))
-	assert.LessOrEqual(t, jitteredBackoff(time.Second, 8*time.Second, 200), 8*time.Second)
+	assert.Equal(t, time.Duration(1<<62), baseBackoff(1, 1<<62, 62))
+	assert.Equal(t, 3*time.Second, baseBackoff(time.Second, 3*time.Second, 2))
 
 	// End to end on the fake clock: three 503s without Retry-After.
 	synctest.Test(t, func(t *testing.T) {
@@ -203,53 +217,45 @@ func TestCancelDuringBackoffReturnsPromptly(t *testing.T) {
 
 // TestDeadlineDuringBackoff: a backoff that cannot end before the context's
 // deadline is not started; the call returns the last answer's typed error at
-// once (it used to sleep 3s and report only context.DeadlineExceeded). A
-// backoff that does fit is slept, and the call ends with the deadline.
+// once (it used to sleep and report only context.DeadlineExceeded). A backoff
+// that does fit is slept, and the call ends with the deadline.
 func TestDeadlineDuringBackoff(t *testing.T) {
-	t.Run("wait beyond the deadline", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
-			env := newMock(t, WithRetryWait(10*time.Second, 10*time.Second))
-			env.mock.RegisterResponder("GET", mockBase+"/channels", responder(503, errJSON(503, "UNAVAILABLE", "busy")))
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-			defer cancel()
-			start := time.Now()
-			_, err := env.c.Channels.List(ctx)
-			assert.Zero(t, time.Since(start), "must not sleep")
-			assert.Equal(t, 1, env.mock.GetTotalCallCount())
-			var apiErr *Error
-			require.ErrorAs(t, err, &apiErr)
-			assert.Equal(t, 503, apiErr.StatusCode)
+	unavailable := responder(503, errJSON(503, "UNAVAILABLE", "busy"))
+	for _, tt := range []struct {
+		name          string
+		min, max      time.Duration // the retry wait
+		answer        httpmock.Responder
+		most          time.Duration // the call's longest duration
+		attempts      int
+		wantTransport bool
+	}{
+		{"wait beyond the deadline", 10 * time.Second, 10 * time.Second, unavailable, 0, 1, false},
+		// 1s–2s, then a second 503 and a 2s–4s wait that no longer fits.
+		{"deadline during a wait that fits", 2 * time.Second, 8 * time.Second, unavailable, 2 * time.Second, 2, false},
+		{"transport error, shortest wait beyond the deadline", 10 * time.Second, 10 * time.Second, connRefused, 0, 1, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				env := newMock(t, WithRetryWait(tt.min, tt.max))
+				env.mock.RegisterResponder("GET", mockBase+"/channels", tt.answer)
+				ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+				defer cancel()
+				start := time.Now()
+				_, err := env.c.Channels.List(ctx)
+				assert.LessOrEqual(t, time.Since(start), tt.most)
+				assert.Equal(t, tt.attempts, env.mock.GetTotalCallCount())
+				if tt.wantTransport {
+					var te *TransportError
+					require.ErrorAs(t, err, &te)
+					assert.Contains(t, err.Error(), "connection refused")
+					return
+				}
+				var apiErr *Error
+				require.ErrorAs(t, err, &apiErr)
+				assert.Equal(t, 503, apiErr.StatusCode)
+			})
 		})
-	})
-	t.Run("deadline during a wait that fits", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
-			env := newMock(t, WithRetryWait(2*time.Second, 8*time.Second))
-			env.mock.RegisterResponder("GET", mockBase+"/channels", responder(503, errJSON(503, "UNAVAILABLE", "busy")))
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-			defer cancel()
-			start := time.Now()
-			_, err := env.c.Channels.List(ctx)
-			// 1s–2s, then a second 503 and a 2s–4s wait that no longer fits.
-			assert.LessOrEqual(t, time.Since(start), 2*time.Second)
-			assert.Equal(t, 2, env.mock.GetTotalCallCount())
-			var apiErr *Error
-			require.ErrorAs(t, err, &apiErr)
-		})
-	})
-	t.Run("transport error, shortest wait beyond the deadline", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
-			env := newMock(t, WithRetryWait(10*time.Second, 10*time.Second))
-			env.mock.RegisterResponder("GET", mockBase+"/channels", connRefused)
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-			defer cancel()
-			start := time.Now()
-			_, err := env.c.Channels.List(ctx)
-			assert.Zero(t, time.Since(start))
-			var te *TransportError
-			require.ErrorAs(t, err, &te)
-			assert.Contains(t, err.Error(), "connection refused")
-		})
-	})
+	}
 }
 
 func TestCancelledBeforeTheCall(t *testing.T) {
@@ -282,5 +288,181 @@ func TestRetryAfterParsing(t *testing.T) {
 		d, ok := retryAfter(http.Header{"Retry-After": {tt.in}}, now)
 		assert.Equal(t, tt.ok, ok, tt.in)
 		assert.Equal(t, tt.want, d, tt.in)
+	}
+}
+
+// The body of a retried response larger than the drain limit still reaches
+// the caller's typed error whole (read through, not truncated). That such
+// bodies keep their connection: TestRetriedLargeBodiesKeepTheConnection.
+func TestExhaustedRetriesKeepAHugeLastBody(t *testing.T) {
+	big := strings.Repeat("x", drainLimit*2)
+	env := newMock(t, WithRetryWait(0, 0), WithMaxResponseBytes(drainLimit*4))
+	env.mock.RegisterNoResponder(responder(502, big))
+	err := env.c.Do(context.Background(), "GET", "/x", nil, nil, nil)
+	var apiErr *Error
+	require.ErrorAs(t, err, &apiErr)
+	assert.Equal(t, 502, apiErr.StatusCode)
+	assert.Equal(t, 4, env.mock.GetTotalCallCount())
+	assert.Len(t, apiErr.Body, excerptLimit+3, "bounded excerpt of the body")
+	assert.True(t, strings.HasPrefix(big, strings.TrimSuffix(string(apiErr.Body), "...")), "the last body is intact")
+	assert.ErrorIs(t, err, ErrMalformedResponse, "read whole: not reported too large")
+}
+
+// closeCounter is a transport that counts CloseIdleConnections calls.
+type closeCounter struct {
+	http.RoundTripper
+	closes atomic.Int64
+}
+
+func (c *closeCounter) CloseIdleConnections() { c.closes.Add(1) }
+
+// retryablehttp calls CloseIdleConnections whenever it gives up (retries run
+// out, a context ends during a backoff, a non-retryable failure): the pool
+// must survive all of these; only Client.CloseIdleConnections reaches it.
+func TestGivingUpDoesNotFlushThePool(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mock := httpmock.NewMockTransport()
+		tr := &closeCounter{RoundTripper: mock}
+		c, err := NewClient(WithAPIKey(testKey), WithBaseURL(mockBase), WithHTTPClient(&http.Client{Transport: tr}),
+			WithRetryWait(time.Second, time.Second))
+		require.NoError(t, err)
+		mock.RegisterResponder("GET", mockBase+"/storm", responder(429, errJSON(429, "RATE_LIMITED", "slow")))
+		mock.RegisterResponder("GET", mockBase+"/slow", responder(429, errJSON(429, "RATE_LIMITED", "slow"), "Retry-After", "5"))
+		mock.RegisterResponder("POST", mockBase+"/down", connRefused)
+		mock.RegisterResponder("GET", mockBase+"/gone", connRefused)
+
+		require.ErrorIs(t, c.Do(context.Background(), "GET", "/storm", nil, nil, nil), ErrRateLimited)
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(time.Second, cancel)
+		require.ErrorIs(t, c.Do(ctx, "GET", "/slow", nil, nil, nil), context.Canceled)
+		require.Error(t, c.Do(context.Background(), "POST", "/down", nil, nil, nil))
+		require.Error(t, c.Do(context.Background(), "GET", "/gone", nil, nil, nil))
+		assert.Zero(t, tr.closes.Load(), "the pool was flushed")
+
+		c.CloseIdleConnections()
+		assert.Equal(t, int64(1), tr.closes.Load())
+	})
+}
+
+// WithRetryWait(0, max) means no wait: min·2ⁿ is 0, as documented and as in
+// retryablehttp (it was once taken for an overflow, and max/2…max waited).
+func TestZeroMinimumWaitMeansNoWait(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		env := newMock(t, WithRetryWait(0, 8*time.Second))
+		env.mock.RegisterNoResponder(sequence(responder(503, errJSON(503, "UNAVAILABLE", "busy")), responder(200, okJSON(`{"items":[]}`))))
+		start := time.Now()
+		_, err := env.c.Channels.List(context.Background())
+		require.NoError(t, err)
+		assert.Zero(t, time.Since(start))
+	})
+}
+
+// Concurrent calls that are retried, logged and fail keep their own state
+// (attempt counts, planned waits): run under -race.
+func TestConcurrentRetriedCalls(t *testing.T) {
+	env := newMock(t, WithRetryWait(0, time.Millisecond))
+	var mu sync.Mutex
+	seen := map[string]int{}
+	env.mock.RegisterNoResponder(func(r *http.Request) (*http.Response, error) {
+		mu.Lock()
+		seen[r.URL.Path]++
+		n := seen[r.URL.Path]
+		mu.Unlock()
+		if n == 1 {
+			return responder(429, errJSON(429, "RATE_LIMITED", "slow"), "Retry-After", "0")(r)
+		}
+		if strings.HasSuffix(r.URL.Path, "/bad/messages") {
+			return responder(404, errJSON(404, "CONVERSATION_NOT_FOUND", "Conversation not found"))(r)
+		}
+		return responder(200, okJSON(`{"items":[],"next_cursor":null}`))(r)
+	})
+	var wg sync.WaitGroup
+	for i := range 40 {
+		wg.Go(func() {
+			id := fmt.Sprintf("c%d", i)
+			if i%4 == 0 {
+				id = fmt.Sprintf("c%d/bad", i)
+			}
+			_, err := env.c.Messages.List(context.Background(), id, nil)
+			if i%4 == 0 {
+				assert.ErrorIs(t, err, ErrConversationNotFound)
+			} else {
+				assert.NoError(t, err)
+			}
+		})
+	}
+	wg.Wait()
+	assert.Equal(t, 80, env.mock.GetTotalCallCount())
+	assert.Equal(t, 40, strings.Count(env.logs.String(), "attempt=2"))
+}
+
+// cutServer answers its first request (per path) with a body cut short: the
+// headers promise 1000 bytes, 10 arrive, then the connection closes.
+func cutServer(t *testing.T, cuts int) (*httptest.Server, *atomic.Int64) {
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if int(n.Add(1)) <= cuts {
+			conn, bufrw, err := http.NewResponseController(w).Hijack()
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			_, _ = bufrw.WriteString("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"success\":")
+			_ = bufrw.Flush()
+			_ = conn.Close()
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, okJSON(`{"items":[{"id":"a"}],"message":"ok"}`))
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &n
+}
+
+// A connection cut while the body is read (after the status line) is retried
+// like any transport error, from the same budget, for a safe method; a POST is
+// not. (retryablehttp hands the response over before the body is read.)
+func TestBodyCutMidwayIsRetriedForSafeMethods(t *testing.T) {
+	list := func(c *Client) error {
+		got, err := c.Channels.List(context.Background())
+		if err == nil && len(got) != 1 {
+			return fmt.Errorf("%d accounts decoded, want 1", len(got))
+		}
+		return err
+	}
+	create := func(c *Client) error {
+		_, err := c.Contacts.Create(context.Background(), &CreateContactParams{PhoneNumber: "5511987654321", Name: "Ana"})
+		return err
+	}
+	for _, tt := range []struct {
+		name     string
+		cuts     int // answers cut short before a whole one
+		opts     []Option
+		call     func(*Client) error
+		requests int64
+	}{
+		{"GET is retried", 2, nil, list, 3},
+		{"budget shared with retryablehttp: 1 attempt + 2 retries", 100, []Option{WithMaxRetries(2)}, list, 3},
+		{"POST is not retried", 1, nil, create, 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, n := cutServer(t, tt.cuts)
+			logs := &syncBuffer{}
+			c, err := NewClient(append([]Option{WithAPIKey(testKey), WithBaseURL(srv.URL + "/v1"), WithRetryWait(0, 0),
+				WithLogger(slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})))}, tt.opts...)...)
+			require.NoError(t, err)
+			err = tt.call(c)
+			assert.Equal(t, tt.requests, n.Load())
+			assert.NotContains(t, logs.String(), testKey)
+			if int64(tt.cuts) >= tt.requests {
+				var te *TransportError
+				require.ErrorAs(t, err, &te)
+				assert.ErrorIs(t, err, io.ErrUnexpectedEOF)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.cuts, strings.Count(logs.String(), "reading the body failed"))
+			assert.Contains(t, logs.String(), fmt.Sprintf("attempt=%d", tt.requests))
+		})
 	}
 }

@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"net/http"
+	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -16,10 +19,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	convo "github.com/convoapi/convo-go"
+	"github.com/convoapi/convo-go/fake"
 	"github.com/convoapi/convo-go/internal/oascheck"
 )
 
-// Shared fixtures of the endpoint tests (external package convo_test).
+// Shared fixtures of the tests of the external package convo_test. The
+// internal tests (package convo) have theirs in helpers_internal_test.go.
 
 const (
 	testKey  = "sk_test_4f9c2a7e1b"
@@ -93,17 +98,17 @@ func jsonResp(status int, body string) func(*http.Request) (*http.Response, erro
 	}
 }
 
-// ok wraps data in the success envelope of spec §2.1.
 // testTime is testTS as a time: the service's clock in canned answers, so
 // that times the service issues (expires_at) are set against it, not against
 // the machine's date.
 var testTime, _ = time.Parse(time.RFC3339Nano, testTS)
 
+// ok wraps data in the success envelope.
 func ok(data string) string {
 	return `{"success":true,"data":` + data + `,"timestamp":"` + testTS + `"}`
 }
 
-// apiErr describes an error answer of spec §7.
+// apiErr describes an error answer (ErrorEnvelope of api/openapi.yaml).
 type apiErr struct {
 	status   int
 	code     convo.ErrorCode
@@ -112,7 +117,7 @@ type apiErr struct {
 	sentinel error
 }
 
-// errBody writes the error envelope of spec §7 for a request made with method
+// errBody writes the error envelope for a request made with method
 // on apiPath (relative to /api/v1, as the server reports it).
 func errBody(e apiErr, method, apiPath, errorID string) string {
 	details := ""
@@ -124,7 +129,7 @@ func errBody(e apiErr, method, apiPath, errorID string) string {
 		e.status, testTS, "/api/v1"+apiPath, method, e.code, e.message, details, errorID)
 }
 
-// Errors every endpoint can answer (spec §4: 401 and 429).
+// Errors every endpoint can answer: 401 and 429.
 var (
 	errUnauthorized = apiErr{401, convo.CodeUnauthorized, "Invalid or missing API key.", "", convo.ErrUnauthorized}
 	errRateLimited  = apiErr{429, convo.CodeRateLimited, "Too many requests.", "", convo.ErrRateLimited}
@@ -229,7 +234,7 @@ func runWireCases(t *testing.T, cases []wireCase) {
 	}
 }
 
-// assertAPIHeaders checks the headers every API call carries (spec §5, D3).
+// assertAPIHeaders checks the headers every API call carries.
 func assertAPIHeaders(t *testing.T, h http.Header, hasBody bool) {
 	t.Helper()
 	assert.Equal(t, "Bearer "+testKey, h.Get("Authorization"))
@@ -249,4 +254,184 @@ func ts(t *testing.T, s string) time.Time {
 	v, err := time.Parse(time.RFC3339Nano, s)
 	require.NoError(t, err)
 	return v
+}
+
+// channelsOK is a success answer of GET /channels.
+var channelsOK = jsonResp(200, ok(`{"items":[]}`))
+
+// replies answers with each reply in turn, repeating the last one.
+func replies(rs ...func(*http.Request) (*http.Response, error)) func(*http.Request) (*http.Response, error) {
+	var mu sync.Mutex
+	i := 0
+	return func(r *http.Request) (*http.Response, error) {
+		mu.Lock()
+		f := rs[min(i, len(rs)-1)]
+		i++
+		mu.Unlock()
+		return f(r)
+	}
+}
+
+// withHeader answers like reply, with one more header.
+func withHeader(reply func(*http.Request) (*http.Response, error), k, v string) func(*http.Request) (*http.Response, error) {
+	return func(r *http.Request) (*http.Response, error) {
+		resp, err := reply(r)
+		if resp != nil {
+			resp.Header.Set(k, v)
+		}
+		return resp, err
+	}
+}
+
+// listing is the All iterator of one service over three canned pages (cursors
+// "", "p2" and "p3"), as ids: reply(failOn) answers them, the page of cursor
+// failOn with an error matching err.
+type listing struct {
+	pages [3][]string
+	all   func(ctx context.Context, c *convo.Client, cursor string) iter.Seq2[string, error]
+	reply func(failOn string) func(*http.Request) (*http.Response, error)
+	err   error
+}
+
+// runListingCases checks what every All iterator promises: a break fetches
+// no further page, an error is yielded once and ends the sequence, a cursor
+// resumes, the sequence can be ranged again and concurrently, and a context
+// cancelled between pages ends it.
+func runListingCases(t *testing.T, l listing) {
+	ctx := context.Background()
+	every := slices.Concat(l.pages[:]...)
+	// drain ranges seq until stop says so and returns the ids and errors seen.
+	drain := func(seq iter.Seq2[string, error], stop func(id string) bool) (ids []string, errs []error) {
+		for id, err := range seq {
+			if err != nil {
+				errs = append(errs, err)
+				continue // the iterator must stop by itself
+			}
+			if ids = append(ids, id); stop != nil && stop(id) {
+				break
+			}
+		}
+		return ids, errs
+	}
+	t.Run("a break fetches no further page", func(t *testing.T) {
+		for _, last := range []string{l.pages[0][0], l.pages[0][len(l.pages[0])-1]} {
+			c, m := newMock(t, l.reply("none"))
+			ids, _ := drain(l.all(ctx, c, ""), func(id string) bool { return id == last })
+			assert.Equal(t, last, ids[len(ids)-1])
+			assert.Len(t, m.requests(), 1)
+		}
+	})
+	t.Run("an error mid-way is yielded once, then the sequence stops", func(t *testing.T) {
+		c, m := newMock(t, l.reply("p3"))
+		ids, errs := drain(l.all(ctx, c, ""), nil)
+		assert.Equal(t, slices.Concat(l.pages[0], l.pages[1]), ids)
+		require.Len(t, errs, 1)
+		assert.ErrorIs(t, errs[0], l.err)
+		assert.Len(t, m.requests(), 3, "a 4xx is not retried and no page follows")
+	})
+	t.Run("a cursor resumes", func(t *testing.T) {
+		c, m := newMock(t, l.reply("none"))
+		ids, errs := drain(l.all(ctx, c, "p3"), nil)
+		assert.Empty(t, errs)
+		assert.Equal(t, l.pages[2], ids)
+		require.Len(t, m.requests(), 1)
+		assert.Equal(t, "cursor=p3", m.requests()[0].RawQuery)
+	})
+	t.Run("ranging twice starts over", func(t *testing.T) {
+		c, m := newMock(t, l.reply("none"))
+		seq := l.all(ctx, c, "")
+		for range 2 {
+			ids, errs := drain(seq, nil)
+			assert.Empty(t, errs)
+			assert.Equal(t, every, ids)
+		}
+		assert.Len(t, m.requests(), 6)
+	})
+	t.Run("goroutines range the same sequence", func(t *testing.T) {
+		c, m := newMock(t, l.reply("none"))
+		seq := l.all(ctx, c, "")
+		var wg sync.WaitGroup
+		got := make([][]string, 4)
+		for g := range got {
+			wg.Go(func() { got[g], _ = drain(seq, nil) })
+		}
+		wg.Wait()
+		for _, ids := range got {
+			assert.Equal(t, every, ids)
+		}
+		assert.Len(t, m.requests(), 12)
+	})
+	t.Run("a context cancelled between pages", func(t *testing.T) {
+		c, m := newMock(t, l.reply("none"))
+		cctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		ids, errs := drain(l.all(cctx, c, ""), func(string) bool { cancel(); return false })
+		assert.Equal(t, l.pages[0], ids, "the page already fetched is delivered")
+		require.Len(t, errs, 1)
+		assert.ErrorIs(t, errs[0], context.Canceled)
+		assert.Len(t, m.requests(), 1)
+	})
+}
+
+// ids maps a sequence of values to their ids.
+func ids[T any](seq iter.Seq2[T, error], id func(T) string) iter.Seq2[string, error] {
+	return func(yield func(string, error) bool) {
+		for v, err := range seq {
+			if !yield(id(v), err) {
+				return
+			}
+		}
+	}
+}
+
+// inMemory serves requests with a fake's handler in memory, after a fixed
+// latency: no socket, so that a test runs the client and the fake together
+// in a synctest bubble, where the latency passes in fake time. It notes when
+// each request left and arrived, and when the first 429 reached the client.
+type inMemory struct {
+	h       http.Handler
+	latency time.Duration
+
+	mu       sync.Mutex
+	sent     []time.Time
+	arrived  []time.Time
+	firstOut time.Time
+}
+
+func (m *inMemory) RoundTrip(r *http.Request) (*http.Response, error) {
+	m.mu.Lock()
+	m.sent = append(m.sent, time.Now())
+	m.mu.Unlock()
+	time.Sleep(m.latency)
+	m.mu.Lock()
+	m.arrived = append(m.arrived, time.Now())
+	m.mu.Unlock()
+	rec := httptest.NewRecorder()
+	m.h.ServeHTTP(rec, r)
+	resp := rec.Result()
+	resp.Request = r
+	if resp.StatusCode == http.StatusTooManyRequests {
+		m.mu.Lock()
+		if m.firstOut.IsZero() {
+			m.firstOut = time.Now()
+		}
+		m.mu.Unlock()
+	}
+	return resp, nil
+}
+
+// unlimited lifts the fake's rate limit.
+var unlimited = []fake.Option{fake.WithRateLimit(1e6, 1e6)}
+
+// inMemoryFake builds a fake without a listener, checked against the
+// document, and a client that reaches it through an inMemory transport.
+func inMemoryFake(t *testing.T, latency time.Duration, fopts []fake.Option, copts ...convo.Option) (*fake.Server, *convo.Client, *inMemory) {
+	t.Helper()
+	s, err := fake.NewHandler(slices.Concat(fopts, []fake.Option{fake.WithHandlerMiddleware(oascheck.Middleware(t))})...)
+	require.NoError(t, err)
+	tr := &inMemory{h: s.Handler(), latency: latency}
+	c, err := convo.NewClient(append([]convo.Option{convo.WithBaseURL("http://127.0.0.1/v1"), convo.WithAPIKey(s.APIKey()),
+		convo.WithHTTPClient(&http.Client{Transport: tr})}, copts...)...)
+	require.NoError(t, err)
+	return s, c, tr
 }
