@@ -3,34 +3,28 @@
 // can still be fetched, and can be interrupted and resumed at any point
 // without losing or duplicating a line.
 //
-// Everything goes into one folder, --dir (default convo-export):
-// history.jsonl, its state file history.jsonl.state, and media/ (--media=false
-// skips the media). Each line is one message as the service returns it
-// (OpenAPI Message, without the raw field, which is outside the contract),
-// plus conversation_id, contact_id and channel, and media_file (the
-// downloaded file's path) when the media was downloaded. Conversations come
-// most recently active first, and the messages of each newest first.
+// Everything goes into one folder, --dir: history.jsonl, its state file
+// history.jsonl.state, and media/ (--media=false skips the media). Each line
+// is one message as the service returns it (OpenAPI Message, without the
+// raw field, which is outside the contract) plus conversation_id, contact_id
+// and channel, and media_file when its file was downloaded. Conversations
+// come most recently active first, the messages of each newest first.
 //
-// A message read covers only the last 30 days unless asked for more: the
-// export passes --since to every read to go beyond that window. --since
-// takes an RFC 3339 time, a date (2026-01-01, UTC) or an age (90d, 36h),
-// counted back from the service's clock.
+// --since (an RFC 3339 time, a date, or an age such as 90d or 36h counted
+// back from the service's clock) is passed to every read, which otherwise
+// covers only the last 30 days. Conversations are read --concurrency at a
+// time with convo.ParallelSeq, a few pages ahead of the one being written;
+// the file is the same, byte for byte, whatever the concurrency.
 //
-// Conversations are read --concurrency at a time (default 8) with
-// convo.ParallelSeq, up to a few pages ahead of the one being written, so
-// that round trips overlap; the file is the same, byte for byte, whatever
-// the concurrency. When the service answers 429 every read in flight waits
-// for its Retry-After and fewer run at once for a while.
-//
-// Resuming: after each page the state file records the conversations
-// already exported, the one in progress with the cursor of its next page,
-// and how long history.jsonl was then. Run the same command again after an
-// interruption (Ctrl-C, a crash, a lost connection): it cuts the file back
-// to that length and goes on from the cursor. Once the export is complete,
-// running it again does nothing; delete the state file to export again. A
-// state written by an export from another service address, or with another
-// --since, is refused rather than resumed (the embedded demo fake gets a new
-// address, and new data, at every run).
+// After each page the state file records the conversations done, the one
+// in progress with the cursor of its next page, and the file's length. Run
+// the same command again after an interruption (Ctrl-C, a crash, a lost
+// connection): it cuts the file back to that length and goes on from the
+// cursor; once complete, it does nothing (delete the state file to export
+// again). A state written with another --since or by an export from another
+// service address is refused (the embedded demo fake gets a new address,
+// and new data, at every run). Exit code 0 when the export is complete, 1
+// otherwise (run again to resume).
 //
 // Without an account it runs on an embedded fake loaded with demo data:
 //
@@ -40,9 +34,6 @@
 //
 //	CONVO_BASE_URL=https://api.example.com/v1 CONVO_API_KEY=... \
 //	    go run ./examples/export-history --since 2026-01-01 --dir export-2026
-//
-// Exit code 0 when the export is complete, 1 otherwise (including an
-// interruption: run again to resume).
 package main
 
 import (
@@ -117,12 +108,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "export-history: %v; %d messages are safely exported, run the same command again to resume\n", err, e.st.Lines)
 		return 1
 	}
-	fmt.Fprintf(stdout, "Exported %d messages of %d conversations since %s to %s", e.st.Lines, len(e.st.Done),
-		e.st.Since.UTC().Format(time.RFC3339), out)
-	if e.media {
-		fmt.Fprintf(stdout, ", %d media files in %s", e.st.Files, filepath.Join(e.dir, "media"))
-	}
-	fmt.Fprintln(stdout, ".")
+	fmt.Fprintf(stdout, "Exported %d messages of %d conversations since %s to %s, %d media files.\n",
+		e.st.Lines, len(e.st.Done), e.st.Since.UTC().Format(time.RFC3339), out, e.st.Files)
 	return 0
 }
 
@@ -132,18 +119,12 @@ type state struct {
 	BaseURL   string    `json:"base_url"` // a state is never resumed against another service
 	SinceFlag string    `json:"since_flag"`
 	Since     time.Time `json:"since"`
-	// Done are the conversations fully exported: a set rather than a
-	// position, since the list's order (last activity) changes meanwhile.
-	Done []string `json:"done"`
-	// Current is the conversation in progress, with the cursor of its next
-	// page ("" for its first page).
-	Current *current `json:"current,omitempty"`
-	// OutBytes is the length of the output at the last checkpoint: anything
-	// after it was written by an interrupted run and is cut.
-	OutBytes int64 `json:"out_bytes"`
-	Lines    int   `json:"lines"`
-	Files    int   `json:"files"` // lines with a media file
-	Complete bool  `json:"complete,omitempty"`
+	Done      []string  `json:"done"`              // a set: the list's order changes meanwhile
+	Current   *current  `json:"current,omitempty"` // in progress, with the cursor of its next page
+	OutBytes  int64     `json:"out_bytes"`         // what follows was written after the last checkpoint
+	Lines     int       `json:"lines"`
+	Files     int       `json:"files"` // lines with a media file
+	Complete  bool      `json:"complete,omitempty"`
 }
 
 type current struct {
@@ -253,14 +234,49 @@ type exporter struct {
 	concurrency int
 	progress    io.Writer
 
-	f                   *os.File
-	w                   *bufio.Writer
-	pending, pendingMed int // lines, and lines with a media file, since the last checkpoint
+	f       *os.File
+	w       *bufio.Writer
+	pending counts // written since the last checkpoint
 }
 
-// export opens the output, cut back to the last checkpoint, finishes the
-// conversation an earlier run was in the middle of, then exports the others.
+type counts struct {
+	lines, files int
+	bytes        int64
+}
+
+// export exports, after the conversation an earlier run was in the middle
+// of, every conversation not done yet.
 func (e *exporter) export(ctx context.Context) error {
+	if err := e.open(); err != nil {
+		return err
+	}
+	defer func() { e.w.Flush(); e.f.Close() }() // what follows the last checkpoint is cut by the next run
+	if cur := e.st.Current; cur != nil {
+		if err := e.write(ctx, aheadConv{cur: cur}); err != nil {
+			return err
+		}
+	}
+	todo, listErr := e.todo(ctx)
+	// Conversations are read ahead, e.concurrency at a time, and written
+	// here in list order, as a sequential run would. A failure is yielded
+	// after every conversation before it.
+	for conv, err := range convo.ParallelSeq(ctx, todo, e.readAhead, convo.ParallelLimit(e.concurrency)) {
+		if err != nil {
+			return err
+		}
+		if err := e.write(ctx, conv); err != nil {
+			return err
+		}
+	}
+	if *listErr != nil {
+		return *listErr
+	}
+	e.st.Complete = true
+	return e.checkpoint()
+}
+
+// open opens the output and cuts it back to the last checkpoint.
+func (e *exporter) open() error {
 	dir := e.dir
 	if e.media {
 		dir = filepath.Join(e.dir, "media")
@@ -269,24 +285,21 @@ func (e *exporter) export(ctx context.Context) error {
 		return err
 	}
 	f, err := os.OpenFile(filepath.Join(e.dir, "history.jsonl"), os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return err
+	if err == nil {
+		err = f.Truncate(e.st.OutBytes)
+	}
+	if err == nil {
+		_, err = f.Seek(e.st.OutBytes, io.SeekStart)
 	}
 	e.f, e.w = f, bufio.NewWriter(f)
-	defer func() { e.w.Flush(); f.Close() }() // what follows the last checkpoint is cut by the next run
-	if err := f.Truncate(e.st.OutBytes); err != nil {
-		return err
-	}
-	if _, err := f.Seek(e.st.OutBytes, io.SeekStart); err != nil {
-		return err
-	}
-	if cur := e.st.Current; cur != nil {
-		if err := e.write(ctx, aheadConv{cur: cur}); err != nil {
-			return err
-		}
-	}
-	var listErr error // set by todo before it ends; read after the loop
-	todo := func(yield func(*current) bool) {
+	return err
+}
+
+// todo lists the conversations not done yet; the listing's error, if any,
+// is set once the sequence ends.
+func (e *exporter) todo(ctx context.Context) (iter.Seq[*current], *error) {
+	var listErr error
+	return func(yield func(*current) bool) {
 		done := map[string]bool{}
 		for _, id := range e.st.Done {
 			done[id] = true
@@ -300,25 +313,9 @@ func (e *exporter) export(ctx context.Context) error {
 			if !done[conv.ID] && !yield(&current{ConversationID: conv.ID, ContactID: conv.ContactID, Channel: conv.Channel}) {
 				return
 			}
-			done[conv.ID] = true // exported, or by an earlier run
+			done[conv.ID] = true // the list's order changes as conversations move: each once
 		}
-	}
-	// Conversations are read ahead, e.concurrency at a time, and written
-	// here in list order, as a sequential run would. A failure is yielded
-	// after every conversation before it.
-	for conv, err := range convo.ParallelSeq(ctx, todo, e.readAhead, convo.ParallelLimit(e.concurrency)) {
-		if err != nil {
-			return err
-		}
-		if err := e.write(ctx, conv); err != nil {
-			return err
-		}
-	}
-	if listErr != nil {
-		return listErr
-	}
-	e.st.Complete = true
-	return e.checkpoint()
+	}, &listErr
 }
 
 // maxPagesAhead bounds how many pages of one conversation are read before
@@ -404,11 +401,13 @@ func (e *exporter) writePage(ctx context.Context, cur *current, p page) error {
 		if err != nil {
 			return err
 		}
-		if _, err := e.w.Write(append(b, '\n')); err != nil {
+		n, err := e.w.Write(append(b, '\n'))
+		if err != nil {
 			return err
 		}
-		if e.pending++; p.files[m.MessageID] != "" {
-			e.pendingMed++
+		e.pending.lines, e.pending.bytes = e.pending.lines+1, e.pending.bytes+int64(n)
+		if p.files[m.MessageID] != "" {
+			e.pending.files++
 		}
 		if afterLine != nil {
 			afterLine()
@@ -440,22 +439,16 @@ func (e *exporter) download(ctx context.Context, m convo.Message) (string, error
 	if _, err := os.Stat(path); err == nil {
 		return path, nil // complete: a file appears under its name only once written
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".download-*")
-	if err != nil {
-		return "", err
-	}
-	defer os.Remove(tmp.Name()) // nothing left after the rename
-	_, err = e.c.Attachments.Download(ctx, m, tmp)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
+	tmp, err := os.Create(path + ".part")
+	if err == nil {
+		_, err = e.c.Attachments.Download(ctx, m, tmp)
+		err = errors.Join(err, tmp.Close())
 	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), path)
+		return path, os.Rename(tmp.Name(), path)
 	}
-	if err != nil {
-		return "", fmt.Errorf("downloading media %s: %w", m.Media.MediaID, err)
-	}
-	return path, nil
+	os.Remove(path + ".part")
+	return "", fmt.Errorf("downloading media %s: %w", m.Media.MediaID, err)
 }
 
 // checkpoint makes everything written so far durable, then records it.
@@ -466,12 +459,8 @@ func (e *exporter) checkpoint() error {
 	if err := e.f.Sync(); err != nil {
 		return err
 	}
-	off, err := e.f.Seek(0, io.SeekCurrent)
-	if err != nil {
-		return err
-	}
-	e.st.OutBytes, e.st.Lines, e.st.Files = off, e.st.Lines+e.pending, e.st.Files+e.pendingMed
-	e.pending, e.pendingMed = 0, 0
+	e.st.OutBytes, e.st.Lines, e.st.Files = e.st.OutBytes+e.pending.bytes, e.st.Lines+e.pending.lines, e.st.Files+e.pending.files
+	e.pending = counts{}
 	b, err := json.MarshalIndent(e.st, "", " ")
 	if err != nil {
 		return err

@@ -145,7 +145,7 @@ func TestFullExport(t *testing.T) {
 	wd := t.TempDir()
 	code, out, errOut := export(t, wd, 0, "--dir", "out")
 	require.Equal(t, 0, code, errOut)
-	assert.Contains(t, out, "Exported 12 messages of 3 conversations since 2026-09-01T00:00:00Z to out/history.jsonl, 2 media files in out/media.")
+	assert.Contains(t, out, "Exported 12 messages of 3 conversations since 2026-09-01T00:00:00Z to out/history.jsonl, 2 media files.")
 	assert.Contains(t, errOut, "export: 3 conversations done, 12 messages, 2 media files")
 	// Everything goes into --dir, nothing into the working directory.
 	top, err := os.ReadDir(wd)
@@ -228,7 +228,7 @@ func TestResumeAfterInterruption(t *testing.T) {
 			}
 			code, out, errOut := export(t, dir, 0)
 			require.Equal(t, 0, code, errOut)
-			assert.Contains(t, out, "Exported 12 messages of 3 conversations since 2026-09-01T00:00:00Z to history.jsonl, 2 media files in media.")
+			assert.Contains(t, out, "Exported 12 messages of 3 conversations since 2026-09-01T00:00:00Z to history.jsonl, 2 media files.")
 			assert.Equal(t, want, readFile(t, "history.jsonl"), "no duplicate, nothing lost, same order")
 			media, err := os.ReadDir("media")
 			require.NoError(t, err)
@@ -302,7 +302,7 @@ func TestWithoutMedia(t *testing.T) {
 	w := newWorld(t, t0)
 	code, out, errOut := export(t, t.TempDir(), 0, "--media=false")
 	require.Equal(t, 0, code, errOut)
-	assert.Contains(t, out, "Exported 12 messages of 3 conversations since 2026-09-01T00:00:00Z to history.jsonl.\n")
+	assert.Contains(t, out, "Exported 12 messages of 3 conversations since 2026-09-01T00:00:00Z to history.jsonl, 0 media files.\n")
 	assert.NoDirExists(t, "media")
 	assert.Empty(t, w.s.RequestsMatching("", "/attachments/*"))
 }
