@@ -51,6 +51,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"iter"
 	"maps"
 	"os"
 	"os/signal"
@@ -148,10 +149,12 @@ type syncer struct {
 	counts        map[string]int // rows by verdict
 }
 
-// row is one record of the file: a row to sync, or the reason it is skipped.
+// row is one record of the file: a row to sync, the reason it is skipped,
+// or the error that ends the file.
 type row struct {
 	line   int
 	skip   string
+	err    error
 	phone  string // normalized
 	name   string
 	fields map[string]string
@@ -163,51 +166,19 @@ type result struct {
 	row
 	verdict string // created, updated, unchanged; or skipped, failed
 	did     []string
-	err     error
 }
 
-// sync reads the rows and syncs them, concurrency at a time, reporting each
-// in file order.
+// sync syncs the rows, concurrency at a time, reporting each in file order.
 func (s *syncer) sync(ctx context.Context, src io.Reader, concurrency int) error {
-	r := csv.NewReader(src)
-	r.FieldsPerRecord = -1 // a short or long row is one bad row, not the end of the file
-	r.TrimLeadingSpace = true
-	header, err := r.Read()
-	if errors.Is(err, io.EOF) {
-		return errors.New("the file is empty: a header line is required")
-	} else if err != nil {
-		return fmt.Errorf("reading the header: %w", err)
-	}
-	cols, err := parseHeader(header)
+	rows, err := readRows(src)
 	if err != nil {
 		return err
 	}
-	var readErr error // set by rows before it ends; read after the loop
-	rows := func(yield func(row) bool) {
-		for {
-			rec, err := r.Read()
-			var perr *csv.ParseError
-			switch {
-			case errors.Is(err, io.EOF):
-				return
-			case errors.As(err, &perr): // bad quoting spoils this record only
-				if !yield(row{line: perr.StartLine, skip: perr.Err.Error()}) {
-					return
-				}
-			case err != nil:
-				readErr = fmt.Errorf("reading the file: %w", err)
-				return
-			default:
-				if line, _ := r.FieldPos(0); !yield(cols.parse(line, rec)) {
-					return
-				}
-			}
-		}
-	}
-	// Only the context's end stops the run: a failed row is reported.
 	for res, err := range convo.ParallelSeq(ctx, rows, s.syncRow, convo.ParallelLimit(concurrency)) {
-		if err != nil {
-			return fmt.Errorf("interrupted: %w", err)
+		if ctx.Err() != nil {
+			return fmt.Errorf("interrupted: %w", ctx.Err())
+		} else if err != nil {
+			return err
 		}
 		s.counts[res.verdict]++
 		switch res.verdict {
@@ -215,7 +186,7 @@ func (s *syncer) sync(ctx context.Context, src io.Reader, concurrency int) error
 			fmt.Fprintf(s.errOut, "line %d: skipped: %s\n", res.line, res.skip)
 		case "failed":
 			fmt.Fprintf(s.errOut, "line %d: %s: failed: %v\n", res.line, res.phone, res.err)
-		case "unchanged", "updated", "created":
+		default:
 			detail := ""
 			if len(res.did) > 0 {
 				detail = " (" + strings.Join(res.did, "; ") + ")"
@@ -223,12 +194,53 @@ func (s *syncer) sync(ctx context.Context, src io.Reader, concurrency int) error
 			fmt.Fprintf(s.out, "line %d: %s %s: %s%s\n", res.line, res.phone, res.name, res.verdict, detail)
 		}
 	}
-	return readErr
+	return nil
 }
 
-// syncRow brings one contact in line with its row. It runs concurrently with
-// other rows.
+// readRows reads the header, then yields the records one by one.
+func readRows(src io.Reader) (iter.Seq[row], error) {
+	r := csv.NewReader(src)
+	r.FieldsPerRecord = -1 // a short or long row is one bad row, not the end of the file
+	r.TrimLeadingSpace = true
+	header, err := r.Read()
+	if errors.Is(err, io.EOF) {
+		return nil, errors.New("the file is empty: a header line is required")
+	} else if err != nil {
+		return nil, fmt.Errorf("reading the header: %w", err)
+	}
+	cols, err := parseHeader(header)
+	if err != nil {
+		return nil, err
+	}
+	return func(yield func(row) bool) {
+		for {
+			rec, err := r.Read()
+			var perr *csv.ParseError
+			var next row
+			switch {
+			case errors.Is(err, io.EOF):
+				return
+			case errors.As(err, &perr): // bad quoting spoils this record only
+				next = row{line: perr.StartLine, skip: perr.Err.Error()}
+			case err != nil:
+				next = row{err: fmt.Errorf("reading the file: %w", err)}
+			default:
+				line, _ := r.FieldPos(0)
+				next = cols.parse(line, rec)
+			}
+			if !yield(next) || next.err != nil {
+				return
+			}
+		}
+	}, nil
+}
+
+// syncRow brings one contact in line with its row; a failure at the service
+// is the row's, reported with it. It runs concurrently with other rows.
 func (s *syncer) syncRow(ctx context.Context, r row) (result, error) {
+	if r.err != nil {
+		return result{}, r.err
+	}
 	res := result{row: r, verdict: "skipped"}
 	if r.skip == "" {
 		res.verdict, res.did, res.err = s.apply(ctx, r)
@@ -273,60 +285,50 @@ func (s *syncer) apply(ctx context.Context, r row) (verdict string, did []string
 	return verdict, did, nil
 }
 
-// columns is the layout read from the header.
-type columns struct {
-	n, phone, name, removeTags int            // removeTags is -1 when absent
-	fields                     map[int]string // column index → custom field name
-}
+// columns maps the header's column names to their index.
+type columns map[string]int
 
-func parseHeader(h []string) (*columns, error) {
-	cols := &columns{n: len(h), phone: -1, name: -1, removeTags: -1, fields: map[int]string{}}
-	h[0] = strings.TrimPrefix(h[0], "\ufeff") // a byte-order mark from spreadsheet exports
+func parseHeader(h []string) (columns, error) {
+	cols := columns{}
 	for i, name := range h {
-		name = strings.TrimSpace(name)
-		h[i] = name
-		field, isField := strings.CutPrefix(name, "cf:")
-		switch {
-		case slices.Contains(h[:i], name):
+		name = strings.TrimSpace(strings.TrimPrefix(name, "\ufeff")) // a byte-order mark from spreadsheet exports
+		if _, dup := cols[name]; dup {
 			return nil, fmt.Errorf("header: column %q appears twice", name)
-		case name == "phone":
-			cols.phone = i
-		case name == "name":
-			cols.name = i
-		case name == "remove_tags":
-			cols.removeTags = i
-		case isField && strings.TrimSpace(field) != "":
-			cols.fields[i] = strings.TrimSpace(field)
-		default:
+		}
+		field, isField := strings.CutPrefix(name, "cf:")
+		if !slices.Contains([]string{"phone", "name", "remove_tags"}, name) && (!isField || field == "") {
 			return nil, fmt.Errorf("header: unknown column %q (expected phone, name, cf:<field>, remove_tags)", name)
 		}
+		cols[name] = i
 	}
-	if cols.phone < 0 || cols.name < 0 {
-		return nil, errors.New("header: the columns phone and name are required")
+	for _, required := range []string{"phone", "name"} {
+		if _, ok := cols[required]; !ok {
+			return nil, errors.New("header: the columns phone and name are required")
+		}
 	}
 	return cols, nil
 }
 
 // parse reads one record; a bad one comes back with the reason to skip it.
-func (c *columns) parse(line int, rec []string) row {
-	if len(rec) != c.n {
-		return row{line: line, skip: fmt.Sprintf("%d columns, the header has %d", len(rec), c.n)}
+func (c columns) parse(line int, rec []string) row {
+	if len(rec) != len(c) {
+		return row{line: line, skip: fmt.Sprintf("%d columns, the header has %d", len(rec), len(c))}
 	}
-	phone, err := convo.NormalizePhone(rec[c.phone])
+	phone, err := convo.NormalizePhone(rec[c["phone"]])
 	if err != nil {
-		return row{line: line, skip: fmt.Sprintf("bad phone %q: %v", rec[c.phone], err)}
+		return row{line: line, skip: fmt.Sprintf("bad phone %q: %v", rec[c["phone"]], err)}
 	}
-	r := row{line: line, phone: phone, name: strings.TrimSpace(rec[c.name]), fields: map[string]string{}}
+	r := row{line: line, phone: phone, name: strings.TrimSpace(rec[c["name"]]), fields: map[string]string{}}
 	if r.name == "" {
 		return row{line: line, skip: "missing name"}
 	}
-	for i, f := range c.fields {
-		if v := strings.TrimSpace(rec[i]); v != "" {
-			r.fields[f] = v
+	for name, i := range c {
+		if field, ok := strings.CutPrefix(name, "cf:"); ok && strings.TrimSpace(rec[i]) != "" {
+			r.fields[field] = strings.TrimSpace(rec[i])
 		}
 	}
-	if c.removeTags >= 0 {
-		for _, t := range strings.FieldsFunc(rec[c.removeTags], func(r rune) bool { return r == '|' || r == ';' }) {
+	if i, ok := c["remove_tags"]; ok {
+		for _, t := range strings.FieldsFunc(rec[i], func(r rune) bool { return r == '|' || r == ';' }) {
 			if t = strings.TrimSpace(t); t != "" && !slices.Contains(r.tags, t) {
 				r.tags = append(r.tags, t)
 			}
