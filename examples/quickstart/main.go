@@ -63,88 +63,84 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	client, done, err := demo.Client(stderr)
 	if err == nil {
 		defer done()
-		err = tour(ctx, client, *nMessages, *anomalies, stdout)
+		t := &tour{c: client, out: stdout, nMessages: *nMessages}
+		sections := []func(context.Context) error{t.channelAccounts, t.openConversations, t.latestMessages, t.attachments, t.typedErrors}
+		if *anomalies {
+			sections = append(sections, t.anomalyReport)
+		}
+		for _, section := range sections {
+			if err = section(ctx); err != nil {
+				break
+			}
+		}
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "quickstart:", err)
 		return 1
 	}
+	if !*anomalies {
+		fmt.Fprintln(stdout, "\nAnomaly report skipped (--anomalies=false).")
+	}
 	return 0
 }
 
-// tour runs the sections one after the other; each returns the first
-// failure, wrapped with what it was doing.
-func tour(ctx context.Context, c *convo.Client, nMessages int, anomalies bool, out io.Writer) error {
-	accounts, err := channelAccounts(ctx, c, out)
-	if err != nil {
-		return err
-	}
-	convs, err := openConversations(ctx, c, out)
-	if err != nil {
-		return err
-	}
-	msgs, err := latestMessages(ctx, c, convs, nMessages, out)
-	if err != nil {
-		return err
-	}
-	if err := attachments(ctx, c, msgs, out); err != nil {
-		return err
-	}
-	if err := typedErrors(ctx, c, accounts, out); err != nil {
-		return err
-	}
-	if !anomalies {
-		fmt.Fprintln(out, "\nAnomaly report skipped (--anomalies=false).")
-		return nil
-	}
-	return anomalyReport(ctx, c, out)
+// tour shows one section after the other; each returns the first failure,
+// wrapped with what it was doing, and leaves what the next ones use.
+type tour struct {
+	c         *convo.Client
+	out       io.Writer
+	nMessages int
+	accounts  []convo.ChannelAccount
+	convs     []convo.Conversation // open ones
+	msgs      []convo.Message      // of the busiest open conversation
 }
 
 // channelAccounts lists the company's channel accounts and what they can do.
-func channelAccounts(ctx context.Context, c *convo.Client, out io.Writer) ([]convo.ChannelAccount, error) {
-	accounts, err := c.Channels.List(ctx)
+func (t *tour) channelAccounts(ctx context.Context) error {
+	accounts, err := t.c.Channels.List(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("listing channel accounts: %w", err)
+		return fmt.Errorf("listing channel accounts: %w", err)
 	}
-	tw := section(out, "Channel accounts (%d)", len(accounts))
+	t.accounts = accounts
+	tw := section(t.out, "Channel accounts (%d)", len(accounts))
 	fmt.Fprintln(tw, "  NAME\tCHANNEL\tPROVIDER ID\tSTATUS\tSENDS\tMAX TEXT\tMAX CAPTION\tSERVICE WINDOW (H)\tTEMPLATES OUTSIDE")
 	for _, a := range accounts {
 		caps := a.Capabilities
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%v\t%d\t%s\t%s\t%t\n", a.DisplayName, a.Channel, a.ProviderIdentifier, a.Status,
 			caps.MessageTypes, caps.MaxTextLength, orNone(caps.MaxCaptionLength), orNone(caps.SessionWindowHours), caps.RequiresTemplateOutsideWindow)
 	}
-	return accounts, tw.Flush()
+	return tw.Flush()
 }
 
 // openConversations lists the open conversations: All pages through them as
 // the loop advances.
-func openConversations(ctx context.Context, c *convo.Client, out io.Writer) ([]convo.Conversation, error) {
-	tw := section(out, "Open conversations")
+func (t *tour) openConversations(ctx context.Context) error {
+	tw := section(t.out, "Open conversations")
 	fmt.Fprintln(tw, "  CONVERSATION\tCHANNEL\tCONTACT ADDRESS\tASSIGNED\tUNREAD\tLAST INBOUND\tLAST MESSAGE")
-	var convs []convo.Conversation
-	for conv, err := range c.Conversations.All(ctx, &convo.ListConversationsParams{Status: convo.ConversationOpen}) {
+	for conv, err := range t.c.Conversations.All(ctx, &convo.ListConversationsParams{Status: convo.ConversationOpen}) {
 		if err != nil {
-			return nil, fmt.Errorf("listing conversations: %w", err)
+			return fmt.Errorf("listing conversations: %w", err)
 		}
-		convs = append(convs, conv)
+		t.convs = append(t.convs, conv)
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%t\t%d\t%s\t%s\n", conv.ID, conv.Channel, conv.ChannelIdentifier,
 			conv.Assigned, conv.UnreadCount, when(conv.LastInboundAt), when(conv.LastMessageAt))
 	}
-	return convs, tw.Flush()
+	return tw.Flush()
 }
 
 // latestMessages shows the latest messages of the busiest open conversation:
 // the most unread messages, then the most recent (the list's order).
-func latestMessages(ctx context.Context, c *convo.Client, convs []convo.Conversation, n int, out io.Writer) ([]convo.Message, error) {
-	if len(convs) == 0 {
-		return nil, nil
+func (t *tour) latestMessages(ctx context.Context) error {
+	if len(t.convs) == 0 {
+		return nil
 	}
-	conv := slices.MaxFunc(convs, func(a, b convo.Conversation) int { return cmp.Compare(a.UnreadCount, b.UnreadCount) })
-	page, err := c.Messages.List(ctx, conv.ID, &convo.ListMessagesParams{Limit: n})
+	conv := slices.MaxFunc(t.convs, func(a, b convo.Conversation) int { return cmp.Compare(a.UnreadCount, b.UnreadCount) })
+	page, err := t.c.Messages.List(ctx, conv.ID, &convo.ListMessagesParams{Limit: t.nMessages})
 	if err != nil {
-		return nil, fmt.Errorf("reading messages: %w", err)
+		return fmt.Errorf("reading messages: %w", err)
 	}
-	tw := section(out, "Latest %d messages of %s (%s %s; newest first, window: last %d days)",
+	t.msgs = page.Items
+	tw := section(t.out, "Latest %d messages of %s (%s %s; newest first, window: last %d days)",
 		len(page.Items), conv.ID, conv.Channel, conv.ChannelIdentifier, page.Window.RecentWindowDays)
 	fmt.Fprintln(tw, "  SENT\tDIRECTION\tTYPE\tSTATUS\tTEXT\tMEDIA\tREACTIONS")
 	for _, m := range page.Items {
@@ -159,14 +155,15 @@ func latestMessages(ctx context.Context, c *convo.Client, convs []convo.Conversa
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%.40q\t%s\t%v\n", when(m.SentAt), m.Direction, m.Type, cmp.Or(m.Status, "-"),
 			m.TextOrEmpty(), media, reactions)
 	}
-	return page.Items, tw.Flush()
+	return tw.Flush()
 }
 
 // attachments downloads the first available file among msgs, and shows the
 // ErrNoMedia branch on the first media message without one. A message never
 // carries a URL: its media_id is exchanged for a temporary address; a
 // media_id of null is a normal case, answered without any request.
-func attachments(ctx context.Context, c *convo.Client, msgs []convo.Message, out io.Writer) error {
+func (t *tour) attachments(ctx context.Context) error {
+	c, msgs, out := t.c, t.msgs, t.out
 	fmt.Fprintln(out, "\nAttachments")
 	withFile := slices.IndexFunc(msgs, func(m convo.Message) bool { return m.Media != nil && m.Media.Available() })
 	without := slices.IndexFunc(msgs, func(m convo.Message) bool { return m.Media != nil && !m.Media.Available() })
@@ -201,39 +198,35 @@ func attachments(ctx context.Context, c *convo.Client, msgs []convo.Message, out
 	return nil
 }
 
-// typedErrors looks up a contact that does not exist: handle errors by code,
-// never by text.
-func typedErrors(ctx context.Context, c *convo.Client, accounts []convo.ChannelAccount, out io.Writer) error {
-	fmt.Fprintln(out, "\nTyped errors")
+// typedErrors looks up a contact that does not exist: handle errors by
+// their code (errors.Is, errors.As), never by their text.
+func (t *tour) typedErrors(ctx context.Context) error {
+	fmt.Fprintln(t.out, "\nTyped errors")
 	lookup := &convo.LookupContactParams{PhoneNumber: "+1 (555) 010-0999"}
-	if i := slices.IndexFunc(accounts, func(a convo.ChannelAccount) bool { return a.Channel == convo.ChannelChatapp }); i >= 0 {
-		lookup.PhoneNumberID = accounts[i].ProviderIdentifier
+	if i := slices.IndexFunc(t.accounts, func(a convo.ChannelAccount) bool { return a.Channel == convo.ChannelChatapp }); i >= 0 {
+		lookup.PhoneNumberID = t.accounts[i].ProviderIdentifier
 	}
-	contact, err := c.Contacts.Lookup(ctx, lookup)
+	_, err := t.c.Contacts.Lookup(ctx, lookup)
 	var apiErr *convo.Error
-	switch {
-	case errors.Is(err, convo.ErrContactNotFound) && errors.As(err, &apiErr):
-		fmt.Fprintf(out, "  Lookup of %s: no such contact — errors.Is(err, convo.ErrContactNotFound) is true\n", lookup.PhoneNumber)
-		fmt.Fprintf(out, "  (HTTP %d, code %s, errorId %s to quote to support)\n", apiErr.StatusCode, apiErr.Code, apiErr.ErrorID)
-	case err != nil:
-		return fmt.Errorf("looking up a contact: %w", err)
-	default:
-		fmt.Fprintf(out, "  Lookup of %s found %s (%s)\n", lookup.PhoneNumber, contact.Name, contact.ID)
+	if !errors.Is(err, convo.ErrContactNotFound) || !errors.As(err, &apiErr) {
+		return fmt.Errorf("looking up a contact that should not exist: %v", err)
 	}
+	fmt.Fprintf(t.out, "  Lookup of %s: no such contact — errors.Is(err, convo.ErrContactNotFound) is true\n", lookup.PhoneNumber)
+	fmt.Fprintf(t.out, "  (HTTP %d, code %s, errorId %s to quote to support)\n", apiErr.StatusCode, apiErr.Code, apiErr.ErrorID)
 	return nil
 }
 
 // anomalyReport reads the report with both opt-in buckets. The service
 // limits this call to about one pass a day: this is a sweep, not a poll.
-func anomalyReport(ctx context.Context, c *convo.Client, out io.Writer) error {
-	report, err := c.Anomalies.Get(ctx, &convo.AnomaliesParams{
+func (t *tour) anomalyReport(ctx context.Context) error {
+	report, err := t.c.Anomalies.Get(ctx, &convo.AnomaliesParams{
 		Include: []convo.Bucket{convo.BucketUnassigned, convo.BucketAutomationOnly},
 	})
 	if err != nil {
 		return fmt.Errorf("reading the anomaly report: %w", err)
 	}
 	b := report.Buckets
-	tw := section(out, "Anomaly report (waiting at least %dh, up to each channel's ceiling)", report.Window.ThresholdHours)
+	tw := section(t.out, "Anomaly report (waiting at least %dh, up to each channel's ceiling)", report.Window.ThresholdHours)
 	fmt.Fprintln(tw, "  BUCKET\tCOUNT\tWORST WAITING")
 	for _, row := range []struct {
 		name   convo.Bucket
@@ -247,7 +240,7 @@ func anomalyReport(ctx context.Context, c *convo.Client, out io.Writer) error {
 	}
 	fmt.Fprintf(tw, "  %s\t%d\t(count only)\n", convo.BucketNeverEngaged, b.NeverEngaged.Count)
 	tw.Flush()
-	fmt.Fprintln(out, "\nNext: go run ./examples/anomaly-sweep --help, and read the package documentation (go doc github.com/convoapi/convo-go).")
+	fmt.Fprintln(t.out, "\nNext: go run ./examples/anomaly-sweep --help, and read the package documentation (go doc github.com/convoapi/convo-go).")
 	return nil
 }
 

@@ -143,7 +143,7 @@ func TestRuns(t *testing.T) {
 		{name: "attachment fails", fault: &fake.Fault{Path: "/attachments/*", Status: 400, Code: "INVALID_PARAM"}, code: 1,
 			stderr: "attachment of "},
 		{name: "lookup fails", fault: &fake.Fault{Path: "/chatapp/contacts/lookup", Status: 400, Code: "INVALID_PARAM"}, code: 1,
-			stderr: "looking up a contact: convo: 400 INVALID_PARAM"},
+			stderr: "looking up a contact that should not exist: convo: 400 INVALID_PARAM"},
 		{name: "anomaly report fails", fault: &fake.Fault{Path: "/conversations/anomalies", Status: 400, Code: "INVALID_PARAM"}, code: 1,
 			stderr: "reading the anomaly report: convo: 400 INVALID_PARAM"},
 		// Only one of the two set: exit 1 with the reason, never demo data.
