@@ -79,26 +79,12 @@ func TestSweep(t *testing.T) {
 			notStdout: []string{convExpired, convFresh, convSilent},
 			query:     map[string]string{"include": "unassigned,automation_only"},
 		},
-		{
-			name:   "generous max-wait",
-			args:   []string{"--max-wait", "24h"},
-			stdout: []string{"unanswered: 2", "OK: no conversation has waited longer than 24h."},
-		},
-		{
-			name:   "several over max-wait, worst first, each once",
-			args:   []string{"--max-wait", "4h30m"},
-			code:   exitTooLong,
-			stdout: []string{"ALERT: 3 waiting longer than 4.5h: " + convLate + ", " + convAutomation + ", " + convAssigned},
-		},
+		{name: "generous max-wait", args: []string{"--max-wait", "24h"}, stdout: []string{"unanswered: 2", "OK: no conversation has waited longer than 24h."}},
+		{name: "several over max-wait, worst first, each once", args: []string{"--max-wait", "4h30m"}, code: exitTooLong,
+			stdout: []string{"ALERT: 3 waiting longer than 4.5h: " + convLate + ", " + convAutomation + ", " + convAssigned}},
 		{name: "max-wait 0 never alerts", args: []string{"--max-wait", "0"}, notStdout: []string{"> max-wait", "OK:", "ALERT"}},
-		{
-			name:      "no opt-in buckets",
-			args:      []string{"--include", ""},
-			code:      exitTooLong,
-			stdout:    []string{"unanswered: 2", "never_engaged: 1"},
-			notStdout: []string{"unassigned:", "automation_only:"},
-			query:     map[string]string{"include": ""},
-		},
+		{name: "no opt-in buckets", args: []string{"--include", ""}, code: exitTooLong, stdout: []string{"unanswered: 2", "never_engaged: 1"},
+			notStdout: []string{"unassigned:", "automation_only:"}, query: map[string]string{"include": ""}},
 		{
 			name:      "threshold and limit",
 			args:      []string{"--threshold", "6", "--limit", "1", "--include", "automation_only"},
@@ -107,16 +93,10 @@ func TestSweep(t *testing.T) {
 			notStdout: []string{convAssigned, "unassigned:"},
 			query:     map[string]string{"threshold_hours": "6", "limit": "1", "include": "automation_only"},
 		},
+		{name: "limit below the count says so", args: []string{"--limit", "1"}, code: exitTooLong,
+			stdout: []string{"unanswered: 2 (showing the worst 1; raise --limit for more)", convLate}},
 		{
-			name:   "limit below the count says so",
-			args:   []string{"--limit", "1"},
-			code:   exitTooLong,
-			stdout: []string{"unanswered: 2 (showing the worst 1; raise --limit for more)", convLate},
-		},
-		{
-			name:   "unknown bucket lists the valid ones",
-			args:   []string{"--include", "unassigned,urgent"},
-			code:   exitFailed,
+			name: "unknown bucket lists the valid ones", args: []string{"--include", "unassigned,urgent"}, code: exitFailed,
 			stderr: "INVALID_BUCKET: Unknown bucket: urgent. Valid buckets: [unanswered never_engaged unassigned automation_only]; --include takes the opt-in ones: [unassigned automation_only].",
 		},
 		{name: "threshold out of range", args: []string{"--threshold", "30"}, code: exitFailed, stderr: "INVALID_PARAM"},
@@ -142,7 +122,7 @@ func TestSweep(t *testing.T) {
 		},
 		{name: "bad duration", args: []string{"--max-wait", "soon"}, code: exitFailed, stderr: `invalid value "soon" for flag -max-wait`},
 		{name: "stray argument", args: []string{"now"}, code: exitFailed, stderr: `unexpected argument "now"`},
-		{name: "help", args: []string{"--help"}, stderr: "2 at least one conversation waits longer than --max-wait"},
+		{name: "help", args: []string{"--help"}, stderr: "exit 2 when a listed conversation has waited longer than this"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
