@@ -13,22 +13,19 @@
 //
 // A bad row (bad phone, missing name, wrong number of columns, broken
 // quoting) is reported on stderr with its line number and skipped. Each
-// row's contact is found or created with Contacts.Ensure, so a contact
-// created by someone else meanwhile counts as found, never twice. The
-// summary counts created, updated, unchanged, skipped and failed rows:
-// "updated" means custom fields or a tag removal were sent (the service has
-// no read of custom fields, so a row that sets them is always sent),
-// "unchanged" that the row asks for nothing the contact needs (tags to
-// remove from a contact that has none make no call). Exit code: 1 when a
-// row failed at the service (or the run could not start), 0 otherwise.
+// contact is found or created with Contacts.Ensure, so one created by
+// someone else meanwhile counts as found, never twice. The summary counts
+// rows created, updated (custom fields or a tag removal sent; the service
+// has no read of custom fields, so a row that sets them is always sent),
+// unchanged (nothing to send: tags to remove from a contact that has none
+// make no call), skipped and failed. Exit code 1 when a row failed at the
+// service or the run could not start, 0 otherwise.
 //
-// Rows are synced --concurrency at a time with convo.ParallelSeq; the
-// output is the same whatever the concurrency: one line per row, in file
-// order. When the service answers 429, every row in flight waits for its
-// Retry-After and fewer rows run at once for a while; nothing is skipped.
-// Running the same file again is safe (found, not created twice; merging
-// the same fields changes nothing), so an interrupted run is resumed by
-// running it again.
+// Rows are synced --concurrency at a time with convo.ParallelSeq, and
+// reported in file order whatever the concurrency. When the service answers
+// 429, every row in flight waits for its Retry-After and fewer rows run at
+// once for a while; nothing is skipped. Running the same file again is safe,
+// so an interrupted run is resumed by running it again.
 //
 // Without an account it runs on an embedded fake with demo data, whose
 // chatapp number is 5511940000001:
@@ -243,10 +240,9 @@ func (s *syncer) syncRow(ctx context.Context, r row) (result, error) {
 	}
 	res := result{row: r, verdict: "skipped"}
 	if r.skip == "" {
-		res.verdict, res.did, res.err = s.apply(ctx, r)
-	}
-	if res.err != nil {
-		res.verdict = "failed"
+		if res.verdict, res.did, res.err = s.apply(ctx, r); res.err != nil {
+			res.verdict = "failed"
+		}
 	}
 	return res, ctx.Err()
 }

@@ -48,7 +48,7 @@ func (w *world) contact(t *testing.T, phone string) fake.ContactState {
 	return ct
 }
 
-func writeCSV(t *testing.T, content string) string {
+func writeCSV(t testing.TB, content string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "contacts.csv")
 	require.NoError(t, os.WriteFile(p, []byte(content), 0o600))
