@@ -67,6 +67,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	limit := fs.Int("limit", 0, "conversations listed per bucket, 1-100 (0: the service's default, 20)")
 	include := fs.String("include", "unassigned,automation_only", "comma list of opt-in buckets (unassigned, automation_only); empty for none")
 	maxWait := fs.Duration("max-wait", 12*time.Hour, "exit 2 when a listed conversation has waited longer than this (0: never)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: anomaly-sweep [flags]\n\nExit codes (of the built binary; go run exits 1 for any): 0 nothing waits longer\nthan --max-wait, 1 the sweep failed, 2 at least one conversation waits longer.\n\nFlags:")
+		fs.PrintDefaults()
+	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK

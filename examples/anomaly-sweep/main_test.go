@@ -122,7 +122,7 @@ func TestSweep(t *testing.T) {
 		},
 		{name: "bad duration", args: []string{"--max-wait", "soon"}, code: exitFailed, stderr: `invalid value "soon" for flag -max-wait`},
 		{name: "stray argument", args: []string{"now"}, code: exitFailed, stderr: `unexpected argument "now"`},
-		{name: "help", args: []string{"--help"}, stderr: "exit 2 when a listed conversation has waited longer than this"},
+		{name: "help", args: []string{"--help"}, stderr: "2 at least one conversation waits longer"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -206,16 +206,14 @@ func TestFullExport(t *testing.T) {
 // An export interrupted after n lines, then after m more, then run to the
 // end, writes exactly the file an uninterrupted export writes.
 func TestResumeAfterInterruption(t *testing.T) {
+	w := newWorld(t, t0)
+	code, _, errOut := export(t, t.TempDir(), 0)
+	require.Equal(t, 0, code, errOut)
+	want := readFile(t, "history.jsonl")
 	for _, tt := range []struct{ n, m int }{{1, 1}, {2, 3}, {3, 4}, {5, 1}, {7, 2}, {11, 1}, {12, 0}} {
 		t.Run(fmt.Sprintf("after %d then %d", tt.n, tt.m), func(t *testing.T) {
-			w := newWorld(t, t0)
-			ref := t.TempDir()
-			code, _, errOut := export(t, ref, 0)
-			require.Equal(t, 0, code, errOut)
-			want := readFile(t, filepath.Join(ref, "history.jsonl"))
-
 			dir := t.TempDir()
-			code, _, errOut = export(t, dir, tt.n)
+			code, _, errOut := export(t, dir, tt.n)
 			require.Equal(t, 1, code)
 			assert.Contains(t, errOut, "interrupted; ")
 			assert.Contains(t, errOut, "run the same command again to resume")
