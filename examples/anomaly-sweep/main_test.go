@@ -14,9 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	convo "github.com/convoapi/convo-go"
-	"github.com/convoapi/convo-go/examples/internal/demo"
+	"github.com/convoapi/convo-go/examples/internal/demotest"
 	"github.com/convoapi/convo-go/fake"
-	"github.com/convoapi/convo-go/internal/oascheck"
 )
 
 var now = time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
@@ -34,7 +33,7 @@ const (
 // situation the sweep distinguishes.
 func newService(t *testing.T) *fake.Server {
 	t.Helper()
-	s := fake.New(t, fake.WithClock(fake.NewManualClock(now)), fake.WithHandlerMiddleware(oascheck.Middleware(t)))
+	s := demotest.Fake(t, now)
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, DisplayName: "Sales", ProviderIdentifier: "5511900000001"})
 	conv := func(id, phone, agent string) string {
@@ -127,7 +126,6 @@ func TestSweep(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newService(t)
-			demo.PointAt(t, s)
 			if tt.setup != nil {
 				tt.setup(t, s)
 			}

@@ -15,9 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	convo "github.com/convoapi/convo-go"
-	"github.com/convoapi/convo-go/examples/internal/demo"
+	"github.com/convoapi/convo-go/examples/internal/demotest"
 	"github.com/convoapi/convo-go/fake"
-	"github.com/convoapi/convo-go/internal/oascheck"
 )
 
 const line = "5511900000001" // the chatapp account's provider_identifier
@@ -29,7 +28,7 @@ type world struct {
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
-	s := fake.New(t, fake.WithClock(fake.NewManualClock(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))), fake.WithHandlerMiddleware(oascheck.Middleware(t)))
+	s := demotest.Fake(t, time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))
 	co := s.Company()
 	acc := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, DisplayName: "Sales", ProviderIdentifier: line})
 	co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelBotapp, DisplayName: "Bot", ProviderIdentifier: "bot-1"})
@@ -37,7 +36,6 @@ func newWorld(t *testing.T) *world {
 		Tags: []string{"vip", "newsletter", "trial"}, CustomFields: map[string]string{"city": "São Paulo", "plan": "gold"}})
 	co.AddContact(fake.Contact{Account: acc, Phone: "5511911112222", Name: "Carla Mendes", Tags: []string{"trial"}})
 	co.AddContact(fake.Contact{Account: acc, Phone: "5511933334444", Name: "Eva Martins", CustomFields: map[string]string{"city": "Recife"}})
-	demo.PointAt(t, s)
 	return &world{s: s, account: acc}
 }
 

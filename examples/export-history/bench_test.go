@@ -12,7 +12,7 @@ import (
 	"time"
 
 	convo "github.com/convoapi/convo-go"
-	"github.com/convoapi/convo-go/examples/internal/demo"
+	"github.com/convoapi/convo-go/examples/internal/demotest"
 	"github.com/convoapi/convo-go/fake"
 )
 
@@ -30,7 +30,7 @@ func BenchmarkExportOverNetwork(b *testing.B) {
 	const convs, perConv = 200, 300
 	// The clock is pinned, so the rate limiter's bucket would never refill:
 	// no limit here (contact-sync's benchmark measures one).
-	s := fake.New(b, fake.WithClock(fake.NewManualClock(t0)), fake.WithJournalLimit(1<<20), fake.WithRateLimit(0, 0))
+	s := demotest.Fake(b, t0, fake.WithJournalLimit(1<<20), fake.WithRateLimit(0, 0))
 	co := s.Company()
 	acc := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000001"})
 	for c := range convs {
@@ -41,7 +41,6 @@ func BenchmarkExportOverNetwork(b *testing.B) {
 		}
 	}
 	s.AddFault(fake.Fault{Latency: rtt})
-	demo.PointAt(b, s)
 
 	for _, concurrency := range []int{1, 8, 16} {
 		b.Run(fmt.Sprintf("concurrency%d", concurrency), func(b *testing.B) {

@@ -16,9 +16,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	convo "github.com/convoapi/convo-go"
-	"github.com/convoapi/convo-go/examples/internal/demo"
+	"github.com/convoapi/convo-go/examples/internal/demotest"
 	"github.com/convoapi/convo-go/fake"
-	"github.com/convoapi/convo-go/internal/oascheck"
 )
 
 var t0 = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
@@ -43,7 +42,7 @@ type world struct {
 // t0 (82 days after 2026-09-01) and points demo.Client at them.
 func newWorld(t *testing.T, t0 time.Time) *world {
 	t.Helper()
-	s := fake.New(t, fake.WithClock(fake.NewManualClock(t0)), fake.WithHandlerMiddleware(oascheck.Middleware(t)))
+	s := demotest.Fake(t, t0)
 	co := s.Company()
 	w := &world{s: s, co: co, want: map[string]string{}, data: map[string][]byte{}}
 	w.acc = co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000001"})
@@ -87,7 +86,6 @@ func newWorld(t *testing.T, t0 time.Time) *world {
 	add(convD, 95, 0, fake.Message{})
 	add(convD, 20, 0, fake.Message{})
 	add(convD, 5, 0, fake.Message{Sender: fake.SenderPhone})
-	demo.PointAt(t, s)
 	return w
 }
 
@@ -346,9 +344,9 @@ func TestEmbeddedDemo(t *testing.T) {
 // bigWorld is a fake with n conversations of perConv messages each (one in
 // five with an image), seeded alike on every call but for the ids the fake
 // draws itself, which are fixed here.
-func bigWorld(tb testing.TB, n, perConv int, opts ...fake.Option) *fake.Server {
+func bigWorld(tb testing.TB, n, perConv int) *fake.Server {
 	tb.Helper()
-	s := fake.New(tb, append([]fake.Option{fake.WithClock(fake.NewManualClock(t0))}, opts...)...)
+	s := demotest.Fake(tb, t0)
 	co := s.Company()
 	acc := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000001"})
 	for c := range n {
@@ -363,7 +361,6 @@ func bigWorld(tb testing.TB, n, perConv int, opts ...fake.Option) *fake.Server {
 			co.AddMessage(cv, m)
 		}
 	}
-	demo.PointAt(tb, s)
 	return s
 }
 
@@ -372,7 +369,7 @@ func bigWorld(tb testing.TB, n, perConv int, opts ...fake.Option) *fake.Server {
 func TestConcurrentExportMatchesSequential(t *testing.T) {
 	files := map[string]string{}
 	for _, c := range []string{"1", "16"} {
-		s := bigWorld(t, 40, 7, fake.WithHandlerMiddleware(oascheck.Middleware(t)))
+		s := bigWorld(t, 40, 7)
 		code, _, errOut := export(t, t.TempDir(), 0, "--concurrency", c, "--page-size", "3")
 		require.Equal(t, 0, code, errOut)
 		files[c] = readFile(t, "history.jsonl")

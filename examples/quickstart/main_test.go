@@ -13,9 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	convo "github.com/convoapi/convo-go"
-	"github.com/convoapi/convo-go/examples/internal/demo"
+	"github.com/convoapi/convo-go/examples/internal/demotest"
 	"github.com/convoapi/convo-go/fake"
-	"github.com/convoapi/convo-go/internal/oascheck"
 )
 
 var start = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
@@ -34,7 +33,7 @@ func newService(t *testing.T) *fake.Server { return newServiceAt(t, start) }
 // newServiceAt seeds the same data relative to another service date.
 func newServiceAt(t *testing.T, start time.Time) *fake.Server {
 	t.Helper()
-	s := fake.New(t, fake.WithClock(fake.NewManualClock(start)), fake.WithHandlerMiddleware(oascheck.Middleware(t)))
+	s := demotest.Fake(t, start)
 	co := s.Company()
 	sales := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, DisplayName: "Sales", ProviderIdentifier: "5511900000001"})
 	bot := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelBotapp, DisplayName: "Help bot", ProviderIdentifier: "help_bot"})
@@ -72,7 +71,6 @@ func newServiceAt(t *testing.T, start time.Time) *fake.Server {
 
 func TestTourOnKnownData(t *testing.T) {
 	s := newService(t)
-	demo.PointAt(t, s)
 	code, out, errOut := runQuickstart(t)
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, errOut, "Using the service at "+s.URL())
@@ -153,7 +151,6 @@ func TestRuns(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newService(t)
-			demo.PointAt(t, s)
 			for k, v := range tt.env {
 				t.Setenv(k, v)
 			}
@@ -203,7 +200,7 @@ func TestTourOnAnyDate(t *testing.T) {
 
 func tourAt(t *testing.T, at time.Time) string {
 	t.Helper()
-	demo.PointAt(t, newServiceAt(t, at))
+	newServiceAt(t, at)
 	code, out, errOut := runQuickstart(t)
 	require.Equal(t, 0, code, errOut)
 	return out

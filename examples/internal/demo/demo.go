@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"testing"
 
 	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
@@ -56,13 +55,4 @@ func Client(stderr io.Writer, opts ...convo.Option) (*convo.Client, func(), erro
 	fmt.Fprintf(stderr, "Using an embedded fake with demo data at %s (set %s and %s to use your account).\n",
 		srv.URL(), convo.EnvBaseURL, convo.EnvAPIKey)
 	return c, func() { c.CloseIdleConnections(); srv.Close() }, nil
-}
-
-// PointAt makes Client, for the rest of the test, use the fake s as if it
-// were the real service (through CONVO_BASE_URL and CONVO_API_KEY). Tests of
-// the examples use it to run them against data they control.
-func PointAt(t testing.TB, s *fake.Server) {
-	t.Helper()
-	t.Setenv(convo.EnvBaseURL, s.URL())
-	t.Setenv(convo.EnvAPIKey, s.APIKey())
 }
