@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,9 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	convo "github.com/convoapi/convo-go"
-	"github.com/convoapi/convo-go/examples/internal/demo"
+	"github.com/convoapi/convo-go/examples/internal/demotest"
 	"github.com/convoapi/convo-go/fake"
-	"github.com/convoapi/convo-go/internal/oascheck"
 )
 
 var now = time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
@@ -36,7 +33,7 @@ const (
 // situation the sweep distinguishes.
 func newService(t *testing.T) *fake.Server {
 	t.Helper()
-	s := fake.New(t, fake.WithClock(fake.NewManualClock(now)), fake.WithHandlerMiddleware(oascheck.Middleware(t)))
+	s := demotest.Fake(t, now)
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, DisplayName: "Sales", ProviderIdentifier: "5511900000001"})
 	conv := func(id, phone, agent string) string {
@@ -60,6 +57,7 @@ func TestSweep(t *testing.T) {
 	tests := []struct {
 		name      string
 		args      []string
+		setup     func(*testing.T, *fake.Server)
 		code      int
 		stdout    []string // substrings expected, in this order
 		notStdout []string
@@ -75,37 +73,17 @@ func TestSweep(t *testing.T) {
 				"unassigned: 2", "13.0h", convLate, "8.0h", convAutomation,
 				"automation_only: 1", "8.0h", convAutomation,
 				"never_engaged: 1",
-				"ALERT: 1 conversation waits longer than 12h: " + convLate,
+				"ALERT: 1 waiting longer than 12h: " + convLate,
 			},
 			notStdout: []string{convExpired, convFresh, convSilent},
 			query:     map[string]string{"include": "unassigned,automation_only"},
 		},
-		{
-			name:   "generous max-wait",
-			args:   []string{"--max-wait", "24h"},
-			code:   exitOK,
-			stdout: []string{"unanswered: 2", "OK: no conversation has waited longer than 24h."},
-		},
-		{
-			name:   "several over max-wait, worst first, each once",
-			args:   []string{"--max-wait", "4h30m"},
-			code:   exitTooLong,
-			stdout: []string{"ALERT: 3 conversations wait longer than 4h30m: " + convLate + ", " + convAutomation + ", " + convAssigned},
-		},
-		{
-			name:      "max-wait 0 never alerts",
-			args:      []string{"--max-wait", "0"},
-			code:      exitOK,
-			notStdout: []string{"> max-wait", "OK:", "ALERT"},
-		},
-		{
-			name:      "no opt-in buckets",
-			args:      []string{"--include", ""},
-			code:      exitTooLong,
-			stdout:    []string{"unanswered: 2", "never_engaged: 1"},
-			notStdout: []string{"unassigned:", "automation_only:"},
-			query:     map[string]string{"include": ""},
-		},
+		{name: "generous max-wait", args: []string{"--max-wait", "24h"}, stdout: []string{"unanswered: 2", "OK: no conversation has waited longer than 24h."}},
+		{name: "several over max-wait, worst first, each once", args: []string{"--max-wait", "4h30m"}, code: exitTooLong,
+			stdout: []string{"ALERT: 3 waiting longer than 4.5h: " + convLate + ", " + convAutomation + ", " + convAssigned}},
+		{name: "max-wait 0 never alerts", args: []string{"--max-wait", "0"}, notStdout: []string{"> max-wait", "OK:", "ALERT"}},
+		{name: "no opt-in buckets", args: []string{"--include", ""}, code: exitTooLong, stdout: []string{"unanswered: 2", "never_engaged: 1"},
+			notStdout: []string{"unassigned:", "automation_only:"}, query: map[string]string{"include": ""}},
 		{
 			name:      "threshold and limit",
 			args:      []string{"--threshold", "6", "--limit", "1", "--include", "automation_only"},
@@ -114,37 +92,50 @@ func TestSweep(t *testing.T) {
 			notStdout: []string{convAssigned, "unassigned:"},
 			query:     map[string]string{"threshold_hours": "6", "limit": "1", "include": "automation_only"},
 		},
+		{name: "limit below the count says so", args: []string{"--limit", "1"}, code: exitTooLong,
+			stdout: []string{"unanswered: 2 (showing the worst 1; raise --limit for more)", convLate}},
 		{
-			name:   "limit below the count says so",
-			args:   []string{"--limit", "1"},
-			code:   exitTooLong,
-			stdout: []string{"unanswered: 2 (showing the worst 1; raise --limit for more)", convLate},
+			name: "unknown bucket lists the valid ones", args: []string{"--include", "unassigned,urgent"}, code: exitFailed,
+			stderr: "INVALID_BUCKET: Unknown bucket: urgent. Valid buckets: [unanswered never_engaged unassigned automation_only]; --include takes the opt-in ones: [unassigned automation_only].",
+		},
+		{name: "threshold out of range", args: []string{"--threshold", "30"}, code: exitFailed, stderr: "INVALID_PARAM"},
+		{
+			// The endpoint allows about one pass a day: a failure with a
+			// clear message, not a silent retry loop.
+			name: "rate limited",
+			setup: func(_ *testing.T, s *fake.Server) {
+				s.AddFault(fake.Fault{Path: "/conversations/anomalies", Status: 429, RetryAfter: 6 * time.Hour})
+			},
+			code: exitFailed, stderr: "rate limited, retry after 6h0m0s",
 		},
 		{
-			name:   "unknown bucket lists the valid ones",
-			args:   []string{"--include", "unassigned,urgent"},
-			code:   exitFailed,
-			stderr: "INVALID_BUCKET: Unknown bucket: urgent. Valid buckets: unanswered, never_engaged, unassigned, automation_only; --include takes the opt-in ones: unassigned, automation_only.",
+			// Only one of the two set is a mistake: exit 1, never demo data.
+			name:  "half configured",
+			setup: func(t *testing.T, _ *fake.Server) { t.Setenv(convo.EnvAPIKey, "") },
+			code:  exitFailed, stderr: "CONVO_BASE_URL is set but CONVO_API_KEY is missing or empty",
 		},
 		{
-			name:   "threshold out of range",
-			args:   []string{"--threshold", "30"},
-			code:   exitFailed,
-			stderr: "INVALID_PARAM",
+			name: "embedded demo data", args: []string{"--max-wait", "1h"},
+			setup: func(t *testing.T, _ *fake.Server) { t.Setenv(convo.EnvBaseURL, ""); t.Setenv(convo.EnvAPIKey, "") },
+			code:  exitTooLong, stdout: []string{"unanswered: ", "ALERT: "}, stderr: "embedded fake",
 		},
 		{name: "bad duration", args: []string{"--max-wait", "soon"}, code: exitFailed, stderr: `invalid value "soon" for flag -max-wait`},
 		{name: "stray argument", args: []string{"now"}, code: exitFailed, stderr: `unexpected argument "now"`},
-		{name: "help", args: []string{"--help"}, code: exitOK, stderr: "2  at least one conversation waits longer than --max-wait"},
+		{name: "help", args: []string{"--help"}, stderr: "2 at least one conversation waits longer"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newService(t)
-			demo.PointAt(t, s)
+			if tt.setup != nil {
+				tt.setup(t, s)
+			}
 			var stdout, stderr bytes.Buffer
 			code := run(context.Background(), tt.args, &stdout, &stderr)
 			out := stdout.String()
 			assert.Equal(t, tt.code, code, "stdout:\n%s\nstderr:\n%s", out, stderr.String())
-
+			if tt.code == exitFailed {
+				assert.Empty(t, out, "no report")
+			}
 			rest := out
 			for _, want := range tt.stdout {
 				i := strings.Index(rest, want)
@@ -157,64 +148,13 @@ func TestSweep(t *testing.T) {
 				assert.NotContains(t, out, unwanted)
 			}
 			assert.Contains(t, stderr.String(), tt.stderr)
-
 			if tt.query != nil {
-				var calls []fake.Request
-				for _, r := range s.Requests() {
-					if strings.HasSuffix(r.Path, "/conversations/anomalies") {
-						calls = append(calls, r)
-					}
-				}
+				calls := s.RequestsMatching("GET", "/conversations/anomalies")
 				require.Len(t, calls, 1, "the sweep calls the report exactly once")
 				for k, v := range tt.query {
 					assert.Equal(t, v, calls[0].Query.Get(k), k)
 				}
 			}
-		})
-	}
-}
-
-// A rate-limited report (the endpoint allows about one pass a day) is a
-// failure with a clear message, not a silent retry loop.
-func TestRateLimited(t *testing.T) {
-	s := newService(t)
-	demo.PointAt(t, s)
-	s.AddFault(fake.Fault{Path: "/conversations/anomalies", Status: 429, RetryAfter: 6 * time.Hour})
-	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), nil, &stdout, &stderr)
-	assert.Equal(t, exitFailed, code)
-	assert.Contains(t, stderr.String(), "rate limited (RATE_LIMITED), retry after 6h0m0s")
-	assert.Empty(t, stdout.String())
-}
-
-// What `go run ./examples/anomaly-sweep` does with no account: the embedded
-// demo data, a report, and an exit code that is a verdict, not an error.
-func TestEmbeddedDemo(t *testing.T) {
-	t.Setenv("CONVO_BASE_URL", "")
-	t.Setenv("CONVO_API_KEY", "")
-	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"--max-wait", "1h"}, &stdout, &stderr)
-	assert.Equal(t, exitTooLong, code, stderr.String())
-	assert.Contains(t, stderr.String(), "embedded fake")
-	assert.Contains(t, stdout.String(), "unanswered: ")
-	assert.Contains(t, stdout.String(), "ALERT: ")
-}
-
-// Only one of CONVO_BASE_URL and CONVO_API_KEY set is a mistake the sweep
-// reports and exits 1 for; it never falls back to demo data.
-func TestHalfConfigured(t *testing.T) {
-	for _, unset := range []bool{false, true} {
-		t.Run(fmt.Sprintf("key unset=%v", unset), func(t *testing.T) {
-			t.Setenv("CONVO_BASE_URL", "https://api.example.com/v1")
-			t.Setenv("CONVO_API_KEY", "")
-			if unset {
-				require.NoError(t, os.Unsetenv("CONVO_API_KEY"))
-			}
-			var stdout, stderr bytes.Buffer
-			code := run(context.Background(), nil, &stdout, &stderr)
-			assert.Equal(t, exitFailed, code)
-			assert.Contains(t, stderr.String(), "CONVO_BASE_URL is set but CONVO_API_KEY is missing or empty")
-			assert.Empty(t, stdout.String(), "no report on demo data")
 		})
 	}
 }
@@ -225,38 +165,21 @@ func TestBuiltBinaryExitCodes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the program")
 	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("go tool not found")
-	}
 	bin := filepath.Join(t.TempDir(), "anomaly-sweep")
-	build := exec.Command(goTool, "build", "-o", bin, ".")
-	out, err := build.CombinedOutput()
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
 	require.NoError(t, err, string(out))
-
-	tests := []struct {
-		args []string
-		code int
-	}{
-		{[]string{"--max-wait", "1h"}, exitTooLong}, // the demo data has conversations waiting hours
-		{[]string{"--nope"}, exitFailed},
-		{[]string{"--help"}, exitOK},
-	}
-	for _, tt := range tests {
-		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
-			cmd := exec.Command(bin, tt.args...)
-			cmd.Env = append(os.Environ(), "CONVO_BASE_URL=", "CONVO_API_KEY=")
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
+	for args, want := range map[string]int{"--max-wait 1h": exitTooLong, "--nope": exitFailed, "--help": exitOK} {
+		t.Run(args, func(t *testing.T) {
+			cmd := exec.Command(bin, strings.Fields(args)...)
+			cmd.Env = append(os.Environ(), "CONVO_BASE_URL=", "CONVO_API_KEY=") // the demo data has conversations waiting hours
 			err := cmd.Run()
-			code := 0
 			var exitErr *exec.ExitError
-			if errors.As(err, &exitErr) {
-				code = exitErr.ExitCode()
+			if want != exitOK {
+				require.ErrorAs(t, err, &exitErr)
+				assert.Equal(t, want, exitErr.ExitCode())
 			} else {
-				require.NoError(t, err)
+				assert.NoError(t, err)
 			}
-			assert.Equal(t, tt.code, code, stderr.String())
 		})
 	}
 }

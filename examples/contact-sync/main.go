@@ -11,32 +11,21 @@
 //	             cell leaves the field unchanged)
 //	remove_tags  optional; tag ids to remove, separated by | or ;
 //
-// A bad row (bad phone, missing name, wrong number of columns) is reported
-// on stderr with its line number and skipped; every other row is still
-// synced. Each row's contact is found or created with Contacts.Ensure (two
-// calls: a creation, then a lookup), so a contact created by someone else
-// meanwhile counts as found, never twice. The summary at the end counts
-// created, updated, unchanged, skipped and failed rows: "updated" means
-// custom fields or a tag removal were sent, "unchanged" that the contact
-// exists and the row asks for nothing it could change (no custom field, and
-// tags to remove only from a contact that has none, in which case no call is
-// made). The service has no read of custom fields, so a row that sets them
-// is always sent and counted as updated, even when the values were already
-// those. Exit code: 1 when a row failed at the service (or the run could not
-// start), 0 otherwise, skipped rows included.
+// A bad row (bad phone, missing name, wrong number of columns, broken
+// quoting) is reported on stderr with its line number and skipped. Each
+// contact is found or created with Contacts.Ensure, so one created by
+// someone else meanwhile counts as found, never twice. The summary counts
+// rows created, updated (custom fields or a tag removal sent; the service
+// has no read of custom fields, so a row that sets them is always sent),
+// unchanged (nothing to send: tags to remove from a contact that has none
+// make no call), skipped and failed. Exit code 1 when a row failed at the
+// service or the run could not start, 0 otherwise.
 //
-// Rows are synced --concurrency at a time (default 8; 1 syncs one after the
-// other): on a network with 100 ms of round trip that is the difference
-// between minutes and an hour for ten thousand rows. The output is the same
-// whatever the concurrency: one line per row, in file order. When the
-// service answers 429, every row in flight waits for its Retry-After and
-// fewer rows run at once for a while; nothing is skipped. On a terminal a
-// progress line counts the rows done; elsewhere (a log) nothing but the
-// rows and the summary is written.
-//
-// Running the same file again is safe: existing contacts are found, not
-// created twice, and merging the same fields again changes nothing. So an
-// interrupted run (Ctrl-C) is resumed by running it again.
+// Rows are synced --concurrency at a time with convo.ParallelSeq, and
+// reported in file order whatever the concurrency. When the service answers
+// 429, every row in flight waits for its Retry-After and fewer rows run at
+// once for a while; nothing is skipped. Running the same file again is safe,
+// so an interrupted run is resumed by running it again.
 //
 // Without an account it runs on an embedded fake with demo data, whose
 // chatapp number is 5511940000001:
@@ -59,6 +48,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"iter"
+	"maps"
 	"os"
 	"os/signal"
 	"slices"
@@ -83,71 +74,55 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	file := fs.String("file", "", "CSV file to sync, - for standard input (required)")
 	phoneNumberID := fs.String("phone-number-id", "", "provider_identifier of the chatapp account the contacts belong to (required)")
-	concurrency := fs.Int("concurrency", 8, "rows synced at once, 1 to 64")
+	concurrency := fs.Int("concurrency", convo.DefaultParallelLimit, "rows synced at once")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
 		return 1
 	}
-	switch {
-	case *file == "":
-		fmt.Fprintln(stderr, "contact-sync: --file is required")
-		return 1
-	case *phoneNumberID == "":
-		fmt.Fprintln(stderr, "contact-sync: --phone-number-id is required")
-		return 1
-	case *concurrency < 1 || *concurrency > 64:
-		fmt.Fprintln(stderr, "contact-sync: --concurrency must be 1 to 64")
-		return 1
-	case fs.NArg() > 0:
-		fmt.Fprintf(stderr, "contact-sync: unexpected argument %q\n", fs.Arg(0))
+	fail := func(err error) int {
+		fmt.Fprintln(stderr, "contact-sync:", err)
 		return 1
 	}
-
+	if *file == "" || *phoneNumberID == "" {
+		return fail(errors.New("--file and --phone-number-id are required"))
+	}
 	src := stdin
 	if *file != "-" {
 		f, err := os.Open(*file)
 		if err != nil {
-			fmt.Fprintln(stderr, "contact-sync:", err)
-			return 1
+			return fail(err)
 		}
 		defer f.Close()
 		src = f
 	}
-
 	// A bulk job gives a call more retries than the default: under a rate
 	// limit a row should wait its turn, not fail.
 	client, done, err := demo.Client(stderr, convo.WithMaxRetries(8))
 	if err != nil {
-		fmt.Fprintln(stderr, "contact-sync:", err)
-		return 1
+		return fail(err)
 	}
 	defer done()
-
-	// Check the account once, rather than failing every row with
-	// CHANNEL_NOT_FOUND.
 	if err := checkAccount(ctx, client, *phoneNumberID); err != nil {
-		fmt.Fprintln(stderr, "contact-sync:", err)
-		return 1
+		return fail(err)
 	}
 
-	s := &syncer{c: client, phoneNumberID: *phoneNumberID, out: stdout, errOut: stderr,
-		concurrency: *concurrency, tty: demo.IsTerminal(stderr)}
-	err = s.sync(ctx, src)
-	s.showProgress(true)
+	s := &syncer{c: client, phoneNumberID: *phoneNumberID, out: stdout, errOut: stderr, counts: map[string]int{}}
+	err = s.sync(ctx, src, *concurrency)
+	fmt.Fprintf(stdout, "\nSummary: %d created, %d updated, %d unchanged, %d skipped, %d failed\n",
+		s.counts["created"], s.counts["updated"], s.counts["unchanged"], s.counts["skipped"], s.counts["failed"])
 	if err != nil {
-		fmt.Fprintln(stderr, "contact-sync:", err)
-		s.summary()
-		return 1
+		return fail(err)
 	}
-	s.summary()
-	if s.failed > 0 {
+	if s.counts["failed"] > 0 {
 		return 1
 	}
 	return 0
 }
 
+// checkAccount checks the account once, rather than failing every row with
+// CHANNEL_NOT_FOUND, and names the right ones.
 func checkAccount(ctx context.Context, c *convo.Client, phoneNumberID string) error {
 	accounts, err := c.Channels.List(ctx)
 	if err != nil {
@@ -155,299 +130,205 @@ func checkAccount(ctx context.Context, c *convo.Client, phoneNumberID string) er
 	}
 	var ids []string
 	for _, a := range accounts {
-		if a.Channel != convo.ChannelChatapp {
-			continue
-		}
-		if a.ProviderIdentifier == phoneNumberID {
+		if a.Channel == convo.ChannelChatapp && a.ProviderIdentifier == phoneNumberID {
 			return nil
+		} else if a.Channel == convo.ChannelChatapp {
+			ids = append(ids, fmt.Sprintf("%s (%s)", a.ProviderIdentifier, a.DisplayName))
 		}
-		ids = append(ids, fmt.Sprintf("%s (%s)", a.ProviderIdentifier, a.DisplayName))
-	}
-	if len(ids) == 0 {
-		return fmt.Errorf("--phone-number-id %s: the company has no chatapp account", phoneNumberID)
 	}
 	return fmt.Errorf("--phone-number-id %s is not one of the company's chatapp accounts: %s", phoneNumberID, strings.Join(ids, ", "))
-}
-
-// columns is the layout read from the header.
-type columns struct {
-	n          int
-	phone      int
-	name       int
-	removeTags int            // -1 when absent
-	fields     map[int]string // column index → custom field name
-}
-
-func parseHeader(h []string) (*columns, error) {
-	cols := &columns{n: len(h), phone: -1, name: -1, removeTags: -1, fields: map[int]string{}}
-	seen := map[string]bool{}
-	for i, raw := range h {
-		name := strings.TrimSpace(raw)
-		if i == 0 {
-			name = strings.TrimPrefix(name, "\ufeff") // a byte-order mark from spreadsheet exports
-		}
-		if seen[name] {
-			return nil, fmt.Errorf("header: column %q appears twice", name)
-		}
-		seen[name] = true
-		switch {
-		case name == "phone":
-			cols.phone = i
-		case name == "name":
-			cols.name = i
-		case name == "remove_tags":
-			cols.removeTags = i
-		case strings.HasPrefix(name, "cf:") && strings.TrimSpace(name[3:]) != "":
-			cols.fields[i] = strings.TrimSpace(name[3:])
-		default:
-			return nil, fmt.Errorf("header: unknown column %q (expected phone, name, cf:<field>, remove_tags)", name)
-		}
-	}
-	if cols.phone < 0 || cols.name < 0 {
-		return nil, errors.New("header: the columns phone and name are required")
-	}
-	return cols, nil
-}
-
-// row is one valid line of the file.
-type row struct {
-	line   int
-	phone  string // normalized
-	name   string
-	fields map[string]string
-	tags   []string
-}
-
-func (c *columns) parse(line int, rec []string) (*row, error) {
-	if len(rec) != c.n {
-		return nil, fmt.Errorf("%d columns, the header has %d", len(rec), c.n)
-	}
-	phone, err := convo.NormalizePhone(rec[c.phone])
-	if err != nil {
-		return nil, fmt.Errorf("bad phone %q: %v", rec[c.phone], err)
-	}
-	r := &row{line: line, phone: phone, name: strings.TrimSpace(rec[c.name]), fields: map[string]string{}}
-	if r.name == "" {
-		return nil, errors.New("missing name")
-	}
-	for i, f := range c.fields {
-		if v := strings.TrimSpace(rec[i]); v != "" {
-			r.fields[f] = v
-		}
-	}
-	if c.removeTags >= 0 {
-		for _, t := range strings.FieldsFunc(rec[c.removeTags], func(r rune) bool { return r == '|' || r == ';' }) {
-			if t = strings.TrimSpace(t); t != "" && !slices.Contains(r.tags, t) {
-				r.tags = append(r.tags, t)
-			}
-		}
-	}
-	return r, nil
 }
 
 type syncer struct {
 	c             *convo.Client
 	phoneNumberID string
 	out, errOut   io.Writer
-	concurrency   int
-	tty           bool // stderr is a terminal: keep a progress line there
-
-	created, updated, unchanged, skipped, failed int
+	counts        map[string]int // rows by verdict
 }
 
-// item is one record of the file in file order: a row to sync, or the
-// reason it is skipped.
-type item struct {
-	line int
-	row  *row
-	skip string
+// row is one record of the file: a row to sync, the reason it is skipped,
+// or the error that ends the file.
+type row struct {
+	line   int
+	skip   string
+	err    error
+	phone  string // normalized
+	name   string
+	fields map[string]string
+	tags   []string
 }
 
-// outcome is what syncing a row did.
-type outcome struct {
-	verdict string // created, updated, unchanged
+// result is what syncing a row did.
+type result struct {
+	row
+	verdict string // created, updated, unchanged; or skipped, failed
 	did     []string
 }
 
-// sync reads the file and syncs its rows, s.concurrency at a time, writing
-// the result of each in file order.
-func (s *syncer) sync(ctx context.Context, src io.Reader) error {
+// sync syncs the rows, concurrency at a time, reporting each in file order.
+func (s *syncer) sync(ctx context.Context, src io.Reader, concurrency int) error {
+	rows, err := readRows(src)
+	if err != nil {
+		return err
+	}
+	for res, err := range convo.ParallelSeq(ctx, rows, s.syncRow, convo.ParallelLimit(concurrency)) {
+		if ctx.Err() != nil {
+			return fmt.Errorf("interrupted: %w", ctx.Err())
+		} else if err != nil {
+			return err
+		}
+		s.counts[res.verdict]++
+		switch res.verdict {
+		case "skipped":
+			fmt.Fprintf(s.errOut, "line %d: skipped: %s\n", res.line, res.skip)
+		case "failed":
+			fmt.Fprintf(s.errOut, "line %d: %s: failed: %v\n", res.line, res.phone, res.err)
+		default:
+			detail := ""
+			if len(res.did) > 0 {
+				detail = " (" + strings.Join(res.did, "; ") + ")"
+			}
+			fmt.Fprintf(s.out, "line %d: %s %s: %s%s\n", res.line, res.phone, res.name, res.verdict, detail)
+		}
+	}
+	return nil
+}
+
+// readRows reads the header, then yields the records one by one.
+func readRows(src io.Reader) (iter.Seq[row], error) {
 	r := csv.NewReader(src)
 	r.FieldsPerRecord = -1 // a short or long row is one bad row, not the end of the file
 	r.TrimLeadingSpace = true
 	header, err := r.Read()
 	if errors.Is(err, io.EOF) {
-		return errors.New("the file is empty: a header line is required")
-	}
-	if err != nil {
-		return fmt.Errorf("reading the header: %w", err)
+		return nil, errors.New("the file is empty: a header line is required")
+	} else if err != nil {
+		return nil, fmt.Errorf("reading the header: %w", err)
 	}
 	cols, err := parseHeader(header)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	var readErr error // set by items before it ends; read after the loop
-	items := func(yield func(item) bool) {
+	return func(yield func(row) bool) {
 		for {
 			rec, err := r.Read()
-			if errors.Is(err, io.EOF) {
-				return
-			}
 			var perr *csv.ParseError
-			if errors.As(err, &perr) {
-				// Bad quoting spoils this record only: report it and go on.
-				if !yield(item{line: perr.StartLine, skip: perr.Err.Error()}) {
-					return
-				}
-				continue
-			}
-			if err != nil {
-				readErr = fmt.Errorf("reading the file: %w", err)
+			var next row
+			switch {
+			case errors.Is(err, io.EOF):
 				return
+			case errors.As(err, &perr): // bad quoting spoils this record only
+				next = row{line: perr.StartLine, skip: perr.Err.Error()}
+			case err != nil:
+				next = row{err: fmt.Errorf("reading the file: %w", err)}
+			default:
+				line, _ := r.FieldPos(0)
+				next = cols.parse(line, rec)
 			}
-			line, _ := r.FieldPos(0)
-			rw, err := cols.parse(line, rec)
-			it := item{line: line, row: rw}
-			if err != nil {
-				it = item{line: line, skip: err.Error()}
-			}
-			if !yield(it) {
+			if !yield(next) || next.err != nil {
 				return
 			}
 		}
-	}
-	type result struct {
-		it  item
-		out outcome
-		err error
-	}
-	syncItem := func(ctx context.Context, it item) (result, error) {
-		if it.row == nil {
-			return result{it: it}, nil
-		}
-		out, err := s.syncRow(ctx, it.row)
-		return result{it, out, err}, nil // a failed row is reported, never fatal
-	}
-	for res, err := range convo.ParallelSeq(ctx, items, syncItem, convo.ParallelLimit(s.concurrency)) {
-		if err != nil { // only the context ends the run
-			return fmt.Errorf("interrupted: %w", err)
-		}
-		switch {
-		case res.it.row == nil:
-			s.skip(res.it.line, res.it.skip)
-		case res.err != nil && ctx.Err() != nil:
-			return fmt.Errorf("line %d: interrupted: %w", res.it.line, ctx.Err())
-		case res.err != nil:
-			s.failed++
-			fmt.Fprintf(s.errOut, "line %d: %s: failed: %v\n", res.it.line, res.it.row.phone, res.err)
-		default:
-			s.report(res.it.row, res.out)
-		}
-		s.showProgress(false)
-	}
-	return readErr
+	}, nil
 }
 
-func (s *syncer) skip(line int, why string) {
-	s.skipped++
-	s.clearProgress()
-	fmt.Fprintf(s.errOut, "line %d: skipped: %s\n", line, why)
+// syncRow brings one contact in line with its row; a failure at the service
+// is the row's, reported with it. It runs concurrently with other rows.
+func (s *syncer) syncRow(ctx context.Context, r row) (result, error) {
+	if r.err != nil {
+		return result{}, r.err
+	}
+	res := result{row: r, verdict: "skipped"}
+	if r.skip == "" {
+		if res.verdict, res.did, res.err = s.apply(ctx, r); res.err != nil {
+			res.verdict = "failed"
+		}
+	}
+	return res, ctx.Err()
 }
 
-func (s *syncer) report(r *row, o outcome) {
-	switch o.verdict {
-	case "created":
-		s.created++
-	case "unchanged":
-		s.unchanged++
-	default:
-		s.updated++
-	}
-	detail := ""
-	if len(o.did) > 0 {
-		detail = " (" + strings.Join(o.did, "; ") + ")"
-	}
-	fmt.Fprintf(s.out, "line %d: %s %s: %s%s\n", r.line, r.phone, r.name, o.verdict, detail)
-}
-
-// syncRow brings one contact in line with its row. It runs concurrently
-// with other rows: it only reads s's settings.
-func (s *syncer) syncRow(ctx context.Context, r *row) (outcome, error) {
-	var did []string
+func (s *syncer) apply(ctx context.Context, r row) (verdict string, did []string, err error) {
 	// Ensure finds the contact or creates it; a contact created by someone
 	// else meanwhile is found, never created twice.
-	ct, isNew, err := s.c.Contacts.Ensure(ctx, &convo.CreateContactParams{PhoneNumberID: s.phoneNumberID, PhoneNumber: r.phone, Name: r.name})
-	switch {
-	case err != nil && isNew:
-		return outcome{}, fmt.Errorf("created the contact, then: %w", err)
-	case err != nil:
-		return outcome{}, fmt.Errorf("finding or creating the contact: %w", err)
-	case !isNew && ct.Name != r.name:
+	ct, created, err := s.c.Contacts.Ensure(ctx, &convo.CreateContactParams{PhoneNumberID: s.phoneNumberID, PhoneNumber: r.phone, Name: r.name})
+	if err != nil {
+		return "", nil, fmt.Errorf("finding or creating the contact (created: %t): %w", created, err)
+	}
+	verdict = "unchanged"
+	if !created && ct.Name != r.name {
 		did = append(did, fmt.Sprintf("name kept as %q", ct.Name))
 	}
-	hasTags := len(ct.TagNames()) > 0
-
-	wrote := false
 	if len(r.fields) > 0 {
-		_, err := s.c.Contacts.UpdateCustomFields(ctx, &convo.UpdateCustomFieldsParams{
-			PhoneNumberID: s.phoneNumberID, PhoneNumber: r.phone, CustomFields: r.fields,
-		})
+		_, err := s.c.Contacts.UpdateCustomFields(ctx, &convo.UpdateCustomFieldsParams{PhoneNumberID: s.phoneNumberID, PhoneNumber: r.phone, CustomFields: r.fields})
 		if err != nil {
-			return outcome{}, fmt.Errorf("merging custom fields: %w", err)
+			return "", nil, fmt.Errorf("merging custom fields: %w", err)
 		}
-		names := make([]string, 0, len(r.fields))
-		for k := range r.fields {
-			names = append(names, k)
-		}
-		slices.Sort(names)
-		did = append(did, "custom fields "+strings.Join(names, ","))
-		wrote = true
+		verdict, did = "updated", append(did, "custom fields "+strings.Join(slices.Sorted(maps.Keys(r.fields)), ","))
 	}
-	if len(r.tags) > 0 && hasTags {
-		_, err := s.c.Contacts.RemoveTags(ctx, &convo.RemoveTagsParams{
-			PhoneNumberID: s.phoneNumberID, PhoneNumber: r.phone, TagIDs: r.tags,
-		})
+	switch {
+	case len(r.tags) > 0 && len(ct.TagNames()) > 0:
+		_, err := s.c.Contacts.RemoveTags(ctx, &convo.RemoveTagsParams{PhoneNumberID: s.phoneNumberID, PhoneNumber: r.phone, TagIDs: r.tags})
 		if err != nil {
-			return outcome{}, fmt.Errorf("removing tags: %w", err)
+			return "", nil, fmt.Errorf("removing tags: %w", err)
 		}
-		did = append(did, "tags removed if present "+strings.Join(r.tags, ","))
-		wrote = true
-	} else if len(r.tags) > 0 && !isNew {
+		verdict, did = "updated", append(did, "tags removed if present "+strings.Join(r.tags, ","))
+	case len(r.tags) > 0 && !created:
 		did = append(did, "no tags to remove")
 	}
-
-	verdict := "updated"
-	switch {
-	case isNew:
+	if created {
 		verdict = "created"
-	case !wrote:
-		verdict = "unchanged"
 	}
-	return outcome{verdict: verdict, did: did}, nil
+	return verdict, did, nil
 }
 
-// showProgress keeps a line on a terminal counting the rows done; it
-// writes nothing elsewhere.
-func (s *syncer) showProgress(final bool) {
-	if !s.tty {
-		return
+// columns maps the header's column names to their index.
+type columns map[string]int
+
+func parseHeader(h []string) (columns, error) {
+	cols := columns{}
+	for i, name := range h {
+		name = strings.TrimSpace(strings.TrimPrefix(name, "\ufeff")) // a byte-order mark from spreadsheet exports
+		if _, dup := cols[name]; dup {
+			return nil, fmt.Errorf("header: column %q appears twice", name)
+		}
+		field, isField := strings.CutPrefix(name, "cf:")
+		if !slices.Contains([]string{"phone", "name", "remove_tags"}, name) && (!isField || field == "") {
+			return nil, fmt.Errorf("header: unknown column %q (expected phone, name, cf:<field>, remove_tags)", name)
+		}
+		cols[name] = i
 	}
-	end := ""
-	if final {
-		end = "\n"
+	for _, required := range []string{"phone", "name"} {
+		if _, ok := cols[required]; !ok {
+			return nil, errors.New("header: the columns phone and name are required")
+		}
 	}
-	fmt.Fprintf(s.errOut, "\rcontact-sync: %d rows done (%d created, %d updated, %d unchanged, %d skipped, %d failed)%s",
-		s.created+s.updated+s.unchanged+s.skipped+s.failed, s.created, s.updated, s.unchanged, s.skipped, s.failed, end)
+	return cols, nil
 }
 
-// clearProgress erases the progress line before a message on stderr.
-func (s *syncer) clearProgress() {
-	if s.tty {
-		fmt.Fprint(s.errOut, "\r\033[K")
+// parse reads one record; a bad one comes back with the reason to skip it.
+func (c columns) parse(line int, rec []string) row {
+	if len(rec) != len(c) {
+		return row{line: line, skip: fmt.Sprintf("%d columns, the header has %d", len(rec), len(c))}
 	}
-}
-
-func (s *syncer) summary() {
-	fmt.Fprintf(s.out, "\nSummary: %d created, %d updated, %d unchanged, %d skipped, %d failed\n",
-		s.created, s.updated, s.unchanged, s.skipped, s.failed)
+	phone, err := convo.NormalizePhone(rec[c["phone"]])
+	if err != nil {
+		return row{line: line, skip: fmt.Sprintf("bad phone %q: %v", rec[c["phone"]], err)}
+	}
+	r := row{line: line, phone: phone, name: strings.TrimSpace(rec[c["name"]]), fields: map[string]string{}}
+	if r.name == "" {
+		return row{line: line, skip: "missing name"}
+	}
+	for name, i := range c {
+		if field, ok := strings.CutPrefix(name, "cf:"); ok && strings.TrimSpace(rec[i]) != "" {
+			r.fields[field] = strings.TrimSpace(rec[i])
+		}
+	}
+	if i, ok := c["remove_tags"]; ok {
+		for _, t := range strings.FieldsFunc(rec[i], func(r rune) bool { return r == '|' || r == ';' }) {
+			if t = strings.TrimSpace(t); t != "" && !slices.Contains(r.tags, t) {
+				r.tags = append(r.tags, t)
+			}
+		}
+	}
+	return r
 }

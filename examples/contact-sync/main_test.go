@@ -15,9 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	convo "github.com/convoapi/convo-go"
-	"github.com/convoapi/convo-go/examples/internal/demo"
+	"github.com/convoapi/convo-go/examples/internal/demotest"
 	"github.com/convoapi/convo-go/fake"
-	"github.com/convoapi/convo-go/internal/oascheck"
 )
 
 const line = "5511900000001" // the chatapp account's provider_identifier
@@ -29,7 +28,7 @@ type world struct {
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
-	s := fake.New(t, fake.WithClock(fake.NewManualClock(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))), fake.WithHandlerMiddleware(oascheck.Middleware(t)))
+	s := demotest.Fake(t, time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))
 	co := s.Company()
 	acc := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, DisplayName: "Sales", ProviderIdentifier: line})
 	co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelBotapp, DisplayName: "Bot", ProviderIdentifier: "bot-1"})
@@ -37,7 +36,6 @@ func newWorld(t *testing.T) *world {
 		Tags: []string{"vip", "newsletter", "trial"}, CustomFields: map[string]string{"city": "São Paulo", "plan": "gold"}})
 	co.AddContact(fake.Contact{Account: acc, Phone: "5511911112222", Name: "Carla Mendes", Tags: []string{"trial"}})
 	co.AddContact(fake.Contact{Account: acc, Phone: "5511933334444", Name: "Eva Martins", CustomFields: map[string]string{"city": "Recife"}})
-	demo.PointAt(t, s)
 	return &world{s: s, account: acc}
 }
 
@@ -48,7 +46,7 @@ func (w *world) contact(t *testing.T, phone string) fake.ContactState {
 	return ct
 }
 
-func writeCSV(t *testing.T, content string) string {
+func writeCSV(t testing.TB, content string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "contacts.csv")
 	require.NoError(t, os.WriteFile(p, []byte(content), 0o600))
@@ -130,57 +128,64 @@ func TestSyncCleanFileAndRerun(t *testing.T) {
 	assert.Len(t, w.s.Company().Contacts(), 4)
 }
 
-func TestSyncFromStdin(t *testing.T) {
-	newWorld(t)
-	stdin = strings.NewReader("phone,name\n5511900001111,Ivo\n")
-	t.Cleanup(func() { stdin = os.Stdin })
-	code, out, errOut := syncCSV(t, "--file", "-", "--phone-number-id", line)
-	require.Equal(t, 0, code, errOut)
-	assert.Contains(t, out, "line 2: 5511900001111 Ivo: created")
-}
-
-func TestSyncRefusals(t *testing.T) {
+func TestSyncRuns(t *testing.T) {
 	good := "phone,name\n5511900001111,Ivo\n"
+	file := []string{"--file", "FILE", "--phone-number-id", line} // FILE: the csv, written to a file
 	tests := []struct {
-		name   string
-		csv    string // written to a file passed as --file, unless args say otherwise
-		args   []string
-		stderr string
+		name     string
+		csv      string
+		args     []string
+		stdin    string
+		env      map[string]string // set after pointing the client at the fake
+		code     int
+		stdout   string
+		stderr   string
+		contacts int // contacts of the fake afterwards (3 seeded)
 	}{
-		{name: "no file flag", args: []string{"--phone-number-id", line}, stderr: "--file is required"},
-		{name: "no account flag", csv: good, args: []string{}, stderr: "--phone-number-id is required"},
-		{name: "missing file", args: []string{"--file", "/nonexistent/x.csv", "--phone-number-id", line}, stderr: "no such file"},
-		{name: "unknown account", csv: good, args: []string{"--phone-number-id", "bot-1"},
-			stderr: "--phone-number-id bot-1 is not one of the company's chatapp accounts: 5511900000001 (Sales)"},
-		{name: "empty file", csv: "", args: []string{"--phone-number-id", line}, stderr: "the file is empty"},
-		{name: "unknown column", csv: "phone,name,city\n", args: []string{"--phone-number-id", line}, stderr: `unknown column "city"`},
-		{name: "no name column", csv: "phone,cf:city\n", args: []string{"--phone-number-id", line}, stderr: "the columns phone and name are required"},
-		{name: "duplicate column", csv: "phone,name,phone\n", args: []string{"--phone-number-id", line}, stderr: `column "phone" appears twice`},
+		{name: "standard input", stdin: good, args: []string{"--file", "-", "--phone-number-id", line}, stdout: "line 2: 5511900001111 Ivo: created", contacts: 4},
+		{
+			// Only tags to remove, for a contact that has none: nothing to send.
+			name: "tags on an untagged contact", csv: "phone,name,remove_tags\n5511933334444,Eva Martins,some-tag\n", args: file,
+			stdout: "line 2: 5511933334444 Eva Martins: unchanged (no tags to remove)", contacts: 3,
+		},
+		{name: "help", args: []string{"--help"}, stderr: "CSV file to sync, - for standard input (required)", contacts: 3},
+		{name: "no file flag", args: []string{"--phone-number-id", line}, code: 1, stderr: "--file and --phone-number-id are required", contacts: 3},
+		{name: "no account flag", csv: good, args: file[:2], code: 1, stderr: "--file and --phone-number-id are required", contacts: 3},
+		{name: "missing file", args: []string{"--file", "/nonexistent/x.csv", "--phone-number-id", line}, code: 1, stderr: "no such file", contacts: 3},
+		{name: "unknown account", csv: good, args: []string{"--file", "FILE", "--phone-number-id", "bot-1"}, code: 1,
+			stderr: "--phone-number-id bot-1 is not one of the company's chatapp accounts: 5511900000001 (Sales)", contacts: 3},
+		{name: "empty file", args: file, code: 1, stderr: "the file is empty", contacts: 3},
+		{name: "unknown column", csv: "phone,name,city\n", args: file, code: 1, stderr: `unknown column "city"`, contacts: 3},
+		{name: "no name column", csv: "phone,cf:city\n", args: file, code: 1, stderr: "the columns phone and name are required", contacts: 3},
+		{name: "duplicate column", csv: "phone,name,phone\n", args: file, code: 1, stderr: `column "phone" appears twice`, contacts: 3},
+		{name: "half configured", csv: good, args: file, env: map[string]string{convo.EnvAPIKey: ""}, code: 1,
+			stderr: "CONVO_BASE_URL is set but CONVO_API_KEY is missing or empty", contacts: 3},
+		{
+			// The command of the doc comment, on the embedded demo data.
+			name: "sample on demo data", args: []string{"--file", "sample.csv", "--phone-number-id", "5511940000001"},
+			env: map[string]string{convo.EnvBaseURL: "", convo.EnvAPIKey: ""}, stdout: "3 skipped, 0 failed", stderr: "line 5: skipped: bad phone", contacts: 3,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w := newWorld(t)
-			args := tt.args
-			if tt.csv != "" || tt.name == "empty file" {
-				args = append([]string{"--file", writeCSV(t, tt.csv)}, args...)
+			for k, v := range tt.env {
+				t.Setenv(k, v)
 			}
-			code, _, errOut := syncCSV(t, args...)
-			assert.Equal(t, 1, code)
+			stdin = strings.NewReader(tt.stdin)
+			t.Cleanup(func() { stdin = os.Stdin })
+			args := slices.Clone(tt.args)
+			if i := slices.Index(args, "FILE"); i >= 0 {
+				args[i] = writeCSV(t, tt.csv)
+			}
+			code, out, errOut := syncCSV(t, args...)
+			assert.Equal(t, tt.code, code, errOut)
+			assert.Contains(t, out, tt.stdout)
 			assert.Contains(t, errOut, tt.stderr)
-			assert.Len(t, w.s.Company().Contacts(), 3, "nothing written")
+			assert.Len(t, w.s.Company().Contacts(), tt.contacts)
+			assert.Empty(t, w.s.RequestsMatching("DELETE", ""), "no tag removal sent")
 		})
 	}
-}
-
-// The command of the doc comment, on the embedded demo data.
-func TestEmbeddedDemoWithSample(t *testing.T) {
-	t.Setenv("CONVO_BASE_URL", "")
-	t.Setenv("CONVO_API_KEY", "")
-	code, out, errOut := syncCSV(t, "--file", "sample.csv", "--phone-number-id", "5511940000001")
-	assert.Equal(t, 0, code, errOut)
-	assert.Contains(t, errOut, "embedded fake")
-	assert.Contains(t, errOut, "line 5: skipped: bad phone")
-	assert.Contains(t, out, "3 skipped, 0 failed")
 }
 
 // bigCSV is a file of n rows of every kind: known contacts (some with tags
@@ -204,63 +209,31 @@ func bigCSV(w *world, n int) string {
 	return b.String()
 }
 
-// withoutServerLine drops the first line of stderr, which names the
-// server's address (a new port per fake).
-func withoutServerLine(s string) string {
-	_, rest, _ := strings.Cut(s, "\n")
-	return rest
-}
-
 // The same file on two fakes seeded alike, one row at a time and sixteen at
 // once: byte-identical output, and the same contacts in the end.
 func TestConcurrentSyncMatchesSequential(t *testing.T) {
-	run := func(concurrency string) (string, string, []fake.ContactState) {
+	run := func(concurrency string) (out string, contacts map[string]any) {
 		w := newWorld(t)
 		for i := 0; i < 300; i += 3 { // a third of the rows' contacts exist already
 			w.s.Company().AddContact(fake.Contact{Account: w.account, Phone: fmt.Sprintf("55119%08d", i), Name: "Old", Tags: []string{"trial"}})
 		}
 		code, out, errOut := syncCSV(t, "--file", writeCSV(t, bigCSV(w, 300)), "--phone-number-id", line, "--concurrency", concurrency)
 		require.Equal(t, 0, code, errOut)
-		cts := w.s.Company().Contacts()
-		for i := range cts {
-			cts[i].ID, cts[i].CreatedAt = "", time.Time{}
+		contacts = map[string]any{}
+		for _, ct := range w.s.Company().Contacts() {
+			contacts[ct.Phone] = []any{ct.CustomFields, len(ct.TagIDs)}
 		}
-		slices.SortFunc(cts, func(a, b fake.ContactState) int { return strings.Compare(a.Phone, b.Phone) })
-		// Tag ids are random per fake: name them.
-		trial := w.s.Company().TagID("trial")
-		return strings.ReplaceAll(out, trial, "TRIAL"), strings.ReplaceAll(withoutServerLine(errOut), trial, "TRIAL"), cts
+		// The first line of stderr names the fake's address; tag ids are
+		// random per fake.
+		_, errOut, _ = strings.Cut(errOut, "\n")
+		return strings.ReplaceAll(out+errOut, w.s.Company().TagID("trial"), "TRIAL"), contacts
 	}
-	seqOut, seqErr, seqState := run("1")
-	parOut, parErr, parState := run("16")
+	seqOut, seqContacts := run("1")
+	parOut, parContacts := run("16")
 	assert.Equal(t, seqOut, parOut)
-	assert.Equal(t, seqErr, parErr)
 	assert.Contains(t, seqOut, "Summary: 196 created, 98 updated, 0 unchanged, 6 skipped, 0 failed")
-	assert.Equal(t, len(seqState), len(parState))
-	for i := range seqState {
-		assert.Equal(t, seqState[i].Phone, parState[i].Phone)
-		assert.Equal(t, seqState[i].CustomFields, parState[i].CustomFields)
-		assert.Equal(t, seqState[i].TagIDs == nil, parState[i].TagIDs == nil)
-	}
-}
-
-// A row with only tags to remove, for a contact that has no tag at all,
-// changes nothing: it is reported unchanged and no removal is sent.
-func TestSyncTagsOnUntaggedContactIsUnchanged(t *testing.T) {
-	w := newWorld(t)
-	code, out, errOut := syncCSV(t, "--file", writeCSV(t, "phone,name,remove_tags\n5511933334444,Eva Martins,"+w.s.Company().TagID("vip")+"\n"),
-		"--phone-number-id", line)
-	require.Equal(t, 0, code, errOut)
-	assert.Contains(t, out, "line 2: 5511933334444 Eva Martins: unchanged (no tags to remove)")
-	for _, r := range w.s.Requests() {
-		assert.NotEqual(t, "DELETE", r.Method, "no removal sent")
-	}
-}
-
-func TestHelpSaysWhatIsRequired(t *testing.T) {
-	code, _, errOut := syncCSV(t, "--help")
-	assert.Equal(t, 0, code)
-	assert.Regexp(t, `-file string\s+CSV file to sync, - for standard input \(required\)`, errOut)
-	assert.Regexp(t, `-concurrency int\s+rows synced at once`, errOut)
+	assert.Len(t, seqContacts, 3+100+196) // seeded, existing, created
+	assert.Equal(t, seqContacts, parContacts)
 }
 
 // cancelOnWrite cancels the run as soon as the first row is reported.

@@ -3,38 +3,28 @@
 // can still be fetched, and can be interrupted and resumed at any point
 // without losing or duplicating a line.
 //
-// Each line of --out is one message, as the service returns it (spec §2.3,
-// without the contract-less raw field), plus conversation_id, contact_id and
-// channel, and media_file (the downloaded file's path) when the media was
-// downloaded. Conversations come most recently active first, and the
-// messages of each newest first. Media files are named by media id plus an
-// extension taken from the filename or the MIME type.
+// Everything goes into one folder, --dir: history.jsonl, its state file
+// history.jsonl.state, and media/ (--media=false skips the media). Each line
+// is one message as the service returns it (OpenAPI Message, without the
+// raw field, which is outside the contract) plus conversation_id, contact_id
+// and channel, and media_file when its file was downloaded. Conversations
+// come most recently active first, the messages of each newest first.
 //
-// Everything goes into one folder, --dir (default convo-export):
-// history.jsonl, its state file history.jsonl.state and media/. --out,
-// --state and --media-dir put one of them elsewhere (--media-dir "" skips
-// the media).
+// --since (an RFC 3339 time, a date, or an age such as 90d or 36h counted
+// back from the service's clock) is passed to every read, which otherwise
+// covers only the last 30 days. Conversations are read --concurrency at a
+// time with convo.ParallelSeq, a few pages ahead of the one being written;
+// the file is the same, byte for byte, whatever the concurrency.
 //
-// Conversations are read --concurrency at a time (default 8; 1 reads one
-// after the other), a few pages ahead of the one being written, so that a
-// network's round trips overlap; the file is the same, byte for byte,
-// whatever the concurrency. When the service answers 429 every read in
-// flight waits for its Retry-After and fewer run at once for a while.
-// Within a conversation, --read-ahead (on by default) fetches the next page
-// while the current one is written.
-//
-// The message read covers only the last 30 days unless asked for more: the
-// export passes --since to every read to go beyond that window.
-//
-// Resuming: the state file records the service's base URL, and, after each
-// page of messages, the ids of the conversations already exported, the one
-// in progress and the cursor of its next page, and how long --out was then.
-// Run the same command again after an interruption (Ctrl-C, a crash, a lost
-// connection): it cuts --out back to that length and goes on from the
-// cursor. Once the export is complete, running it again does nothing; delete
-// the state file to export again. A state file written by an export from
-// another service address is refused rather than resumed (the embedded demo
-// fake gets a new address, and new data, at every run).
+// After each page the state file records the conversations done, the one
+// in progress with the cursor of its next page, and the file's length. Run
+// the same command again after an interruption (Ctrl-C, a crash, a lost
+// connection): it cuts the file back to that length and goes on from the
+// cursor; once complete, it does nothing (delete the state file to export
+// again). A state written with another --since or by an export from another
+// service address is refused (the embedded demo fake gets a new address,
+// and new data, at every run). Exit code 0 when the export is complete, 1
+// otherwise (run again to resume).
 //
 // Without an account it runs on an embedded fake loaded with demo data:
 //
@@ -44,10 +34,6 @@
 //
 //	CONVO_BASE_URL=https://api.example.com/v1 CONVO_API_KEY=... \
 //	    go run ./examples/export-history --since 2026-01-01 --dir export-2026
-//
-// --since takes an RFC 3339 time, a date (2026-01-01, UTC) or an age (90d,
-// 36h). Exit code 0 when the export is complete, 1 otherwise (including an
-// interruption: run again to resume).
 package main
 
 import (
@@ -58,6 +44,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"iter"
 	"mime"
 	"os"
 	"os/signal"
@@ -85,179 +72,59 @@ var afterLine func()
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("export-history", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	sinceFlag := fs.String("since", "90d", "export messages sent at or after this: RFC 3339 time, date (UTC) or age such as 90d or 36h")
-	dir := fs.String("dir", "convo-export", "`folder` for the export: history.jsonl, its state file and media/")
-	outPath := fs.String("out", "", "JSON Lines `file` to write (default <dir>/history.jsonl)")
-	mediaDir := fs.String("media-dir", "", "`folder` for the downloaded media (default <dir>/media; \"\" given explicitly skips media)")
-	statePath := fs.String("state", "", "state `file` for resuming (default <out>.state)")
-	pageSize := fs.Int("page-size", 100, "messages per request, 1-100")
-	concurrency := fs.Int("concurrency", 8, "conversations read at once, 1 to 64")
-	readAhead := fs.Bool("read-ahead", true, "read a conversation's next page while the current one is written")
+	since := fs.String("since", "90d", "export messages sent at or after this: RFC 3339 time, date (UTC) or age such as 90d or 36h")
+	e := &exporter{progress: stderr}
+	fs.StringVar(&e.dir, "dir", "convo-export", "`folder` for the export: history.jsonl, its state file and media/")
+	fs.BoolVar(&e.media, "media", true, "download the media that can still be fetched into <dir>/media")
+	fs.IntVar(&e.pageSize, "page-size", 100, "messages per request, 1-100")
+	fs.IntVar(&e.concurrency, "concurrency", convo.DefaultParallelLimit, "conversations read at once")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
 		return 1
 	}
-	fail := func(err error) int {
-		fmt.Fprintln(stderr, "export-history:", err)
-		return 1
-	}
-	if fs.NArg() > 0 {
-		return fail(fmt.Errorf("unexpected argument %q", fs.Arg(0)))
-	}
-	if *pageSize < 1 || *pageSize > 100 {
-		return fail(errors.New("--page-size must be 1 to 100"))
-	}
-	if *concurrency < 1 || *concurrency > 64 {
-		return fail(errors.New("--concurrency must be 1 to 64"))
-	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if *dir == "" {
-		return fail(errors.New("--dir must name a folder"))
-	}
-	if *outPath == "" {
-		*outPath = filepath.Join(*dir, "history.jsonl")
-	}
-	if !set["media-dir"] {
-		*mediaDir = filepath.Join(*dir, "media")
-	}
-	if *statePath == "" {
-		*statePath = *outPath + ".state"
-	}
-	// An age (90d, 36h) counts back from the service's time, asked for
-	// below; here the flag is only checked.
-	if _, err := parseSince(*sinceFlag, time.Time{}); err != nil {
-		return fail(err)
-	}
-
-	st, err := loadState(*statePath)
-	if err != nil {
-		return fail(err)
-	}
-	if st != nil && st.SinceFlag != *sinceFlag {
-		return fail(fmt.Errorf("%s was written by an export with --since %s; use the same --since to resume, or delete it to start over", *statePath, st.SinceFlag))
-	}
-
 	// A bulk job gives a call more retries than the default: under a rate
 	// limit a read should wait its turn, not end the run.
 	client, done, err := demo.Client(stderr, convo.WithMaxRetries(8))
-	if err != nil {
-		return fail(err)
+	if err == nil {
+		defer done()
+		e.c = client
+		err = e.loadState(ctx, *since)
 	}
-	defer done()
-	switch {
-	case st == nil:
-		now, err := serviceTime(ctx, client)
-		if err != nil {
-			return fail(err)
-		}
-		since, _ := parseSince(*sinceFlag, now)
-		st = &state{BaseURL: client.BaseURL(), SinceFlag: *sinceFlag, Since: since}
-	case st.BaseURL != client.BaseURL():
-		return fail(fmt.Errorf("%s was written by an export from %s, not %s: it cannot be resumed here; use another --dir, or delete it to start over",
-			*statePath, orUnknown(st.BaseURL), client.BaseURL()))
-	case st.Complete:
-		fmt.Fprintf(stdout, "Export already complete: %d messages in %s. Delete %s to export again.\n", st.Lines, *outPath, *statePath)
+	if err != nil {
+		fmt.Fprintln(stderr, "export-history:", err)
+		return 1
+	}
+	out := filepath.Join(e.dir, "history.jsonl")
+	if e.st.Complete {
+		fmt.Fprintf(stdout, "Export already complete: %d messages in %s. Delete %s.state to export again.\n", e.st.Lines, out, out)
 		return 0
 	}
-	if err := os.MkdirAll(filepath.Dir(*outPath), 0o755); err != nil {
-		return fail(err)
-	}
-
-	e := &exporter{c: client, st: st, statePath: *statePath, mediaDir: *mediaDir, pageSize: *pageSize,
-		concurrency: *concurrency, progress: stderr, tty: demo.IsTerminal(stderr)}
-	if *readAhead {
-		e.pageOpts = []convo.Option{convo.WithReadAhead()}
-	}
-	if err := e.open(*outPath); err != nil {
-		return fail(err)
-	}
-	err = e.export(ctx)
-	if cerr := e.close(); err == nil {
-		err = cerr
-	}
-	e.showProgress(true)
-	switch {
-	case err != nil && ctx.Err() != nil:
-		fmt.Fprintf(stderr, "export-history: interrupted; %d messages are safely exported, run the same command again to resume\n", e.st.Lines)
-		return 1
-	case err != nil:
-		fmt.Fprintf(stderr, "export-history: %v\nexport-history: %d messages exported so far; run the same command again to resume\n", err, e.st.Lines)
+	if err := e.export(ctx); err != nil {
+		if ctx.Err() != nil {
+			err = errors.New("interrupted")
+		}
+		fmt.Fprintf(stderr, "export-history: %v; %d messages are safely exported, run the same command again to resume\n", err, e.st.Lines)
 		return 1
 	}
-	fmt.Fprintf(stdout, "Exported %d messages of %d conversations since %s to %s", e.st.Lines, len(e.st.Done),
-		e.st.Since.UTC().Format(time.RFC3339), *outPath)
-	if *mediaDir != "" {
-		fmt.Fprintf(stdout, ", %d media files in %s", e.st.Files, *mediaDir)
-	}
-	fmt.Fprintln(stdout, ".")
+	fmt.Fprintf(stdout, "Exported %d messages of %d conversations since %s to %s, %d media files.\n",
+		e.st.Lines, len(e.st.Done), e.st.Since.UTC().Format(time.RFC3339), out, e.st.Files)
 	return 0
-}
-
-// serviceTime is the service's clock, as stated by the timestamp of a cheap
-// answer (the channel list): an age such as 90d counts back from it, never
-// from this machine's clock, which may be off (or a test fake's frozen clock
-// may be years away).
-func serviceTime(ctx context.Context, c *convo.Client) (time.Time, error) {
-	var meta convo.Response
-	if _, err := c.Channels.List(ctx, convo.CaptureResponse(&meta)); err != nil {
-		return time.Time{}, fmt.Errorf("asking the service's time: %w", err)
-	}
-	if meta.Timestamp.IsZero() {
-		return time.Time{}, errors.New("the service's answer stated no timestamp: give --since as a date")
-	}
-	return meta.Timestamp, nil
-}
-
-func orUnknown(s string) string {
-	if s == "" {
-		return "an unknown address"
-	}
-	return s
-}
-
-var ageRE = regexp.MustCompile(`^(\d+)d$`)
-
-func parseSince(s string, now time.Time) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t, nil
-	}
-	if t, err := time.Parse("2006-01-02", s); err == nil {
-		return t, nil
-	}
-	if m := ageRE.FindStringSubmatch(s); m != nil {
-		days, _ := strconv.Atoi(m[1])
-		return now.AddDate(0, 0, -days), nil
-	}
-	if d, err := time.ParseDuration(s); err == nil && d > 0 {
-		return now.Add(-d), nil
-	}
-	return time.Time{}, fmt.Errorf("--since %q: want an RFC 3339 time, a date such as 2026-01-01, or an age such as 90d or 36h", s)
 }
 
 // state is what a later run needs to resume. It is rewritten (atomically)
 // after every page of messages.
 type state struct {
-	// BaseURL is the service the export reads: a state is never resumed
-	// against another one.
-	BaseURL   string    `json:"base_url"`
+	BaseURL   string    `json:"base_url"` // a state is never resumed against another service
 	SinceFlag string    `json:"since_flag"`
 	Since     time.Time `json:"since"`
-	// Done are the conversations fully exported. Kept as a set rather than
-	// a position in the list: the list is ordered by last activity, which
-	// changes while the export runs.
-	Done []string `json:"done"`
-	// Current is the conversation in progress and Cursor the cursor of its
-	// next page ("" for its first page).
-	Current *current `json:"current,omitempty"`
-	// OutBytes is the length of the output file at the last checkpoint;
-	// anything after it was written by an interrupted run and is cut.
-	OutBytes int64 `json:"out_bytes"`
-	Lines    int   `json:"lines"`
-	Files    int   `json:"files"` // lines with a media file
-	Complete bool  `json:"complete,omitempty"`
+	Done      []string  `json:"done"`              // a set: the list's order changes meanwhile
+	Current   *current  `json:"current,omitempty"` // in progress, with the cursor of its next page
+	OutBytes  int64     `json:"out_bytes"`         // what follows was written after the last checkpoint
+	Lines     int       `json:"lines"`
+	Files     int       `json:"files"` // lines with a media file
+	Complete  bool      `json:"complete,omitempty"`
 }
 
 type current struct {
@@ -267,31 +134,56 @@ type current struct {
 	Cursor         string        `json:"cursor,omitempty"`
 }
 
-func loadState(path string) (*state, error) {
+// loadState reads the state file, or starts a new state from the service's
+// clock, and refuses a state this run cannot resume.
+func (e *exporter) loadState(ctx context.Context, since string) error {
+	path := filepath.Join(e.dir, "history.jsonl.state")
 	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		now, err := serviceTime(ctx, e.c)
+		if err == nil {
+			e.st.Since, err = parseSince(since, now)
+		}
+		e.st.BaseURL, e.st.SinceFlag = e.c.BaseURL(), since
+		return err
+	case err != nil:
+		return err
+	case json.Unmarshal(b, &e.st) != nil:
+		return fmt.Errorf("%s is not a state file: delete it to start over", path)
+	case e.st.SinceFlag != since:
+		return fmt.Errorf("%s was written by an export with --since %s; use the same --since to resume, or delete it to start over", path, e.st.SinceFlag)
+	case e.st.BaseURL != e.c.BaseURL():
+		return fmt.Errorf("%s was written by an export from %s, not %s: use another --dir, or delete it to start over", path, e.st.BaseURL, e.c.BaseURL())
 	}
-	if err != nil {
-		return nil, err
-	}
-	var st state
-	if err := json.Unmarshal(b, &st); err != nil {
-		return nil, fmt.Errorf("state file %s: %w (delete it to start over)", path, err)
-	}
-	return &st, nil
+	return nil
 }
 
-func saveState(path string, st *state) error {
-	b, err := json.MarshalIndent(st, "", " ")
-	if err != nil {
-		return err
+// serviceTime is the service's clock, as stated by the timestamp of a cheap
+// answer (the channel list): an age such as 90d counts back from it, never
+// from this machine's clock, which may be off.
+func serviceTime(ctx context.Context, c *convo.Client) (time.Time, error) {
+	var meta convo.Response
+	if _, err := c.Channels.List(ctx, convo.CaptureResponse(&meta)); err != nil {
+		return time.Time{}, fmt.Errorf("asking the service's time: %w", err)
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
-		return err
+	return meta.Timestamp, nil
+}
+
+func parseSince(s string, now time.Time) (time.Time, error) {
+	for _, layout := range []string{time.RFC3339, time.DateOnly} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, nil
+		}
 	}
-	return os.Rename(tmp, path)
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		if n, err := strconv.Atoi(days); err == nil && n > 0 {
+			return now.AddDate(0, 0, -n), nil
+		}
+	} else if d, err := time.ParseDuration(s); err == nil && d > 0 {
+		return now.Add(-d), nil
+	}
+	return time.Time{}, fmt.Errorf("--since %q: want an RFC 3339 time, a date such as 2026-01-01, or an age such as 90d or 36h", s)
 }
 
 // line is one message of the export. Status and Media shadow the embedded
@@ -304,7 +196,7 @@ type line struct {
 	convo.Message
 	Status    *convo.MessageStatus `json:"status"`
 	Media     *media               `json:"media"`
-	Raw       json.RawMessage      `json:"raw,omitempty"` // never set: raw is outside the contract and may change without notice (spec §2.3)
+	Raw       json.RawMessage      `json:"raw,omitempty"`
 	MediaFile string               `json:"media_file,omitempty"`
 }
 
@@ -316,267 +208,222 @@ type media struct {
 	Filename    *string           `json:"filename"`
 }
 
-func newLine(cur *current, m convo.Message) line {
-	l := line{ConversationID: cur.ConversationID, ContactID: cur.ContactID, Channel: cur.Channel, Message: m}
+func newLine(cur *current, m convo.Message, file string) line {
+	l := line{ConversationID: cur.ConversationID, ContactID: cur.ContactID, Channel: cur.Channel, Message: m, MediaFile: file}
 	if m.Status != "" {
 		l.Status = &m.Status
 	}
+	null := func(s string) *string {
+		if s == "" {
+			return nil
+		}
+		return &s
+	}
 	if m.Media != nil {
-		l.Media = &media{MediaID: null(m.Media.MediaID), MediaStatus: m.Media.MediaStatus,
-			MimeType: null(m.Media.MimeType), FileSize: m.Media.FileSize, Filename: null(m.Media.Filename)}
+		l.Media = &media{null(m.Media.MediaID), m.Media.MediaStatus, null(m.Media.MimeType), m.Media.FileSize, null(m.Media.Filename)}
 	}
 	return l
 }
 
-func null(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
 type exporter struct {
 	c           *convo.Client
-	st          *state
-	statePath   string
-	mediaDir    string
+	st          state
+	dir         string
+	media       bool
 	pageSize    int
 	concurrency int
-	pageOpts    []convo.Option // WithReadAhead, or none
 	progress    io.Writer
 
-	f            *os.File
-	w            *bufio.Writer
-	pending      int  // lines written since the last checkpoint
-	pendingFiles int  // of which with a media file
-	tty          bool // progress goes to a terminal
-	lastMsg      time.Time
+	f       *os.File
+	w       *bufio.Writer
+	pending counts // written since the last checkpoint
 }
 
-// open opens the output file and cuts it back to the last checkpoint.
-func (e *exporter) open(path string) error {
-	flags := os.O_RDWR | os.O_CREATE
-	if e.st.OutBytes == 0 {
-		flags |= os.O_TRUNC
-	}
-	f, err := os.OpenFile(path, flags, 0o644)
-	if err != nil {
+type counts struct {
+	lines, files int
+	bytes        int64
+}
+
+// export exports, after the conversation an earlier run was in the middle
+// of, every conversation not done yet.
+func (e *exporter) export(ctx context.Context) error {
+	if err := e.open(); err != nil {
 		return err
 	}
-	fi, err := f.Stat()
-	if err == nil && fi.Size() < e.st.OutBytes {
-		err = fmt.Errorf("%s is shorter (%d bytes) than the state file says (%d): it was changed; delete %s to start over",
-			path, fi.Size(), e.st.OutBytes, e.statePath)
+	defer func() { e.w.Flush(); e.f.Close() }() // what follows the last checkpoint is cut by the next run
+	if cur := e.st.Current; cur != nil {
+		if err := e.write(ctx, aheadConv{cur: cur}); err != nil {
+			return err
+		}
 	}
+	todo, listErr := e.todo(ctx)
+	// Conversations are read ahead, e.concurrency at a time, and written
+	// here in list order, as a sequential run would. A failure is yielded
+	// after every conversation before it.
+	for conv, err := range convo.ParallelSeq(ctx, todo, e.readAhead, convo.ParallelLimit(e.concurrency)) {
+		if err != nil {
+			return err
+		}
+		if err := e.write(ctx, conv); err != nil {
+			return err
+		}
+	}
+	if *listErr != nil {
+		return *listErr
+	}
+	e.st.Complete = true
+	return e.checkpoint()
+}
+
+// open opens the output and cuts it back to the last checkpoint.
+func (e *exporter) open() error {
+	dir := e.dir
+	if e.media {
+		dir = filepath.Join(e.dir, "media")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(filepath.Join(e.dir, "history.jsonl"), os.O_RDWR|os.O_CREATE, 0o644)
 	if err == nil {
 		err = f.Truncate(e.st.OutBytes)
 	}
 	if err == nil {
 		_, err = f.Seek(e.st.OutBytes, io.SeekStart)
 	}
-	if err != nil {
-		f.Close()
-		return err
-	}
 	e.f, e.w = f, bufio.NewWriter(f)
-	return nil
-}
-
-// close flushes what was written (an interrupted run leaves it for the next
-// run to cut) and closes the file.
-func (e *exporter) close() error {
-	err := e.w.Flush()
-	if cerr := e.f.Close(); err == nil {
-		err = cerr
-	}
 	return err
 }
 
-func (e *exporter) export(ctx context.Context) error {
-	if e.mediaDir != "" {
-		if err := os.MkdirAll(e.mediaDir, 0o755); err != nil {
-			return err
+// todo lists the conversations not done yet; the listing's error, if any,
+// is set once the sequence ends.
+func (e *exporter) todo(ctx context.Context) (iter.Seq[*current], *error) {
+	var listErr error
+	return func(yield func(*current) bool) {
+		done := map[string]bool{}
+		for _, id := range e.st.Done {
+			done[id] = true
 		}
-	}
-	// Finish the conversation an earlier run was in the middle of.
-	if cur := e.st.Current; cur != nil {
-		if err := e.conversation(ctx, cur, nil); err != nil {
-			return err
-		}
-	}
-	done := make(map[string]bool, len(e.st.Done))
-	for _, id := range e.st.Done {
-		done[id] = true
-	}
-	var listErr error // set by todo before it ends; read after the loop
-	params := &convo.ListConversationsParams{Status: convo.ConversationAll, Since: e.st.Since, Limit: 100}
-	todo := func(yield func(*current) bool) {
+		params := &convo.ListConversationsParams{Status: convo.ConversationAll, Since: e.st.Since, Limit: 100}
 		for conv, err := range e.c.Conversations.All(ctx, params) {
 			if err != nil {
 				listErr = fmt.Errorf("listing conversations: %w", err)
 				return
 			}
-			if done[conv.ID] {
-				continue // exported by an earlier run
-			}
-			done[conv.ID] = true
-			if !yield(&current{ConversationID: conv.ID, ContactID: conv.ContactID, Channel: conv.Channel}) {
+			if !done[conv.ID] && !yield(&current{ConversationID: conv.ID, ContactID: conv.ContactID, Channel: conv.Channel}) {
 				return
 			}
+			done[conv.ID] = true // the list's order changes as conversations move: each once
 		}
-	}
-	// Conversations are read ahead, e.concurrency at a time, and written
-	// here one after the other in list order, exactly as a sequential run
-	// would: checkpoints, and so resuming, are unchanged.
-	for ahead, err := range convo.ParallelSeq(ctx, todo, e.readAhead, convo.ParallelLimit(e.concurrency), convo.ParallelCollectAll()) {
-		if err != nil {
-			return err
-		}
-		if err := e.conversation(ctx, ahead.cur, ahead.pages); err != nil {
-			return err
-		}
-	}
-	if listErr != nil {
-		return listErr
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	e.st.Complete = true
-	return e.checkpoint()
+	}, &listErr
 }
 
 // maxPagesAhead bounds how many pages of one conversation are read before
-// it is written; the rest of a longer one is read as it is written. Memory
-// stays within concurrency × maxPagesAhead pages.
+// it is written; the rest of a longer one is read as it is written.
 const maxPagesAhead = 8
 
-// fetched is a page read ahead, with its media already downloaded.
-type fetched struct {
-	page      *convo.MessagePage
-	ahead     bool              // read ahead: media already downloaded
-	files     map[string]string // message id → media file
-	err       error             // the failure that ends the read here
-	failedMsg string            // the message whose download failed, if any
+// page is a page of messages with its media downloaded.
+type page struct {
+	*convo.MessagePage
+	files map[string]string // message id → media file
 }
 
 type aheadConv struct {
 	cur   *current
-	pages []fetched
+	pages []page
 }
 
 // readAhead reads the first pages of a conversation, and downloads their
-// media, while earlier conversations are being written. A failure is kept
-// with the page it hit and reported when the writer gets there, so that
-// everything before it is written first, as in a sequential run.
+// media, while earlier conversations are being written.
 func (e *exporter) readAhead(ctx context.Context, cur *current) (aheadConv, error) {
-	out := aheadConv{cur: cur}
-	params := &convo.ListMessagesParams{Since: e.st.Since, Limit: e.pageSize, Cursor: cur.Cursor}
-	for page, err := range e.c.Messages.Pages(ctx, cur.ConversationID, params, e.pageOpts...) {
+	conv := aheadConv{cur: cur}
+	for p, err := range e.pages(ctx, cur) {
 		if err != nil {
-			out.pages = append(out.pages, fetched{err: fmt.Errorf("conversation %s: reading messages: %w", cur.ConversationID, err)})
+			return conv, err
+		}
+		if conv.pages = append(conv.pages, p); len(conv.pages) == maxPagesAhead {
 			break
 		}
-		f := fetched{page: page, ahead: true, files: map[string]string{}}
-		for _, m := range page.Items {
-			if e.mediaDir == "" || m.Media == nil || !m.Media.Available() {
-				continue
-			}
-			p, err := e.download(ctx, m)
-			if err != nil {
-				f.err, f.failedMsg = fmt.Errorf("conversation %s, message %s: %w", cur.ConversationID, m.MessageID, err), m.MessageID
-				break
-			}
-			f.files[m.MessageID] = p
-		}
-		out.pages = append(out.pages, f)
-		if f.err != nil || len(out.pages) == maxPagesAhead {
-			break // the writer reads the rest, if any, as it writes
-		}
 	}
-	return out, nil
+	return conv, nil
 }
 
-// conversation writes one conversation from cur.Cursor on, checkpointing
-// after each page: first the pages read ahead (if any), then the rest as it
-// is read (Messages.Pages, resumed from the cursor).
-func (e *exporter) conversation(ctx context.Context, cur *current, ahead []fetched) error {
-	e.st.Current = cur
-	for _, f := range ahead {
-		if done, err := e.writePage(ctx, cur, f); done || err != nil {
+// pages reads a conversation's pages from cur.Cursor on, fetching the next
+// page while this one is handled (WithReadAhead), and downloads the media of
+// each.
+func (e *exporter) pages(ctx context.Context, cur *current) iter.Seq2[page, error] {
+	return func(yield func(page, error) bool) {
+		params := &convo.ListMessagesParams{Since: e.st.Since, Limit: e.pageSize, Cursor: cur.Cursor}
+		for mp, err := range e.c.Messages.Pages(ctx, cur.ConversationID, params, convo.WithReadAhead()) {
+			if err != nil {
+				yield(page{}, fmt.Errorf("conversation %s: reading messages: %w", cur.ConversationID, err))
+				return
+			}
+			p := page{mp, map[string]string{}}
+			for _, m := range mp.Items {
+				if e.media && m.Media != nil && m.Media.Available() {
+					if p.files[m.MessageID], err = e.download(ctx, m); err != nil {
+						yield(page{}, fmt.Errorf("conversation %s, message %s: %w", cur.ConversationID, m.MessageID, err))
+						return
+					}
+				}
+			}
+			if !yield(p, nil) {
+				return
+			}
+		}
+	}
+}
+
+// write writes one conversation, checkpointing after each page: first the
+// pages read ahead, then the rest as it is read.
+func (e *exporter) write(ctx context.Context, conv aheadConv) error {
+	e.st.Current = conv.cur
+	for _, p := range conv.pages {
+		if err := e.writePage(ctx, conv.cur, p); err != nil || !p.HasMore() {
 			return err
 		}
 	}
-	params := &convo.ListMessagesParams{Since: e.st.Since, Limit: e.pageSize, Cursor: cur.Cursor}
-	for page, err := range e.c.Messages.Pages(ctx, cur.ConversationID, params, e.pageOpts...) {
+	for p, err := range e.pages(ctx, conv.cur) {
 		if err != nil {
-			return fmt.Errorf("conversation %s: reading messages: %w", cur.ConversationID, err)
+			return err
 		}
-		if done, err := e.writePage(ctx, cur, fetched{page: page}); done || err != nil {
+		if err := e.writePage(ctx, conv.cur, p); err != nil || !p.HasMore() {
 			return err
 		}
 	}
 	return nil
 }
 
-// writePage writes a page's lines and checkpoints; done reports the
-// conversation's last page.
-func (e *exporter) writePage(ctx context.Context, cur *current, f fetched) (done bool, err error) {
-	if f.page == nil {
-		return false, f.err
-	}
-	for _, m := range f.page.Items {
-		if f.failedMsg != "" && m.MessageID == f.failedMsg {
-			return false, f.err // the download that failed, reached in order
-		}
-		if err := e.message(ctx, cur, m, f.files[m.MessageID], f.ahead); err != nil {
-			return false, fmt.Errorf("conversation %s, message %s: %w", cur.ConversationID, m.MessageID, err)
-		}
-	}
-	if !f.page.HasMore() {
-		e.st.Done = append(e.st.Done, cur.ConversationID)
-		e.st.Current = nil
-		if err := e.checkpoint(); err != nil {
-			return false, err
-		}
-		e.showProgress(false)
-		return true, nil
-	}
-	cur.Cursor = f.page.NextCursor
-	return false, e.checkpoint()
-}
-
-// message writes one line. file is the media file read ahead (when
-// downloaded is true); otherwise the media, if any, is downloaded now.
-func (e *exporter) message(ctx context.Context, cur *current, m convo.Message, file string, downloaded bool) error {
-	l := newLine(cur, m)
-	if !downloaded && e.mediaDir != "" && m.Media != nil && m.Media.Available() {
-		p, err := e.download(ctx, m)
+func (e *exporter) writePage(ctx context.Context, cur *current, p page) error {
+	for _, m := range p.Items {
+		b, err := json.Marshal(newLine(cur, m, p.files[m.MessageID]))
 		if err != nil {
 			return err
 		}
-		file = p
+		n, err := e.w.Write(append(b, '\n'))
+		if err != nil {
+			return err
+		}
+		e.pending.lines, e.pending.bytes = e.pending.lines+1, e.pending.bytes+int64(n)
+		if p.files[m.MessageID] != "" {
+			e.pending.files++
+		}
+		if afterLine != nil {
+			afterLine()
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 	}
-	if file != "" {
-		l.MediaFile = file
-		e.pendingFiles++
+	if p.HasMore() {
+		cur.Cursor = p.NextCursor
+		return e.checkpoint()
 	}
-	b, err := json.Marshal(l)
-	if err != nil {
-		return err
-	}
-	if _, err := e.w.Write(append(b, '\n')); err != nil {
-		return err
-	}
-	e.pending++
-	if m.SentAt != nil {
-		e.lastMsg = *m.SentAt
-	}
-	e.showProgress(false)
-	if afterLine != nil {
-		afterLine()
-	}
-	return ctx.Err()
+	e.st.Done, e.st.Current = append(e.st.Done, cur.ConversationID), nil
+	err := e.checkpoint()
+	fmt.Fprintf(e.progress, "export: %d conversations done, %d messages, %d media files\n", len(e.st.Done), e.st.Lines, e.st.Files)
+	return err
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
@@ -584,33 +431,24 @@ var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 // download fetches a message's file into the media folder, unless an
 // earlier run did already, and returns its path.
 func (e *exporter) download(ctx context.Context, m convo.Message) (string, error) {
-	ext := strings.ToLower(filepath.Ext(m.Media.Filename))
-	if ext == "" || len(ext) > 10 {
-		ext = ".bin"
-		if exts, _ := mime.ExtensionsByType(m.Media.MimeType); len(exts) > 0 {
-			ext = exts[0]
-		}
+	ext := filepath.Ext(m.Media.Filename)
+	if exts, _ := mime.ExtensionsByType(m.Media.MimeType); ext == "" && len(exts) > 0 {
+		ext = exts[0]
 	}
-	path := filepath.Join(e.mediaDir, unsafeName.ReplaceAllString(m.Media.MediaID, "_")+ext)
+	path := filepath.Join(e.dir, "media", unsafeName.ReplaceAllString(m.Media.MediaID, "_")+ext)
 	if _, err := os.Stat(path); err == nil {
-		return path, nil // complete: files only appear under their name once written
+		return path, nil // complete: a file appears under its name only once written
 	}
-	tmp, err := os.CreateTemp(e.mediaDir, ".download-*")
-	if err != nil {
-		return "", err
-	}
-	_, err = e.c.Attachments.Download(ctx, m, tmp)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
+	tmp, err := os.Create(path + ".part")
+	if err == nil {
+		_, err = e.c.Attachments.Download(ctx, m, tmp)
+		err = errors.Join(err, tmp.Close())
 	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), path)
+		return path, os.Rename(tmp.Name(), path)
 	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return "", fmt.Errorf("downloading media %s: %w", m.Media.MediaID, err)
-	}
-	return path, nil
+	os.Remove(path + ".part")
+	return "", fmt.Errorf("downloading media %s: %w", m.Media.MediaID, err)
 }
 
 // checkpoint makes everything written so far durable, then records it.
@@ -621,36 +459,15 @@ func (e *exporter) checkpoint() error {
 	if err := e.f.Sync(); err != nil {
 		return err
 	}
-	off, err := e.f.Seek(0, io.SeekCurrent)
+	e.st.OutBytes, e.st.Lines, e.st.Files = e.st.OutBytes+e.pending.bytes, e.st.Lines+e.pending.lines, e.st.Files+e.pending.files
+	e.pending = counts{}
+	b, err := json.MarshalIndent(e.st, "", " ")
 	if err != nil {
 		return err
 	}
-	e.st.OutBytes = off
-	e.st.Lines += e.pending
-	e.st.Files += e.pendingFiles
-	e.pending, e.pendingFiles = 0, 0
-	return saveState(e.statePath, e.st)
-}
-
-// showProgress keeps one progress line up to date on a terminal (after each
-// message) and writes one line per finished conversation elsewhere (logs).
-func (e *exporter) showProgress(final bool) {
-	if !e.tty && (final || e.pending > 0) {
-		return
+	path := filepath.Join(e.dir, "history.jsonl.state")
+	if err := os.WriteFile(path+".tmp", b, 0o600); err != nil {
+		return err
 	}
-	at := ""
-	if !e.lastMsg.IsZero() {
-		at = ", at " + e.lastMsg.UTC().Format("2006-01-02")
-	}
-	if e.tty {
-		end := ""
-		if final {
-			end = "\n"
-		}
-		fmt.Fprintf(e.progress, "\rexport: %d conversations done, %d messages, %d media files%s   %s",
-			len(e.st.Done), e.st.Lines+e.pending, e.st.Files+e.pendingFiles, at, end)
-		return
-	}
-	fmt.Fprintf(e.progress, "export: %d conversations done, %d messages, %d media files%s\n",
-		len(e.st.Done), e.st.Lines+e.pending, e.st.Files+e.pendingFiles, at)
+	return os.Rename(path+".tmp", path)
 }

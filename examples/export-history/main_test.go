@@ -1,13 +1,13 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,15 +16,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	convo "github.com/convoapi/convo-go"
-	"github.com/convoapi/convo-go/examples/internal/demo"
+	"github.com/convoapi/convo-go/examples/internal/demotest"
 	"github.com/convoapi/convo-go/fake"
-	"github.com/convoapi/convo-go/internal/oascheck"
 )
 
-var (
-	t0    = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
-	since = "2026-09-01"
-)
+var t0 = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 
 const (
 	convA = "00000000-0000-4000-8000-00000000000a" // open, 6 messages in range, across the 30-day window
@@ -36,24 +32,24 @@ const (
 
 type world struct {
 	s    *fake.Server
+	co   *fake.Company
+	acc  string
 	want map[string]string // message id → conversation id, for every message to export
 	data map[string][]byte // message id → file content, for available media
-	co   *fake.Company
-	ct   string
 }
 
-func newWorld(t *testing.T) *world {
+// newWorld seeds conversations of every status relative to the service date
+// t0 (82 days after 2026-09-01) and points demo.Client at them.
+func newWorld(t *testing.T, t0 time.Time) *world {
 	t.Helper()
-	s := fake.New(t, fake.WithClock(fake.NewManualClock(t0)), fake.WithHandlerMiddleware(oascheck.Middleware(t)))
+	s := demotest.Fake(t, t0)
 	co := s.Company()
-	acc := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000001"})
 	w := &world{s: s, co: co, want: map[string]string{}, data: map[string][]byte{}}
-	days := func(n int) time.Time { return t0.AddDate(0, 0, -n) }
+	w.acc = co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000001"})
 	n := 0
-	add := func(conv string, at time.Time, m fake.Message) {
+	add := func(conv string, daysAgo int, at time.Duration, m fake.Message) {
 		n++
-		m.ID = fmt.Sprintf("msg-%02d", n)
-		m.At = at
+		m.ID, m.At = fmt.Sprintf("msg-%02d", n), t0.AddDate(0, 0, -daysAgo).Add(at)
 		if m.Sender == "" {
 			m.Sender = fake.SenderContact
 		}
@@ -61,45 +57,35 @@ func newWorld(t *testing.T) *world {
 			m.Text = fmt.Sprintf("message %d", n)
 		}
 		co.AddMessage(conv, m)
-		if !at.Before(t0.AddDate(0, 0, -82)) { // 2026-09-01 is 82 days before t0
+		if daysAgo <= 82 {
 			w.want[m.ID] = conv
 		}
 		if m.Media != nil && len(m.Media.Data) > 0 {
 			w.data[m.ID] = m.Media.Data
 		}
 	}
-	conv := func(id, phone string, status convo.ConversationStatus) string {
-		ct := co.AddContact(fake.Contact{Account: acc, Phone: phone})
-		w.ct = ct
-		return co.AddConversation(fake.Conversation{ID: id, Contact: ct, Status: status})
+	for i, c := range []struct {
+		id     string
+		status convo.ConversationStatus
+	}{{convA, convo.ConversationOpen}, {convB, convo.ConversationResolved}, {convC, convo.ConversationArchived}, {convD, convo.ConversationOpen}, {convE, convo.ConversationOpen}} {
+		ct := co.AddContact(fake.Contact{Account: w.acc, Phone: fmt.Sprint("55119000000", 10+i)})
+		co.AddConversation(fake.Conversation{ID: c.id, Contact: ct, Status: c.status})
 	}
-
-	conv(convA, "5511900000010", convo.ConversationOpen)
-	add(convA, days(60), fake.Message{})
-	add(convA, days(45), fake.Message{Type: "image", Text: "the sofa", Media: &fake.Media{MimeType: "image/png", Filename: "sofa.png", Data: []byte("\x89PNG sofa")}})
-	add(convA, days(31), fake.Message{Sender: fake.SenderAgent})
-	add(convA, days(10), fake.Message{Type: "document", Media: &fake.Media{Status: convo.MediaUnknown, MimeType: "application/pdf"}})
-	add(convA, days(2), fake.Message{Sender: fake.SenderAutomation, Reactions: []fake.Reaction{{Emoji: "👍"}}})
-	add(convA, t0.Add(-time.Hour), fake.Message{})
-
-	conv(convB, "5511900000011", convo.ConversationResolved)
-	add(convB, days(40), fake.Message{})
-	add(convB, days(40).Add(time.Minute), fake.Message{Sender: fake.SenderAgent, Type: "document", Media: &fake.Media{MimeType: "application/pdf", Data: []byte("%PDF-1.4 quote")}})
-	add(convB, days(40).Add(2*time.Minute), fake.Message{Type: "audio", Media: &fake.Media{Status: convo.MediaNoReference}})
-	add(convB, days(39), fake.Message{Sender: fake.SenderAgent})
-
-	conv(convC, "5511900000012", convo.ConversationArchived)
-	add(convC, days(100), fake.Message{})
-	add(convC, days(99), fake.Message{Sender: fake.SenderAgent})
-
-	conv(convD, "5511900000013", convo.ConversationOpen)
-	add(convD, days(95), fake.Message{})
-	add(convD, days(20), fake.Message{})
-	add(convD, days(5), fake.Message{Sender: fake.SenderPhone})
-
-	conv(convE, "5511900000014", convo.ConversationOpen)
-
-	demo.PointAt(t, s)
+	add(convA, 60, 0, fake.Message{})
+	add(convA, 45, 0, fake.Message{Type: "image", Text: "the sofa", Media: &fake.Media{MimeType: "image/png", Filename: "sofa.png", Data: []byte("\x89PNG sofa")}})
+	add(convA, 31, 0, fake.Message{Sender: fake.SenderAgent})
+	add(convA, 10, 0, fake.Message{Type: "document", Media: &fake.Media{Status: convo.MediaUnknown, MimeType: "application/pdf"}})
+	add(convA, 2, 0, fake.Message{Sender: fake.SenderAutomation, Reactions: []fake.Reaction{{Emoji: "👍"}}})
+	add(convA, 0, -time.Hour, fake.Message{})
+	add(convB, 40, 0, fake.Message{})
+	add(convB, 40, time.Minute, fake.Message{Sender: fake.SenderAgent, Type: "document", Media: &fake.Media{MimeType: "application/pdf", Data: []byte("%PDF-1.4 quote")}})
+	add(convB, 40, 2*time.Minute, fake.Message{Type: "audio", Media: &fake.Media{Status: convo.MediaNoReference}})
+	add(convB, 39, 0, fake.Message{Sender: fake.SenderAgent})
+	add(convC, 100, 0, fake.Message{}) // all before --since
+	add(convC, 99, 0, fake.Message{Sender: fake.SenderAgent})
+	add(convD, 95, 0, fake.Message{})
+	add(convD, 20, 0, fake.Message{})
+	add(convD, 5, 0, fake.Message{Sender: fake.SenderPhone})
 	return w
 }
 
@@ -110,91 +96,85 @@ type exportLine struct {
 	MessageID      string    `json:"message_id"`
 	SentAt         time.Time `json:"sent_at"`
 	Type           string    `json:"type"`
-	Media          *struct {
-		MediaID     string `json:"media_id"`
-		MediaStatus string `json:"media_status"`
-	} `json:"media"`
-	MediaFile string `json:"media_file"`
+	MediaFile      string    `json:"media_file"`
 }
 
 func readLines(t *testing.T, path string) []exportLine {
 	t.Helper()
-	f, err := os.Open(path)
-	require.NoError(t, err)
-	defer f.Close()
 	var out []exportLine
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		var l exportLine
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &l), "line %d: %s", len(out)+1, sc.Text())
-		out = append(out, l)
+	for l := range strings.Lines(readFile(t, path)) {
+		var el exportLine
+		require.NoError(t, json.Unmarshal([]byte(l), &el), "line %d: %s", len(out)+1, l)
+		out = append(out, el)
 	}
-	require.NoError(t, sc.Err())
 	return out
 }
 
-// export runs the command in dir (relative --out and --media-dir, so that
-// two exports into two folders write identical files).
-func export(t *testing.T, dir string, args ...string) (int, string, string) {
+func readFile(t *testing.T, path string) string {
 	t.Helper()
-	t.Chdir(dir)
-	var stdout, stderr bytes.Buffer
-	all := append([]string{"--since", since, "--out", "history.jsonl", "--media-dir", "media", "--page-size", "2"}, args...)
-	code := run(context.Background(), all, &stdout, &stderr)
-	return code, stdout.String(), stderr.String()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return string(b)
 }
 
-// exportInterrupted runs the command and cancels it once n more lines are
-// written, as a Ctrl-C would.
-func exportInterrupted(t *testing.T, dir string, n int) (int, string) {
+// export runs the command in dir, into dir itself (so that two exports into
+// two folders write identical files), with pages of 2 messages, since
+// 2026-09-01 unless args say otherwise. It cancels the run, as a Ctrl-C
+// would, once stopAfter lines are written (0: never).
+func export(t *testing.T, dir string, stopAfter int, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	t.Chdir(dir)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	written := 0
 	afterLine = func() {
-		if written++; written == n {
+		if written++; written == stopAfter {
 			cancel()
 		}
 	}
 	defer func() { afterLine = nil }()
-	var stdout, stderr bytes.Buffer
-	code := run(ctx, []string{"--since", since, "--out", "history.jsonl", "--media-dir", "media", "--page-size", "2"}, &stdout, &stderr)
-	return code, stderr.String()
+	var out, errOut bytes.Buffer
+	code = run(ctx, append([]string{"--since", "2026-09-01", "--dir", ".", "--page-size", "2"}, args...), &out, &errOut)
+	return code, out.String(), errOut.String()
 }
 
 func TestFullExport(t *testing.T) {
-	w := newWorld(t)
-	dir := t.TempDir()
-	code, out, errOut := export(t, dir)
+	w := newWorld(t, t0)
+	wd := t.TempDir()
+	code, out, errOut := export(t, wd, 0, "--dir", "out")
 	require.Equal(t, 0, code, errOut)
-	assert.Contains(t, out, "Exported 12 messages of 3 conversations since 2026-09-01T00:00:00Z to history.jsonl, 2 media files in media.")
+	assert.Contains(t, out, "Exported 12 messages of 3 conversations since 2026-09-01T00:00:00Z to out/history.jsonl, 2 media files.")
 	assert.Contains(t, errOut, "export: 3 conversations done, 12 messages, 2 media files")
+	// Everything goes into --dir, nothing into the working directory.
+	top, err := os.ReadDir(wd)
+	require.NoError(t, err)
+	require.Len(t, top, 1)
+	names := []string{}
+	in, err := os.ReadDir("out")
+	require.NoError(t, err)
+	for _, e := range in {
+		names = append(names, e.Name())
+	}
+	assert.ElementsMatch(t, []string{"history.jsonl", "history.jsonl.state", "media"}, names)
 
-	lines := readLines(t, filepath.Join(dir, "history.jsonl"))
 	got := map[string]string{}
-	for _, l := range lines {
-		_, dup := got[l.MessageID]
-		assert.False(t, dup, "duplicate line for %s", l.MessageID)
+	for _, l := range readLines(t, "out/history.jsonl") {
+		assert.NotContains(t, got, l.MessageID, "duplicate line")
 		got[l.MessageID] = l.ConversationID
 		assert.Equal(t, "chatapp", l.Channel)
 		assert.NotEmpty(t, l.ContactID)
 		if data, ok := w.data[l.MessageID]; ok {
-			require.NotEmpty(t, l.MediaFile, l.MessageID)
-			assert.Equal(t, filepath.Join("media", w.s.MediaID(l.MessageID)+map[string]string{"image": ".png", "document": ".pdf"}[l.Type]), l.MediaFile)
-			b, err := os.ReadFile(filepath.Join(dir, l.MediaFile))
-			require.NoError(t, err)
-			assert.Equal(t, data, b)
+			assert.Equal(t, filepath.Join("out", "media", w.s.MediaID(l.MessageID)+map[string]string{"image": ".png", "document": ".pdf"}[l.Type]), l.MediaFile)
+			assert.Equal(t, string(data), readFile(t, l.MediaFile))
 		} else {
 			assert.Empty(t, l.MediaFile, "%s has no file to fetch", l.MessageID)
 		}
 	}
 	assert.Equal(t, w.want, got, "every message since --since, with its conversation, and nothing else")
 	// Nulls stay null; raw (outside the contract) is left out.
-	text, err := os.ReadFile(filepath.Join(dir, "history.jsonl"))
-	require.NoError(t, err)
-	for _, l := range strings.Split(strings.TrimSpace(string(text)), "\n") {
-		assert.NotContains(t, l, `"raw"`)
+	text := readFile(t, "out/history.jsonl")
+	assert.NotContains(t, text, `"raw"`)
+	for l := range strings.Lines(text) {
 		switch {
 		case strings.Contains(l, `"message_id":"msg-04"`):
 			assert.Contains(t, l, `"status":null`)
@@ -204,71 +184,49 @@ func TestFullExport(t *testing.T) {
 			assert.Contains(t, l, `"reactions":[{"emoji":"👍","direction":"inbound"`)
 		}
 	}
-	entries, err := os.ReadDir(filepath.Join(dir, "media"))
+	entries, err := os.ReadDir("out/media")
 	require.NoError(t, err)
 	assert.Len(t, entries, 2, "no leftover temporary file")
-
 	// Every read went beyond the 30-day window with since; the unknown and
 	// no_reference media were never asked for.
-	var attachments int
-	for _, r := range w.s.Requests() {
-		if strings.HasSuffix(r.Path, "/messages") {
-			assert.Equal(t, "2026-09-01T00:00:00.000Z", r.Query.Get("since"), r.Path)
-		}
-		if strings.Contains(r.Path, "/attachments/") {
-			attachments++
-		}
+	for _, r := range w.s.RequestsMatching("GET", "/conversations/*/messages") {
+		assert.Equal(t, "2026-09-01T00:00:00.000Z", r.Query.Get("since"), r.Path)
 	}
-	assert.Equal(t, 2, attachments)
+	assert.Len(t, w.s.RequestsMatching("GET", "/attachments/*"), 2)
 
 	// Once complete, running again changes nothing.
-	before, err := os.ReadFile(filepath.Join(dir, "history.jsonl"))
-	require.NoError(t, err)
-	code, out, _ = export(t, dir)
+	code, out, _ = export(t, wd, 0, "--dir", "out")
 	assert.Equal(t, 0, code)
-	assert.Contains(t, out, "Export already complete: 12 messages in history.jsonl. Delete history.jsonl.state to export again.")
-	after, err := os.ReadFile(filepath.Join(dir, "history.jsonl"))
-	require.NoError(t, err)
-	assert.Equal(t, before, after)
+	assert.Contains(t, out, "Export already complete: 12 messages in out/history.jsonl. Delete out/history.jsonl.state to export again.")
+	assert.Equal(t, text, readFile(t, "out/history.jsonl"))
 }
 
 // An export interrupted after n lines, then after m more, then run to the
 // end, writes exactly the file an uninterrupted export writes.
 func TestResumeAfterInterruption(t *testing.T) {
-	tests := []struct{ n, m int }{
-		{1, 1}, {2, 3}, {3, 4}, {5, 1}, {7, 2}, {11, 1}, {12, 0},
-	}
-	for _, tt := range tests {
+	w := newWorld(t, t0)
+	code, _, errOut := export(t, t.TempDir(), 0)
+	require.Equal(t, 0, code, errOut)
+	want := readFile(t, "history.jsonl")
+	for _, tt := range []struct{ n, m int }{{1, 1}, {2, 3}, {3, 4}, {5, 1}, {7, 2}, {11, 1}, {12, 0}} {
 		t.Run(fmt.Sprintf("after %d then %d", tt.n, tt.m), func(t *testing.T) {
-			w := newWorld(t)
-			ref := t.TempDir()
-			code, _, errOut := export(t, ref)
-			require.Equal(t, 0, code, errOut)
-			want, err := os.ReadFile(filepath.Join(ref, "history.jsonl"))
-			require.NoError(t, err)
-
 			dir := t.TempDir()
-			code, errOut = exportInterrupted(t, dir, tt.n)
+			code, _, errOut := export(t, dir, tt.n)
 			require.Equal(t, 1, code)
 			assert.Contains(t, errOut, "interrupted; ")
 			assert.Contains(t, errOut, "run the same command again to resume")
-			// The interrupted run leaves its n lines, some of them past
-			// the last checkpoint; the resumed run must cut those.
-			assert.Len(t, readLines(t, filepath.Join(dir, "history.jsonl")), tt.n)
-
+			// The interrupted run leaves its n lines, some of them past the
+			// last checkpoint; the resumed run must cut those.
+			assert.Len(t, readLines(t, "history.jsonl"), tt.n)
 			if tt.m > 0 {
-				code, _ = exportInterrupted(t, dir, tt.m)
+				code, _, _ = export(t, dir, tt.m)
 				require.Equal(t, 1, code)
 			}
-
-			code, out, errOut := export(t, dir)
+			code, out, errOut := export(t, dir, 0)
 			require.Equal(t, 0, code, errOut)
-			assert.Contains(t, out, "Exported 12 messages of 3 conversations since 2026-09-01T00:00:00Z to history.jsonl, 2 media files in media.")
-			got, err := os.ReadFile(filepath.Join(dir, "history.jsonl"))
-			require.NoError(t, err)
-			assert.Equal(t, string(want), string(got), "no duplicate, nothing lost, same order")
-
-			media, err := os.ReadDir(filepath.Join(dir, "media"))
+			assert.Contains(t, out, "Exported 12 messages of 3 conversations since 2026-09-01T00:00:00Z to history.jsonl, 2 media files.")
+			assert.Equal(t, want, readFile(t, "history.jsonl"), "no duplicate, nothing lost, same order")
+			media, err := os.ReadDir("media")
 			require.NoError(t, err)
 			assert.Len(t, media, len(w.data))
 		})
@@ -278,76 +236,86 @@ func TestResumeAfterInterruption(t *testing.T) {
 // A failure at the service stops the export at the last checkpoint; the
 // next run goes on, and a conversation started meanwhile is exported too.
 func TestResumeAfterServiceFailure(t *testing.T) {
-	w := newWorld(t)
+	w := newWorld(t, t0)
 	dir := t.TempDir()
 	// The first read of conversation B fails (a 400 is not retried).
 	w.s.AddFault(fake.Fault{Path: "/conversations/" + convB + "/messages", Status: 400, Code: "INVALID_PARAM", Times: 1})
-	code, _, errOut := export(t, dir)
+	code, _, errOut := export(t, dir, 0)
 	require.Equal(t, 1, code)
 	assert.Contains(t, errOut, "conversation "+convB+": reading messages: convo: 400 INVALID_PARAM")
-	assert.Contains(t, errOut, "messages exported so far; run the same command again to resume")
+	assert.Contains(t, errOut, "messages are safely exported, run the same command again to resume")
 
-	// Meanwhile a new contact writes in.
-	conv, msg := w.co.Receive(w.s.Company().Contacts()[0].AccountID, "5511900000099", "Newcomer", fake.Message{Text: "hello!", At: t0})
-
-	code, out, errOut := export(t, dir)
+	conv, msg := w.co.Receive(w.acc, "5511900000099", "Newcomer", fake.Message{Text: "hello!", At: t0})
+	code, out, errOut := export(t, dir, 0)
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, out, "Exported 13 messages of 4 conversations")
-	seen := map[string]bool{}
-	for _, l := range readLines(t, filepath.Join(dir, "history.jsonl")) {
-		assert.False(t, seen[l.MessageID], "duplicate %s", l.MessageID)
-		seen[l.MessageID] = true
-		if l.MessageID == msg {
-			assert.Equal(t, conv, l.ConversationID)
-		}
+	seen := map[string]string{}
+	for _, l := range readLines(t, "history.jsonl") {
+		assert.NotContains(t, seen, l.MessageID, "duplicate line")
+		seen[l.MessageID] = l.ConversationID
 	}
 	assert.Len(t, seen, 13)
-	assert.True(t, seen[msg])
+	assert.Equal(t, conv, seen[msg])
 }
 
 func TestRefusals(t *testing.T) {
-	newWorld(t)
 	tests := []struct {
 		name   string
+		before func(t *testing.T) // runs in the export's folder
 		args   []string
 		stderr string
 	}{
-		{"bad since", []string{"--since", "last week"}, `--since "last week": want an RFC 3339 time`},
-		{"page size", []string{"--page-size", "101"}, "--page-size must be 1 to 100"},
-		{"stray argument", []string{"now"}, `unexpected argument "now"`},
+		{name: "bad since", args: []string{"--since", "last week"}, stderr: `--since "last week": want an RFC 3339 time`},
+		{name: "page size", args: []string{"--page-size", "101"}, stderr: "reading messages: convo: 400 INVALID_PARAM"},
+		{
+			name:   "another since than the state's",
+			before: func(t *testing.T) { export(t, ".", 3) }, // past the first checkpoint (page size 2)
+			args:   []string{"--since", "2026-10-01"}, stderr: "history.jsonl.state was written by an export with --since 2026-09-01",
+		},
+		{
+			// A state written against one service is never resumed against another.
+			name:   "another service than the state's",
+			before: func(t *testing.T) { export(t, ".", 3); newWorld(t, t0) },
+			stderr: "history.jsonl.state was written by an export from http://127.0.0.1:",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			code, _, errOut := export(t, t.TempDir(), tt.args...)
+			newWorld(t, t0)
+			dir := t.TempDir()
+			if tt.before != nil {
+				t.Chdir(dir)
+				tt.before(t)
+			}
+			code, _, errOut := export(t, dir, 0, tt.args...)
 			assert.Equal(t, 1, code)
 			assert.Contains(t, errOut, tt.stderr)
 		})
 	}
+}
 
-	t.Run("another since than the state's", func(t *testing.T) {
-		dir := t.TempDir()
-		code, _ := exportInterrupted(t, dir, 3) // past the first checkpoint (page size 2)
-		require.Equal(t, 1, code)
-		code, _, errOut := export(t, dir, "--since", "2026-10-01")
-		assert.Equal(t, 1, code)
-		assert.Contains(t, errOut, "history.jsonl.state was written by an export with --since 2026-09-01")
-	})
+func TestWithoutMedia(t *testing.T) {
+	w := newWorld(t, t0)
+	code, out, errOut := export(t, t.TempDir(), 0, "--media=false")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, out, "Exported 12 messages of 3 conversations since 2026-09-01T00:00:00Z to history.jsonl, 0 media files.\n")
+	assert.NoDirExists(t, "media")
+	assert.Empty(t, w.s.RequestsMatching("", "/attachments/*"))
 }
 
 func TestParseSince(t *testing.T) {
-	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	for in, want := range map[string]time.Time{
 		"2026-01-02T03:04:05Z": time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
 		"2026-01-02":           time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC),
-		"90d":                  now.AddDate(0, 0, -90),
-		"36h":                  now.Add(-36 * time.Hour),
+		"90d":                  t0.AddDate(0, 0, -90),
+		"36h":                  t0.Add(-36 * time.Hour),
 	} {
-		got, err := parseSince(in, now)
+		got, err := parseSince(in, t0)
 		require.NoError(t, err, in)
 		assert.True(t, want.Equal(got), "%s: %v", in, got)
 	}
-	for _, bad := range []string{"", "yesterday", "-3h", "0s", "d"} {
-		_, err := parseSince(bad, now)
+	for _, bad := range []string{"", "yesterday", "-3h", "0s", "d", "-2d"} {
+		_, err := parseSince(bad, t0)
 		assert.Error(t, err, bad)
 	}
 }
@@ -356,110 +324,95 @@ func TestParseSince(t *testing.T) {
 func TestEmbeddedDemo(t *testing.T) {
 	t.Setenv("CONVO_BASE_URL", "")
 	t.Setenv("CONVO_API_KEY", "")
-	t.Chdir(t.TempDir())
-	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"--since", "60d", "--out", "history.jsonl", "--media-dir", "media"}, &stdout, &stderr)
-	require.Equal(t, 0, code, stderr.String())
-	assert.Contains(t, stderr.String(), "embedded fake")
-	assert.Contains(t, stdout.String(), "Exported ")
+	code, out, errOut := export(t, t.TempDir(), 0, "--since", "60d", "--page-size", "100")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, errOut, "embedded fake")
+	assert.Contains(t, out, "Exported ")
 	lines := readLines(t, "history.jsonl")
-	assert.NotEmpty(t, lines)
-	old := 0
+	require.NotEmpty(t, lines)
+	var sent []time.Time
 	for _, l := range lines {
 		if l.MediaFile != "" {
-			_, err := os.Stat(l.MediaFile)
-			assert.NoError(t, err)
+			assert.FileExists(t, l.MediaFile)
 		}
-		if l.SentAt.Before(time.Now().AddDate(0, 0, -30)) {
-			old++
-		}
+		sent = append(sent, l.SentAt)
 	}
-	assert.NotZero(t, old, "the demo data has history beyond the 30-day read window")
+	span := slices.MaxFunc(sent, time.Time.Compare).Sub(slices.MinFunc(sent, time.Time.Compare))
+	assert.Greater(t, span, 30*24*time.Hour, "the demo data has history beyond the 30-day read window")
 }
 
 // bigWorld is a fake with n conversations of perConv messages each (one in
 // five with an image), seeded alike on every call but for the ids the fake
 // draws itself, which are fixed here.
-func bigWorld(t *testing.T, n, perConv int) *fake.Server {
-	t.Helper()
-	s := fake.New(t, fake.WithClock(fake.NewManualClock(t0)), fake.WithHandlerMiddleware(oascheck.Middleware(t)))
+func bigWorld(tb testing.TB, n, perConv int) *fake.Server {
+	tb.Helper()
+	s := demotest.Fake(tb, t0)
 	co := s.Company()
 	acc := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000001"})
 	for c := range n {
-		ct := co.AddContact(fake.Contact{ID: fmt.Sprintf("00000000-0000-4000-8000-1%011d", c), Account: acc, Phone: fmt.Sprintf("55119%08d", c), Name: fmt.Sprint("C", c)})
+		ct := co.AddContact(fake.Contact{ID: fmt.Sprintf("00000000-0000-4000-8000-1%011d", c), Account: acc, Phone: fmt.Sprintf("55119%08d", c)})
 		cv := co.AddConversation(fake.Conversation{ID: fmt.Sprintf("00000000-0000-4000-8000-2%011d", c), Contact: ct})
 		for i := range perConv {
 			m := fake.Message{ID: fmt.Sprintf("m-%d-%d", c, i), Sender: fake.SenderContact, Text: fmt.Sprint("hello ", i),
 				At: t0.Add(-time.Duration(c*perConv+i) * time.Minute)}
 			if i%5 == 4 {
-				m.Text = ""
-				m.Media = &fake.Media{MimeType: "image/png", Filename: fmt.Sprintf("p%d-%d.png", c, i), Data: []byte(fmt.Sprint("png ", c, i))}
+				m.Text, m.Media = "", &fake.Media{MimeType: "image/png", Filename: fmt.Sprintf("p%d-%d.png", c, i), Data: []byte(fmt.Sprint("png ", c, i))}
 			}
 			co.AddMessage(cv, m)
 		}
 	}
-	demo.PointAt(t, s)
 	return s
 }
 
 // The same data exported one conversation at a time and sixteen at once:
 // the same file, byte for byte, and the same media.
 func TestConcurrentExportMatchesSequential(t *testing.T) {
-	files := map[string][]byte{}
+	files := map[string]string{}
 	for _, c := range []string{"1", "16"} {
 		s := bigWorld(t, 40, 7)
-		dir := t.TempDir()
-		code, _, errOut := export(t, dir, "--concurrency", c, "--page-size", "3")
+		code, _, errOut := export(t, t.TempDir(), 0, "--concurrency", c, "--page-size", "3")
 		require.Equal(t, 0, code, errOut)
-		b, err := os.ReadFile(filepath.Join(dir, "history.jsonl"))
-		require.NoError(t, err)
+		files[c] = readFile(t, "history.jsonl")
 		for conv := range 40 { // media ids are drawn by each fake: name them
 			id := fmt.Sprintf("m-%d-4", conv)
-			b = bytes.ReplaceAll(b, []byte(s.MediaID(id)), []byte("media-of-"+id))
+			files[c] = strings.ReplaceAll(files[c], s.MediaID(id), "media-of-"+id)
 		}
-		files[c] = b
-		media, err := os.ReadDir(filepath.Join(dir, "media"))
+		media, err := os.ReadDir("media")
 		require.NoError(t, err)
 		assert.Len(t, media, 40, "one image in each conversation, no leftover")
 	}
-	assert.Equal(t, 280, bytes.Count(files["1"], []byte("\n")))
-	assert.Equal(t, string(files["1"]), string(files["16"]))
+	assert.Equal(t, 280, strings.Count(files["1"], "\n"))
+	assert.Equal(t, files["1"], files["16"])
 }
 
-// Without --out, --state and --media-dir, everything goes into --dir, and
-// nothing into the working directory.
-func TestExportGoesIntoOneFolder(t *testing.T) {
-	newWorld(t)
-	wd := t.TempDir()
-	t.Chdir(wd)
-	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), []string{"--since", since, "--dir", "out"}, &stdout, &stderr)
-	require.Equal(t, 0, code, stderr.String())
-	top, err := os.ReadDir(wd)
-	require.NoError(t, err)
-	require.Len(t, top, 1)
-	assert.Equal(t, "out", top[0].Name())
-	names := []string{}
-	in, err := os.ReadDir(filepath.Join(wd, "out"))
-	require.NoError(t, err)
-	for _, e := range in {
-		names = append(names, e.Name())
+// TestExportOnAnyDate runs a full export and an interrupted-then-resumed one
+// with the service's clock at 2001-01-01 and at 2099-12-31, and the world
+// and --since 82d counted on it: the same messages, files and requests as
+// at the reference date.
+func TestExportOnAnyDate(t *testing.T) {
+	exportAt := func(t *testing.T, at time.Time) []any {
+		w := newWorld(t, at)
+		dir := t.TempDir()
+		code, _, errOut := export(t, dir, 0, "--since", "82d")
+		require.Equal(t, 0, code, errOut)
+		var ids []string
+		for _, l := range readLines(t, "history.jsonl") {
+			ids = append(ids, l.MessageID)
+		}
+		media, err := os.ReadDir("media")
+		require.NoError(t, err)
+		_, again, _ := export(t, dir, 0, "--since", "82d")
+		want := readFile(t, "history.jsonl")
+		export(t, t.TempDir(), 5, "--since", "82d")
+		code, _, errOut = export(t, ".", 0, "--since", "82d")
+		require.Equal(t, 0, code, errOut)
+		return []any{ids, len(media), len(w.s.RequestsMatching("", "/attachments/*")), again, want == readFile(t, "history.jsonl")}
 	}
-	assert.ElementsMatch(t, []string{"history.jsonl", "history.jsonl.state", "media"}, names)
-	assert.Contains(t, stdout.String(), filepath.Join("out", "history.jsonl"))
-}
-
-// A state written against one service is never resumed against another.
-func TestStateOfAnotherServiceIsRefused(t *testing.T) {
-	newWorld(t)
-	dir := t.TempDir()
-	code, _ := exportInterrupted(t, dir, 3)
-	require.Equal(t, 1, code)
-	st, err := loadState(filepath.Join(dir, "history.jsonl.state"))
-	require.NoError(t, err)
-	other := newWorld(t) // a second fake, another address
-	assert.NotEqual(t, other.s.URL(), st.BaseURL)
-	code, _, errOut := export(t, dir)
-	assert.Equal(t, 1, code)
-	assert.Contains(t, errOut, "history.jsonl.state was written by an export from "+st.BaseURL+", not "+other.s.URL())
+	reference := exportAt(t, t0)
+	require.Len(t, reference[0], 12)
+	for _, at := range []time.Time{time.Date(2001, 1, 1, 12, 0, 0, 0, time.UTC), time.Date(2099, 12, 31, 12, 0, 0, 0, time.UTC)} {
+		t.Run(at.Format("2006-01-02"), func(t *testing.T) {
+			assert.Equal(t, reference, exportAt(t, at))
+		})
+	}
 }

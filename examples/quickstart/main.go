@@ -16,8 +16,7 @@
 // Only one of the two set (the other missing or empty) is a mistake: the
 // program says which is missing and exits 1, never showing demo data. Exit
 // codes: 0 the tour ran; 1 it failed (a bad flag, half the configuration, an
-// error from the service); the built binary returns them as they are, and
-// `go run` exits 1 for any non-zero code.
+// error from the service).
 //
 // Flags: --messages N (how many messages of the conversation to show);
 // --anomalies=false skips the anomaly report, which the service limits to
@@ -26,6 +25,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -33,28 +33,14 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
-	"strings"
 	"text/tabwriter"
 	"time"
-	"unicode/utf8"
 
 	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/examples/internal/demo"
 )
-
-// usage heads --help; the flags follow it.
-const usage = `Usage: quickstart [flags]
-
-A tour of the SDK in one screen. No flag is required. Uses your account when
-CONVO_BASE_URL and CONVO_API_KEY are both set, demo data when neither is;
-only one of them set is an error.
-
-Exit codes: 0 the tour ran; 1 it failed (a bad flag, half the configuration,
-an error from the service). Under "go run", go prints "exit status 1" too.
-
-Flags:
-`
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -68,338 +54,213 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	nMessages := fs.Int("messages", 10, "how many of the conversation's latest messages to show (1-100)")
 	anomalies := fs.Bool("anomalies", true, "read the anomaly report (limited by the service to about one call a day)")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), usage)
-		fs.PrintDefaults()
-	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
 		return 1
 	}
-	if *nMessages < 1 || *nMessages > 100 {
-		fmt.Fprintln(stderr, "quickstart: --messages must be 1 to 100")
-		return 1
-	}
-
 	client, done, err := demo.Client(stderr)
+	if err == nil {
+		defer done()
+		t := &tour{c: client, out: stdout, nMessages: *nMessages}
+		sections := []func(context.Context) error{t.channelAccounts, t.openConversations, t.latestMessages, t.attachments, t.typedErrors}
+		if *anomalies {
+			sections = append(sections, t.anomalyReport)
+		}
+		for _, section := range sections {
+			if err = section(ctx); err != nil {
+				break
+			}
+		}
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "quickstart:", err)
 		return 1
 	}
-	defer done()
-
-	if err := tour(ctx, client, *nMessages, *anomalies, stdout); err != nil {
-		fmt.Fprintln(stderr, "quickstart:", err)
-		return 1
+	if !*anomalies {
+		fmt.Fprintln(stdout, "\nAnomaly report skipped (--anomalies=false).")
 	}
 	return 0
 }
 
-func tour(ctx context.Context, c *convo.Client, nMessages int, anomalies bool, out io.Writer) error {
-	// 1. Channel accounts and what they can do.
-	accounts, err := c.Channels.List(ctx)
+// tour shows one section after the other; each returns the first failure,
+// wrapped with what it was doing, and leaves what the next ones use.
+type tour struct {
+	c         *convo.Client
+	out       io.Writer
+	nMessages int
+	accounts  []convo.ChannelAccount
+	convs     []convo.Conversation // open ones
+	msgs      []convo.Message      // of the busiest open conversation
+}
+
+// channelAccounts lists the company's channel accounts and what they can do.
+func (t *tour) channelAccounts(ctx context.Context) error {
+	accounts, err := t.c.Channels.List(ctx)
 	if err != nil {
 		return fmt.Errorf("listing channel accounts: %w", err)
 	}
-	heading(out, "Channel accounts (%d)", len(accounts))
-	tw := table(out)
-	fmt.Fprintln(tw, "  NAME\tCHANNEL\tPROVIDER ID\tSTATUS\tSENDS\tMAX TEXT\tMAX CAPTION\tSERVICE WINDOW")
+	t.accounts = accounts
+	tw := section(t.out, "Channel accounts (%d)", len(accounts))
+	fmt.Fprintln(tw, "  NAME\tCHANNEL\tPROVIDER ID\tSTATUS\tSENDS\tMAX TEXT\tMAX CAPTION\tSERVICE WINDOW (H)\tTEMPLATES OUTSIDE")
 	for _, a := range accounts {
 		caps := a.Capabilities
-		types := make([]string, len(caps.MessageTypes))
-		for i, t := range caps.MessageTypes {
-			types[i] = string(t)
-		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
-			a.DisplayName, a.Channel, a.ProviderIdentifier, a.Status, strings.Join(types, ","),
-			limit(caps.MaxTextLength), optLimit(caps.MaxCaptionLength, "no limit"), window(caps))
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%v\t%d\t%s\t%s\t%t\n", a.DisplayName, a.Channel, a.ProviderIdentifier, a.Status,
+			caps.MessageTypes, caps.MaxTextLength, orNone(caps.MaxCaptionLength), orNone(caps.SessionWindowHours), caps.RequiresTemplateOutsideWindow)
 	}
-	tw.Flush()
+	return tw.Flush()
+}
 
-	// 2. The open conversations: All pages through them as the loop advances.
-	heading(out, "Open conversations")
-	var convs []convo.Conversation
-	tw = table(out)
+// openConversations lists the open conversations: All pages through them as
+// the loop advances.
+func (t *tour) openConversations(ctx context.Context) error {
+	tw := section(t.out, "Open conversations")
 	fmt.Fprintln(tw, "  CONVERSATION\tCHANNEL\tCONTACT ADDRESS\tASSIGNED\tUNREAD\tLAST INBOUND\tLAST MESSAGE")
-	for conv, err := range c.Conversations.All(ctx, &convo.ListConversationsParams{Status: convo.ConversationOpen}) {
+	for conv, err := range t.c.Conversations.All(ctx, &convo.ListConversationsParams{Status: convo.ConversationOpen}) {
 		if err != nil {
 			return fmt.Errorf("listing conversations: %w", err)
 		}
-		convs = append(convs, conv)
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%d\t%s\t%s\n",
-			conv.ID, conv.Channel, conv.ChannelIdentifier, yesNo(conv.Assigned), conv.UnreadCount,
-			when(conv.LastInboundAt), when(conv.LastMessageAt))
+		t.convs = append(t.convs, conv)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%t\t%d\t%s\t%s\n", conv.ID, conv.Channel, conv.ChannelIdentifier,
+			conv.Assigned, conv.UnreadCount, when(conv.LastInboundAt), when(conv.LastMessageAt))
 	}
-	tw.Flush()
-	if len(convs) == 0 {
-		fmt.Fprintln(out, "  (none)")
-	}
+	return tw.Flush()
+}
 
-	// 3. The latest messages of the busiest open conversation: the most
-	// unread messages, then the most recent (the list's order).
-	var msgs []convo.Message
-	if len(convs) > 0 {
-		conv := convs[0]
-		for _, cv := range convs[1:] {
-			if cv.UnreadCount > conv.UnreadCount {
-				conv = cv
-			}
-		}
-		page, err := c.Messages.List(ctx, conv.ID, &convo.ListMessagesParams{Limit: nMessages})
-		if err != nil {
-			return fmt.Errorf("reading messages: %w", err)
-		}
-		msgs = page.Items
-		heading(out, "Latest %d messages of %s (%s %s; newest first, window: last %d days)",
-			len(msgs), conv.ID, conv.Channel, conv.ChannelIdentifier, page.Window.RecentWindowDays)
-		tw = table(out)
-		fmt.Fprintln(tw, "  SENT\tDIRECTION\tTYPE\tSTATUS\tTEXT\tMEDIA\tREACTIONS")
-		for _, m := range msgs {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\n",
-				when(m.SentAt), m.Direction, m.Type, orDash(string(m.Status)), quote(m.Text),
-				media(m.Media), reactions(m.Reactions))
-		}
-		tw.Flush()
-	}
-
-	// 4. Media: a message never carries a URL. Exchange its media_id for a
-	// temporary address and download it; a media_id of null is a normal
-	// case, answered with ErrNoMedia without any request.
-	heading(out, "Attachments")
-	if err := attachments(ctx, c, msgs, out); err != nil {
-		return err
-	}
-
-	// 5. The typed error branch: handle errors by code, never by text.
-	heading(out, "Typed errors")
-	lookup := &convo.LookupContactParams{PhoneNumber: "+1 (555) 010-0999"}
-	for _, a := range accounts {
-		if a.Channel == convo.ChannelChatapp {
-			lookup.PhoneNumberID = a.ProviderIdentifier
-			break
-		}
-	}
-	contact, err := c.Contacts.Lookup(ctx, lookup)
-	var apiErr *convo.Error
-	switch {
-	case errors.Is(err, convo.ErrContactNotFound) && errors.As(err, &apiErr):
-		fmt.Fprintf(out, "  Lookup of %s: no such contact — errors.Is(err, convo.ErrContactNotFound) is true\n", lookup.PhoneNumber)
-		fmt.Fprintf(out, "  (HTTP %d, code %s, errorId %s to quote to support)\n", apiErr.StatusCode, apiErr.Code, apiErr.ErrorID)
-	case err != nil:
-		return fmt.Errorf("looking up a contact: %w", err)
-	default:
-		fmt.Fprintf(out, "  Lookup of %s found %s (%s)\n", lookup.PhoneNumber, contact.Name, contact.ID)
-	}
-
-	// 6. The anomaly report, with both opt-in buckets. The service limits
-	// this call to about one pass a day: this is a sweep, not a poll.
-	if !anomalies {
-		fmt.Fprintln(out)
-		fmt.Fprintln(out, "Anomaly report skipped (--anomalies=false).")
+// latestMessages shows the latest messages of the busiest open conversation:
+// the most unread messages, then the most recent (the list's order).
+func (t *tour) latestMessages(ctx context.Context) error {
+	if len(t.convs) == 0 {
 		return nil
 	}
-	report, err := c.Anomalies.Get(ctx, &convo.AnomaliesParams{
+	conv := slices.MaxFunc(t.convs, func(a, b convo.Conversation) int { return cmp.Compare(a.UnreadCount, b.UnreadCount) })
+	page, err := t.c.Messages.List(ctx, conv.ID, &convo.ListMessagesParams{Limit: t.nMessages})
+	if err != nil {
+		return fmt.Errorf("reading messages: %w", err)
+	}
+	t.msgs = page.Items
+	tw := section(t.out, "Latest %d messages of %s (%s %s; newest first, window: last %d days)",
+		len(page.Items), conv.ID, conv.Channel, conv.ChannelIdentifier, page.Window.RecentWindowDays)
+	fmt.Fprintln(tw, "  SENT\tDIRECTION\tTYPE\tSTATUS\tTEXT\tMEDIA\tREACTIONS")
+	for _, m := range page.Items {
+		media := "-"
+		if m.Media != nil {
+			media = fmt.Sprintf("%s %s", m.Media.MediaStatus, m.Media.MimeType)
+		}
+		var reactions []string
+		for _, r := range m.Reactions {
+			reactions = append(reactions, fmt.Sprintf("%s (%s)", r.Emoji, r.Direction))
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%.40q\t%s\t%v\n", when(m.SentAt), m.Direction, m.Type, cmp.Or(m.Status, "-"),
+			m.TextOrEmpty(), media, reactions)
+	}
+	return tw.Flush()
+}
+
+// attachments downloads the first available file among msgs, and shows the
+// ErrNoMedia branch on the first media message without one. A message never
+// carries a URL: its media_id is exchanged for a temporary address; a
+// media_id of null is a normal case, answered without any request.
+func (t *tour) attachments(ctx context.Context) error {
+	c, msgs, out := t.c, t.msgs, t.out
+	fmt.Fprintln(out, "\nAttachments")
+	withFile := slices.IndexFunc(msgs, func(m convo.Message) bool { return m.Media != nil && m.Media.Available() })
+	without := slices.IndexFunc(msgs, func(m convo.Message) bool { return m.Media != nil && !m.Media.Available() })
+	if withFile >= 0 {
+		m := msgs[withFile]
+		att, err := c.Attachments.ForMessage(ctx, m)
+		if err != nil {
+			return fmt.Errorf("attachment of %s: %w", m.MessageID, err)
+		}
+		// DownloadAttachment streams the file to any io.Writer (a file in
+		// real code) from the address just obtained, asking for a fresh one
+		// only if it has expired, and never sends the API key to the file
+		// host. Attachments.Download(ctx, msg, w) does both steps.
+		var buf bytes.Buffer
+		n, err := c.Attachments.DownloadAttachment(ctx, att, &buf)
+		if err != nil {
+			return fmt.Errorf("downloading %s: %w", m.MessageID, err)
+		}
+		fmt.Fprintf(out, "  %s: %s, %s, address valid until %s; downloaded %d bytes\n",
+			m.MessageID, att.Filename, att.MimeType, att.ExpiresAt.UTC().Format("15:04:05 UTC"), n)
+	}
+	if without >= 0 {
+		m := msgs[without]
+		_, err := c.Attachments.ForMessage(ctx, m)
+		var nm *convo.NoMediaError
+		if !errors.As(err, &nm) {
+			return fmt.Errorf("attachment of %s: %w", m.MessageID, err)
+		}
+		fmt.Fprintf(out, "  %s: media_status %s, media_id null — ErrNoMedia, no request sent (a normal case, not a failure)\n",
+			m.MessageID, nm.MediaStatus)
+	}
+	return nil
+}
+
+// typedErrors looks up a contact that does not exist: handle errors by
+// their code (errors.Is, errors.As), never by their text.
+func (t *tour) typedErrors(ctx context.Context) error {
+	fmt.Fprintln(t.out, "\nTyped errors")
+	lookup := &convo.LookupContactParams{PhoneNumber: "+1 (555) 010-0999"}
+	if i := slices.IndexFunc(t.accounts, func(a convo.ChannelAccount) bool { return a.Channel == convo.ChannelChatapp }); i >= 0 {
+		lookup.PhoneNumberID = t.accounts[i].ProviderIdentifier
+	}
+	_, err := t.c.Contacts.Lookup(ctx, lookup)
+	var apiErr *convo.Error
+	if !errors.Is(err, convo.ErrContactNotFound) || !errors.As(err, &apiErr) {
+		return fmt.Errorf("looking up a contact that should not exist: %v", err)
+	}
+	fmt.Fprintf(t.out, "  Lookup of %s: no such contact — errors.Is(err, convo.ErrContactNotFound) is true\n", lookup.PhoneNumber)
+	fmt.Fprintf(t.out, "  (HTTP %d, code %s, errorId %s to quote to support)\n", apiErr.StatusCode, apiErr.Code, apiErr.ErrorID)
+	return nil
+}
+
+// anomalyReport reads the report with both opt-in buckets. The service
+// limits this call to about one pass a day: this is a sweep, not a poll.
+func (t *tour) anomalyReport(ctx context.Context) error {
+	report, err := t.c.Anomalies.Get(ctx, &convo.AnomaliesParams{
 		Include: []convo.Bucket{convo.BucketUnassigned, convo.BucketAutomationOnly},
 	})
 	if err != nil {
 		return fmt.Errorf("reading the anomaly report: %w", err)
 	}
-	heading(out, "Anomaly report (waiting at least %dh, up to each channel's ceiling)", report.Window.ThresholdHours)
 	b := report.Buckets
-	tw = table(out)
+	tw := section(t.out, "Anomaly report (waiting at least %dh, up to each channel's ceiling)", report.Window.ThresholdHours)
 	fmt.Fprintln(tw, "  BUCKET\tCOUNT\tWORST WAITING")
-	bucketRow(tw, convo.BucketUnanswered, &b.Unanswered)
-	fmt.Fprintf(tw, "  %s\t%d\t%s\n", convo.BucketNeverEngaged, b.NeverEngaged.Count, "(count only)")
-	bucketRow(tw, convo.BucketUnassigned, b.Unassigned)
-	bucketRow(tw, convo.BucketAutomationOnly, b.AutomationOnly)
+	for _, row := range []struct {
+		name   convo.Bucket
+		bucket *convo.AnomalyBucket
+	}{{convo.BucketUnanswered, &b.Unanswered}, {convo.BucketUnassigned, b.Unassigned}, {convo.BucketAutomationOnly, b.AutomationOnly}} {
+		worst := "-"
+		if len(row.bucket.Items) > 0 { // items come worst first
+			worst = fmt.Sprintf("%.1fh in %s", row.bucket.Items[0].WaitingHours, row.bucket.Items[0].ConversationID)
+		}
+		fmt.Fprintf(tw, "  %s\t%d\t%s\n", row.name, row.bucket.Count, worst)
+	}
+	fmt.Fprintf(tw, "  %s\t%d\t(count only)\n", convo.BucketNeverEngaged, b.NeverEngaged.Count)
 	tw.Flush()
-	if len(b.Unanswered.Items) > 0 {
-		fmt.Fprintln(out)
-		fmt.Fprintln(out, "  Unanswered, worst first:")
-		tw = table(out)
-		fmt.Fprintln(tw, "    CONVERSATION\tCHANNEL\tWAITING\tASSIGNED\tUNREAD")
-		for _, it := range b.Unanswered.Items {
-			fmt.Fprintf(tw, "    %s\t%s\t%.1fh\t%s\t%d\n", it.ConversationID, it.Channel, it.WaitingHours, yesNo(it.Assigned), it.UnreadCount)
-		}
-		tw.Flush()
-	}
-	fmt.Fprintln(out)
-	fmt.Fprintln(out, "Next: go run ./examples/anomaly-sweep --help, and read the package documentation (go doc github.com/convoapi/convo-go).")
+	fmt.Fprintln(t.out, "\nNext: go run ./examples/anomaly-sweep --help, and read the package documentation (go doc github.com/convoapi/convo-go).")
 	return nil
 }
 
-// attachments downloads the first available file among msgs and shows the
-// ErrNoMedia branch on the first media message without one.
-func attachments(ctx context.Context, c *convo.Client, msgs []convo.Message, out io.Writer) error {
-	var withFile, without *convo.Message
-	for i := range msgs {
-		m := &msgs[i]
-		switch {
-		case m.Media == nil:
-		case m.Media.Available() && withFile == nil:
-			withFile = m
-		case !m.Media.Available() && without == nil:
-			without = m
-		}
-	}
-	if withFile == nil && without == nil {
-		fmt.Fprintln(out, "  (no media message among these)")
-	}
-	if withFile != nil {
-		att, err := c.Attachments.ForMessage(ctx, *withFile)
-		if err != nil {
-			return fmt.Errorf("attachment of %s: %w", withFile.MessageID, err)
-		}
-		fmt.Fprintf(out, "  %s: %s, %s, %s, temporary address valid until %s\n",
-			withFile.MessageID, orDash(att.Filename), att.MimeType, size(att.FileSize), att.ExpiresAt.UTC().Format("15:04:05 UTC"))
-		// DownloadAttachment streams the file to any io.Writer (here memory;
-		// a file in real code) from the address just obtained, asking for a
-		// fresh one only if it has expired, and never sends the API key to
-		// the file host. Attachments.Download(ctx, msg, w) does both steps.
-		var buf bytes.Buffer
-		n, err := c.Attachments.DownloadAttachment(ctx, att, &buf)
-		if err != nil {
-			return fmt.Errorf("downloading %s: %w", withFile.MessageID, err)
-		}
-		fmt.Fprintf(out, "  downloaded %s into memory (Attachments.DownloadAttachment streams to any io.Writer)\n", size(n))
-	}
-	if without != nil {
-		_, err := c.Attachments.ForMessage(ctx, *without)
-		var nm *convo.NoMediaError
-		switch {
-		case errors.As(err, &nm):
-			fmt.Fprintf(out, "  %s: media_status %s, media_id null — ErrNoMedia, no request sent (a normal case, not a failure)\n",
-				without.MessageID, nm.MediaStatus)
-		case err != nil:
-			return fmt.Errorf("attachment of %s: %w", without.MessageID, err)
-		default:
-			return fmt.Errorf("attachment of %s: expected ErrNoMedia", without.MessageID)
-		}
-	}
-	return nil
-}
-
-func heading(out io.Writer, format string, a ...any) {
-	fmt.Fprintln(out)
-	fmt.Fprintf(out, format+"\n", a...)
-}
-
-func table(out io.Writer) *tabwriter.Writer {
+// section writes a heading and returns a table writer for what follows it.
+func section(out io.Writer, format string, a ...any) *tabwriter.Writer {
+	fmt.Fprintf(out, "\n"+format+"\n", a...)
 	return tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 }
 
-func bucketRow(tw io.Writer, name convo.Bucket, b *convo.AnomalyBucket) {
-	if b == nil {
-		fmt.Fprintf(tw, "  %s\t-\t(not requested)\n", name)
-		return
-	}
-	worst := "-"
-	if len(b.Items) > 0 {
-		worst = fmt.Sprintf("%.1fh", b.Items[0].WaitingHours)
-	}
-	fmt.Fprintf(tw, "  %s\t%d\t%s\n", name, b.Count, worst)
-}
-
-func limit(n int) string {
-	if n <= 0 {
-		return "none stated"
-	}
-	return strconv.Itoa(n)
-}
-
-func optLimit(n *int, none string) string {
+// orNone shows a limit the service may leave null.
+func orNone(n *int) string {
 	if n == nil {
-		return none
+		return "none"
 	}
 	return strconv.Itoa(*n)
 }
 
-func window(c convo.Capabilities) string {
-	if c.SessionWindowHours == nil {
-		return "none"
-	}
-	s := fmt.Sprintf("%dh", *c.SessionWindowHours)
-	if c.RequiresTemplateOutsideWindow {
-		s += " (templates outside)"
-	}
-	return s
-}
-
 func when(t *time.Time) string {
-	if t == nil || t.IsZero() {
+	if t == nil {
 		return "-"
 	}
 	return t.UTC().Format("2006-01-02 15:04 UTC")
-}
-
-func yesNo(b bool) string {
-	if b {
-		return "yes"
-	}
-	return "no"
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-// quote shows a text on one line, shortened to 40 characters.
-func quote(s *string) string {
-	if s == nil {
-		return "-"
-	}
-	t := strings.Join(strings.Fields(*s), " ")
-	if utf8.RuneCountInString(t) > 40 {
-		t = string([]rune(t)[:39]) + "…"
-	}
-	return strconv.Quote(t)
-}
-
-func media(m *convo.Media) string {
-	if m == nil {
-		return "-"
-	}
-	s := string(m.MediaStatus)
-	var parts []string
-	if m.MimeType != "" {
-		parts = append(parts, m.MimeType)
-	}
-	if m.FileSize != nil {
-		parts = append(parts, size(*m.FileSize))
-	}
-	if len(parts) > 0 {
-		s += " (" + strings.Join(parts, ", ") + ")"
-	}
-	return s
-}
-
-func reactions(rs []convo.Reaction) string {
-	if len(rs) == 0 {
-		return "-"
-	}
-	parts := make([]string, len(rs))
-	for i, r := range rs {
-		who := "contact"
-		if r.Direction == convo.DirectionOutbound {
-			who = "us"
-		}
-		parts[i] = r.Emoji + " by " + who
-	}
-	return strings.Join(parts, ", ")
-}
-
-func size(n int64) string {
-	switch {
-	case n < 1024:
-		return fmt.Sprintf("%d B", n)
-	case n < 1024*1024:
-		return fmt.Sprintf("%.1f KiB", float64(n)/1024)
-	default:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1024*1024))
-	}
 }

@@ -3,8 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
-	"fmt"
-	"os"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,9 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	convo "github.com/convoapi/convo-go"
-	"github.com/convoapi/convo-go/examples/internal/demo"
+	"github.com/convoapi/convo-go/examples/internal/demotest"
 	"github.com/convoapi/convo-go/fake"
-	"github.com/convoapi/convo-go/internal/oascheck"
 )
 
 var start = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
@@ -27,29 +26,14 @@ func runQuickstart(t *testing.T, args ...string) (code int, stdout, stderr strin
 	return code, out.String(), errOut.String()
 }
 
-// The first thing a newcomer runs: no account, embedded fake, exit 0.
-func TestEmbeddedDemo(t *testing.T) {
-	t.Setenv(convo.EnvBaseURL, "")
-	t.Setenv(convo.EnvAPIKey, "")
-	code, out, errOut := runQuickstart(t)
-	require.Equal(t, 0, code, errOut)
-	assert.Contains(t, errOut, "embedded fake")
-	for _, section := range []string{"Channel accounts (", "Open conversations", "Latest ", "Attachments", "Attachments", "Typed errors", "Anomaly report"} {
-		assert.Contains(t, out, section)
-	}
-}
-
 // newService starts a fake on a frozen clock with data seeded in Go, so
 // that every line of the tour is known.
-func newService(t *testing.T) *fake.Server {
-	t.Helper()
-	return newServiceAt(t, start)
-}
+func newService(t *testing.T) *fake.Server { return newServiceAt(t, start) }
 
 // newServiceAt seeds the same data relative to another service date.
 func newServiceAt(t *testing.T, start time.Time) *fake.Server {
 	t.Helper()
-	s := fake.New(t, fake.WithClock(fake.NewManualClock(start)), fake.WithHandlerMiddleware(oascheck.Middleware(t)))
+	s := demotest.Fake(t, start)
 	co := s.Company()
 	sales := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, DisplayName: "Sales", ProviderIdentifier: "5511900000001"})
 	bot := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelBotapp, DisplayName: "Help bot", ProviderIdentifier: "help_bot"})
@@ -87,136 +71,137 @@ func newServiceAt(t *testing.T, start time.Time) *fake.Server {
 
 func TestTourOnKnownData(t *testing.T) {
 	s := newService(t)
-	demo.PointAt(t, s)
-
 	code, out, errOut := runQuickstart(t)
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, errOut, "Using the service at "+s.URL())
 
 	lines := strings.Split(out, "\n")
-	assertLine := func(parts ...string) {
-		t.Helper()
-		for _, l := range lines {
-			ok := true
-			for _, p := range parts {
-				ok = ok && strings.Contains(l, p)
-			}
-			if ok {
-				return
-			}
-		}
-		t.Errorf("no line contains all of %q", parts)
+	for _, parts := range [][]string{
+		// Capabilities: null caption limit and null window are shown as such.
+		{"Sales", "chatapp", "5511900000001", "4096", "none", "24", "true"},
+		{"Help bot", "botapp", "help_bot", "4096", "1024", "none", "false"},
+		// Open conversations only, most recent first, with their times.
+		{"chatapp", "5511987654321", "true", "3", "2026-11-22 07:00 UTC", "2026-11-22 07:00 UTC"},
+		{"chatapp", "5521998765432", "false", "1", "2026-11-22 04:00 UTC", "2026-11-22 04:01 UTC"},
+		{"botapp", "tg-diego", "false", "0", "-", "2026-11-20 12:00 UTC"},
+		// Messages of the busiest conversation (Ana's, 3 unread): type,
+		// status, text, media status, reactions.
+		{"Latest 5 messages of", "(chatapp 5511987654321; newest first, window: last 30 days)"},
+		{"2026-11-22 07:00 UTC", "inbound", "text", "-", `"Can you deliver on Saturday?"`, "-"},
+		{"2026-11-22 06:30 UTC", "inbound", "image", `"Where it would go"`, "available image/png"},
+		{"2026-11-22 06:00 UTC", "inbound", "document", `"My old quote"`, "unknown application/pdf"},
+		{"2026-11-21 11:00 UTC", "outbound", "text", "delivered", `"Yes, two left in stock."`, "[👍 (inbound)]"},
+		// Attachment: fetched and downloaded; the null media_id is not requested.
+		{"room.png", "image/png", "valid until 12:15:00 UTC", "downloaded 18 bytes"},
+		{"media_status unknown, media_id null", "ErrNoMedia, no request sent"},
+		// Typed error branch.
+		{"errors.Is(err, convo.ErrContactNotFound) is true"},
+		{"HTTP 404, code CONTACT_NOT_FOUND, errorId ERR-"},
+		// Anomalies: Bruno waits 8h (automation only, unassigned), Ana 5h.
+		{"unanswered", "1", "5.0h in "},
+		{"never_engaged", "1", "(count only)"},
+		{"unassigned", "1", "8.0h in "},
+		{"automation_only", "1", "8.0h in "},
+	} {
+		assert.True(t, slices.ContainsFunc(lines, func(l string) bool {
+			return !slices.ContainsFunc(parts, func(p string) bool { return !strings.Contains(l, p) })
+		}), "no line contains all of %q", parts)
 	}
-
-	// Capabilities: null caption limit and null window are shown as such.
-	assertLine("Sales", "chatapp", "5511900000001", "4096", "no limit", "24h (templates outside)")
-	assertLine("Help bot", "botapp", "help_bot", "4096", "1024", "none")
-	// Open conversations only, most recent first, with their times.
-	assertLine("chatapp", "5511987654321", "yes", "3", "2026-11-22 07:00 UTC", "2026-11-22 07:00 UTC")
-	assertLine("chatapp", "5521998765432", "no", "1", "2026-11-22 04:00 UTC", "2026-11-22 04:01 UTC")
-	assertLine("botapp", "tg-diego", "no", "0", "-", "2026-11-20 12:00 UTC")
 	assert.NotContains(t, out, "5531988881234", "resolved conversation listed as open")
 	assert.Less(t, strings.Index(out, "5511987654321"), strings.Index(out, "tg-diego"), "most recent first")
-	// Messages of the busiest conversation (Ana's, 3 unread): type, status,
-	// text, media status, reactions.
-	assertLine("Latest 5 messages of", "(chatapp 5511987654321; newest first, window: last 30 days)")
-	assertLine("2026-11-22 07:00 UTC", "inbound", "text", "-", `"Can you deliver on Saturday?"`, "-")
-	assertLine("2026-11-22 06:30 UTC", "inbound", "image", `"Where it would go"`, "available (image/png, 18 B)")
-	assertLine("2026-11-22 06:00 UTC", "inbound", "document", `"My old quote"`, "unknown (application/pdf)")
-	assertLine("2026-11-21 11:00 UTC", "outbound", "text", "delivered", `"Yes, two left in stock."`, "👍 by contact")
-	// Attachment: fetched and downloaded; the null media_id is not requested.
-	assertLine("room.png", "image/png", "18 B", "valid until 12:15:00 UTC")
-	assertLine("downloaded 18 B into memory")
-	assertLine("media_status unknown, media_id null", "ErrNoMedia, no request sent")
-	// ForMessage asks for the address once and DownloadAttachment reuses it;
-	// nothing is asked for the message whose media_id is null.
-	attachmentPaths := map[string]int{}
-	var fileCalls int
-	for _, r := range s.Requests() {
-		switch {
-		case strings.Contains(r.Path, "/attachments/"):
-			attachmentPaths[r.Path]++
-		case strings.HasPrefix(r.Path, "/_files/"):
-			fileCalls++
-			assert.Empty(t, r.Header.Get("Authorization"), "API key sent to the file host")
-		}
-	}
-	assert.Len(t, attachmentPaths, 1)
-	for _, n := range attachmentPaths {
-		assert.Equal(t, 1, n, "one address request for the one file")
-	}
-	assert.Equal(t, 1, fileCalls)
-	// Typed error branch.
-	assertLine("errors.Is(err, convo.ErrContactNotFound) is true")
-	assertLine("HTTP 404, code CONTACT_NOT_FOUND, errorId ERR-")
-	// Anomalies: Bruno waits 8h (automation only, unassigned), Ana 5h.
-	assertLine("unanswered", "1", "5.0h")
-	assertLine("never_engaged", "1", "(count only)")
-	assertLine("unassigned", "1", "8.0h")
-	assertLine("automation_only", "1", "8.0h")
-	assertLine("chatapp", "5.0h", "yes", "3")
+	// ForMessage asks for the address once and DownloadAttachment reuses it,
+	// without the API key; nothing is asked for the null media_id.
+	assert.Len(t, s.RequestsMatching("GET", "/attachments/*"), 1)
+	files := s.RequestsMatching("GET", "/_files/*")
+	require.Len(t, files, 1)
+	assert.Empty(t, files[0].Header.Get("Authorization"), "API key sent to the file host")
 }
 
-func TestWithoutAnomalies(t *testing.T) {
-	s := newService(t)
-	demo.PointAt(t, s)
-	code, out, errOut := runQuickstart(t, "--anomalies=false", "--messages", "2")
-	require.Equal(t, 0, code, errOut)
-	assert.Contains(t, out, "Latest 2 messages of")
-	assert.Contains(t, out, "Anomaly report skipped")
-	for _, r := range s.Requests() {
-		assert.NotContains(t, r.Path, "/anomalies")
-	}
-}
-
-func TestFailures(t *testing.T) {
+func TestRuns(t *testing.T) {
 	tests := []struct {
 		name   string
 		args   []string
-		key    string // API key given to the client; "" means the fake's
+		env    map[string]string // set after pointing the client at the fake
 		fault  *fake.Fault
 		code   int
+		stdout []string
 		stderr string
+		quiet  bool // nothing on stdout
 	}{
-		{name: "bad flag", args: []string{"--messages", "0"}, code: 1, stderr: "--messages must be 1 to 100"},
-		{name: "unknown flag", args: []string{"--nope"}, code: 1, stderr: "flag provided but not defined"},
-		{name: "help", args: []string{"--help"}, code: 0, stderr: "how many of the conversation's latest messages"},
-		{name: "help tells the exit codes", args: []string{"-h"}, code: 0, stderr: "Exit codes: 0 the tour ran; 1 it failed"},
-		{name: "wrong key", key: "not-the-key", code: 1, stderr: "listing channel accounts: convo: 401 UNAUTHORIZED"},
-		{name: "service down", fault: &fake.Fault{Path: "/conversations", Status: 400, Code: "INVALID_PARAM"}, code: 1, stderr: "listing conversations: convo: 400 INVALID_PARAM"},
+		{name: "embedded demo data", env: map[string]string{convo.EnvBaseURL: "", convo.EnvAPIKey: ""}, stderr: "embedded fake",
+			stdout: []string{"Channel accounts (", "Open conversations", "Latest ", "Attachments", "Typed errors", "Anomaly report"}},
+		{name: "without anomalies", args: []string{"--anomalies=false", "--messages", "2"},
+			stdout: []string{"Latest 2 messages of", "Anomaly report skipped"}},
+		{name: "too many messages", args: []string{"--messages", "101"}, code: 1, stderr: "reading messages: convo: 400 INVALID_PARAM"},
+		{name: "unknown flag", args: []string{"--nope"}, code: 1, stderr: "flag provided but not defined", quiet: true},
+		{name: "help", args: []string{"--help"}, stderr: "how many of the conversation's latest messages"},
+		{name: "wrong key", env: map[string]string{convo.EnvAPIKey: "not-the-key"}, code: 1, stderr: "listing channel accounts: convo: 401 UNAUTHORIZED"},
+		{name: "service fails", fault: &fake.Fault{Path: "/conversations", Status: 400, Code: "INVALID_PARAM"}, code: 1,
+			stderr: "listing conversations: convo: 400 INVALID_PARAM"},
+		{name: "attachment fails", fault: &fake.Fault{Path: "/attachments/*", Status: 400, Code: "INVALID_PARAM"}, code: 1,
+			stderr: "attachment of "},
+		{name: "lookup fails", fault: &fake.Fault{Path: "/chatapp/contacts/lookup", Status: 400, Code: "INVALID_PARAM"}, code: 1,
+			stderr: "looking up a contact that should not exist: convo: 400 INVALID_PARAM"},
+		{name: "anomaly report fails", fault: &fake.Fault{Path: "/conversations/anomalies", Status: 400, Code: "INVALID_PARAM"}, code: 1,
+			stderr: "reading the anomaly report: convo: 400 INVALID_PARAM"},
+		// Only one of the two set: exit 1 with the reason, never demo data.
+		{name: "half configured", env: map[string]string{convo.EnvAPIKey: ""}, code: 1, quiet: true,
+			stderr: "quickstart: half configured: CONVO_BASE_URL is set but CONVO_API_KEY is missing or empty"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newService(t)
-			demo.PointAt(t, s)
-			if tt.key != "" {
-				t.Setenv(convo.EnvAPIKey, tt.key)
+			for k, v := range tt.env {
+				t.Setenv(k, v)
 			}
 			if tt.fault != nil {
 				s.AddFault(*tt.fault)
 			}
-			code, _, errOut := runQuickstart(t, tt.args...)
-			assert.Equal(t, tt.code, code)
+			code, out, errOut := runQuickstart(t, tt.args...)
+			assert.Equal(t, tt.code, code, errOut)
 			assert.Contains(t, errOut, tt.stderr)
+			for _, want := range tt.stdout {
+				assert.Contains(t, out, want)
+			}
+			if tt.quiet {
+				assert.Empty(t, out)
+			}
+			if slices.Contains(tt.args, "--anomalies=false") {
+				assert.Empty(t, s.RequestsMatching("", "/conversations/anomalies"))
+			}
 		})
 	}
 }
 
-// With CONVO_BASE_URL set and CONVO_API_KEY missing or empty, the user meant
-// their account: the tour exits 1 with the reason and never shows demo data.
-func TestHalfConfiguredExits1(t *testing.T) {
-	for _, unset := range []bool{false, true} {
-		t.Run(fmt.Sprintf("key unset=%v", unset), func(t *testing.T) {
-			t.Setenv(convo.EnvBaseURL, "https://api.example.com/v1")
-			t.Setenv(convo.EnvAPIKey, "")
-			if unset {
-				require.NoError(t, os.Unsetenv(convo.EnvAPIKey))
-			}
-			code, out, errOut := runQuickstart(t)
-			assert.Equal(t, 1, code)
-			assert.Contains(t, errOut, "quickstart: half configured: CONVO_BASE_URL is set but CONVO_API_KEY is missing or empty")
-			assert.NotContains(t, errOut, "embedded fake")
-			assert.Empty(t, out)
+var (
+	// dateInOutput is how the tour prints a date and time.
+	dateInOutput = regexp.MustCompile(`\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC`)
+	// randomInOutput matches what each fake draws afresh: ids and errorIds.
+	randomInOutput = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|ERR-[0-9A-Z]+-[0-9A-Z]+`)
+)
+
+// TestTourOnAnyDate runs the tour with the service's clock at 2001-01-01 and
+// at 2099-12-31: once its dates are moved back to the reference date, the
+// output is the same.
+func TestTourOnAnyDate(t *testing.T) {
+	reference := randomInOutput.ReplaceAllString(tourAt(t, start), "<random>")
+	for _, at := range []time.Time{time.Date(2001, 1, 1, 12, 0, 0, 0, time.UTC), time.Date(2099, 12, 31, 12, 0, 0, 0, time.UTC)} {
+		t.Run(at.Format("2006-01-02"), func(t *testing.T) {
+			shift := start.Sub(at) // whole days: times of day print alike
+			moved := dateInOutput.ReplaceAllStringFunc(tourAt(t, at), func(s string) string {
+				d, err := time.Parse("2006-01-02 15:04 MST", s)
+				require.NoError(t, err)
+				return d.Add(shift).Format("2006-01-02 15:04 MST")
+			})
+			assert.Equal(t, reference, randomInOutput.ReplaceAllString(moved, "<random>"))
 		})
 	}
+}
+
+func tourAt(t *testing.T, at time.Time) string {
+	t.Helper()
+	newServiceAt(t, at)
+	code, out, errOut := runQuickstart(t)
+	require.Equal(t, 0, code, errOut)
+	return out
 }

@@ -1,7 +1,7 @@
 // Package demo gives the examples their client: the real service when both
 // CONVO_BASE_URL and CONVO_API_KEY are set, otherwise an embedded fake of the
-// service (package fake) loaded with a small, pleasant demo company, so that
-// every example runs on a fresh machine with no account.
+// service (package fake) loaded with fake.DemoSeed, so that every example
+// runs on a fresh machine with no account.
 package demo
 
 import (
@@ -9,26 +9,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"testing"
 
 	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
 )
-
-// Seed returns the demo data the embedded fake starts with, fake.DemoSeed:
-// one company with two chatapp numbers (support is 5511940000001), a botapp
-// bot and a website chat, and conversations in every state the examples like
-// to show. Times are relative to the server's clock. Each call returns a
-// fresh value.
-func Seed() *fake.Seed {
-	return fake.DemoSeed()
-}
-
-// UsingRealService reports whether both CONVO_BASE_URL and CONVO_API_KEY are
-// set, in which case Client talks to the real service.
-func UsingRealService() bool {
-	return os.Getenv(convo.EnvBaseURL) != "" && os.Getenv(convo.EnvAPIKey) != ""
-}
 
 // ErrHalfConfigured is returned by Client when only one of CONVO_BASE_URL and
 // CONVO_API_KEY is set: the user meant to reach an account, so running on
@@ -39,29 +23,31 @@ var ErrHalfConfigured = errors.New("half configured")
 //
 // With CONVO_BASE_URL and CONVO_API_KEY both set it is convo.NewClient(opts...)
 // reading them. With neither set it starts an embedded fake on a loopback
-// address, loads Seed into it, and points the client at it; either way one
-// line on stderr says which is used (never the key). With only one of them
-// set (the other missing or empty) it fails with an error wrapping
-// ErrHalfConfigured that names the missing variable: an example then exits 1
-// with that reason, never on demo data.
+// address, loads fake.DemoSeed into it (one company with two chatapp
+// numbers, support being 5511940000001, a botapp bot and a website chat),
+// and points the client at it; either way one line on stderr says which is
+// used (never the key). With only one of them set (the other missing or
+// empty) it fails with an error wrapping ErrHalfConfigured that names the
+// missing variable: an example then exits 1, never on demo data.
 func Client(stderr io.Writer, opts ...convo.Option) (*convo.Client, func(), error) {
-	if UsingRealService() {
+	base, key := os.Getenv(convo.EnvBaseURL), os.Getenv(convo.EnvAPIKey)
+	switch {
+	case base != "" && key != "":
 		c, err := convo.NewClient(opts...)
 		if err != nil {
 			return nil, nil, err
 		}
 		fmt.Fprintf(stderr, "Using the service at %s (from %s and %s).\n", c.BaseURL(), convo.EnvBaseURL, convo.EnvAPIKey)
 		return c, c.CloseIdleConnections, nil
-	}
-
-	for _, pair := range [][2]string{{convo.EnvBaseURL, convo.EnvAPIKey}, {convo.EnvAPIKey, convo.EnvBaseURL}} {
-		if os.Getenv(pair[0]) != "" {
-			return nil, nil, fmt.Errorf("%w: %s is set but %s is missing or empty; set both to use your account, or neither to run on demo data",
-				ErrHalfConfigured, pair[0], pair[1])
-		}
+	case base != "":
+		return nil, nil, fmt.Errorf("%w: %s is set but %s is missing or empty; set both to use your account, or neither to run on demo data",
+			ErrHalfConfigured, convo.EnvBaseURL, convo.EnvAPIKey)
+	case key != "":
+		return nil, nil, fmt.Errorf("%w: %s is set but %s is missing or empty; set both to use your account, or neither to run on demo data",
+			ErrHalfConfigured, convo.EnvAPIKey, convo.EnvBaseURL)
 	}
 	srv := fake.NewServer()
-	if err := srv.Load(Seed()); err != nil {
+	if err := srv.Load(fake.DemoSeed()); err != nil {
 		srv.Close()
 		return nil, nil, fmt.Errorf("demo data: %w", err)
 	}
@@ -69,13 +55,4 @@ func Client(stderr io.Writer, opts ...convo.Option) (*convo.Client, func(), erro
 	fmt.Fprintf(stderr, "Using an embedded fake with demo data at %s (set %s and %s to use your account).\n",
 		srv.URL(), convo.EnvBaseURL, convo.EnvAPIKey)
 	return c, func() { c.CloseIdleConnections(); srv.Close() }, nil
-}
-
-// PointAt makes Client, for the rest of the test, use the fake s as if it
-// were the real service (through CONVO_BASE_URL and CONVO_API_KEY). Tests of
-// the examples use it to run them against data they control.
-func PointAt(t testing.TB, s *fake.Server) {
-	t.Helper()
-	t.Setenv(convo.EnvBaseURL, s.URL())
-	t.Setenv(convo.EnvAPIKey, s.APIKey())
 }

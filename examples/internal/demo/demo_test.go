@@ -9,37 +9,16 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestEmbeddedFake(t *testing.T) {
-	t.Setenv("CONVO_BASE_URL", "")
-	t.Setenv("CONVO_API_KEY", "")
-	var stderr bytes.Buffer
-	c, done, err := Client(&stderr)
-	require.NoError(t, err)
-	defer done()
-	assert.Contains(t, stderr.String(), "embedded fake")
-	chans, err := c.Channels.List(context.Background())
-	require.NoError(t, err)
-	assert.Len(t, chans, 3)
-}
-
-func TestRealServiceFromEnv(t *testing.T) {
-	t.Setenv("CONVO_BASE_URL", "http://127.0.0.1:1/v1")
-	t.Setenv("CONVO_API_KEY", "k")
-	var stderr bytes.Buffer
-	c, done, err := Client(&stderr)
-	require.NoError(t, err)
-	defer done()
-	assert.Equal(t, "http://127.0.0.1:1/v1", c.BaseURL())
-	assert.Contains(t, stderr.String(), "Using the service at http://127.0.0.1:1/v1")
-	assert.NotContains(t, stderr.String(), " k")
-}
-
-func TestHalfConfigured(t *testing.T) {
+func TestClient(t *testing.T) {
 	tests := []struct {
-		name, baseURL, key, missing string
+		name, baseURL, key string
+		stderr             string // on success; else the error's text
+		ok                 bool
 	}{
-		{"base URL without key", "https://api.example.com/v1", "", "CONVO_API_KEY"},
-		{"key without base URL", "", "secret-key", "CONVO_BASE_URL"},
+		{name: "neither: embedded fake", stderr: "Using an embedded fake with demo data at http://127.0.0.1:", ok: true},
+		{name: "both: the service", baseURL: "http://127.0.0.1:1/v1", key: "secret-key", stderr: "Using the service at http://127.0.0.1:1/v1", ok: true},
+		{name: "base URL without key", baseURL: "https://api.example.com/v1", stderr: "CONVO_API_KEY is missing or empty"},
+		{name: "key without base URL", key: "secret-key", stderr: "CONVO_BASE_URL is missing or empty"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -47,12 +26,23 @@ func TestHalfConfigured(t *testing.T) {
 			t.Setenv("CONVO_API_KEY", tt.key)
 			var stderr bytes.Buffer
 			c, done, err := Client(&stderr)
-			require.ErrorIs(t, err, ErrHalfConfigured)
-			assert.Nil(t, c)
-			assert.Nil(t, done)
-			assert.Contains(t, err.Error(), tt.missing+" is missing or empty")
-			assert.NotContains(t, err.Error(), "secret-key")
-			assert.Empty(t, stderr.String(), "no demo data is started")
+			if !tt.ok {
+				require.ErrorIs(t, err, ErrHalfConfigured)
+				assert.Nil(t, c)
+				assert.Contains(t, err.Error(), tt.stderr)
+				assert.NotContains(t, err.Error(), "secret-key")
+				assert.Empty(t, stderr.String(), "no demo data is started")
+				return
+			}
+			require.NoError(t, err)
+			defer done()
+			assert.Contains(t, stderr.String(), tt.stderr)
+			assert.NotContains(t, stderr.String(), "secret-key")
+			if tt.baseURL == "" {
+				chans, err := c.Channels.List(context.Background())
+				require.NoError(t, err)
+				assert.Len(t, chans, 3)
+			}
 		})
 	}
 }
