@@ -4,16 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"io"
+	"log"
 	"time"
 
 	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
 )
 
-// The examples run against package fake, the whole service in-process, which
-// each example starts and seeds itself. In your code the base URL is the
-// service's own (it ends with /v1) and the key comes from your secrets:
+// The examples run against package fake, the whole service in-process, most
+// of them on its demo data (fake.DemoSeed: Acme's support and sales numbers,
+// a bot, contacts such as Ana, Bruno and Carla, and their conversations).
+// In your code the base URL is the service's own (it ends with /v1) and the
+// key comes from your secrets:
 //
 //	client, err := convo.NewClient() // reads CONVO_API_KEY and CONVO_BASE_URL
 
@@ -27,32 +30,23 @@ func ExampleNewClient() {
 		convo.WithBaseURL(s.URL()), // ends with /v1
 		convo.WithUserAgent("my-app/1.2"),
 	)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Println(client.BaseURL() == s.URL())
+	fmt.Println(client.BaseURL() == s.URL(), err)
 
 	// A base URL must end with /v1.
 	_, err = convo.NewClient(convo.WithAPIKey("my-key"), convo.WithBaseURL("https://api.example.com"))
 	fmt.Println(err != nil)
 	// Output:
-	// true
+	// true <nil>
 	// true
 }
 
 func ExampleChannelsService_List() {
-	s := fake.NewServer()
+	s := fake.NewServer(fake.WithSeed(fake.DemoSeed()))
 	defer s.Close()
-	co := s.Company()
-	co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, DisplayName: "Support BR", ProviderIdentifier: "5511940000001"})
-	co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelBotapp, DisplayName: "Bot", ProviderIdentifier: "acme_bot"})
-	client := s.Client()
 
-	accounts, err := client.Channels.List(context.Background())
+	accounts, err := s.Client().Channels.List(context.Background())
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
 	for _, a := range accounts {
 		caption := "no caption limit" // max_caption_length null
@@ -63,225 +57,193 @@ func ExampleChannelsService_List() {
 			a.Channel, a.DisplayName, caption, a.Supports(convo.MessageImage), a.Capabilities.RequiresTemplateOutsideWindow)
 	}
 	// Output:
-	// chatapp "Support BR": no caption limit, images: true, template outside window: true
-	// botapp "Bot": captions up to 1024, images: true, template outside window: false
+	// chatapp "Acme Support": no caption limit, images: true, template outside window: true
+	// chatapp "Acme Sales": no caption limit, images: true, template outside window: true
+	// botapp "Acme Help Bot": captions up to 1024, images: true, template outside window: false
 }
 
 func ExampleConversationsService_All() {
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
+	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)), fake.WithSeed(fake.DemoSeed()))
 	defer s.Close()
-	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-	for i, phone := range []string{"5511911110001", "5511911110002", "5511911110003"} {
-		ct := co.AddContact(fake.Contact{Account: line, Phone: phone})
-		conv := co.AddConversation(fake.Conversation{ID: fmt.Sprintf("c-%d", i+1), Contact: ct})
-		co.Inbound(conv, "Hello?", now.Add(-time.Duration(i+1)*time.Hour))
-	}
-	client := s.Client()
 
 	// Pages are fetched as the loop advances; break stops fetching.
 	params := &convo.ListConversationsParams{Assigned: convo.Bool(false), Limit: 2}
-	for conv, err := range client.Conversations.All(context.Background(), params) {
+	for conv, err := range s.Client().Conversations.All(context.Background(), params) {
 		if err != nil {
 			fmt.Println("error:", err)
 			break
 		}
-		fmt.Println(conv.ID, conv.Channel, conv.UnreadCount, "unread")
+		fmt.Println(conv.Channel, conv.ChannelIdentifier, conv.UnreadCount, "unread")
 	}
 	// Output:
-	// c-1 chatapp 1 unread
-	// c-2 chatapp 1 unread
-	// c-3 chatapp 1 unread
+	// botapp tg-48213977 1 unread
+	// webchat visitor-91c2 0 unread
+	// chatapp 5521998765432 3 unread
+	// webchat visitor-7f3a 2 unread
+	// chatapp 5511987654321 0 unread
 }
 
 func ExampleMessagesService_List() {
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
+	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)), fake.WithSeed(fake.DemoSeed()))
 	defer s.Close()
-	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-	conv := co.AddConversation(fake.Conversation{ID: "c-1", Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321", Name: "Ana"})})
-	co.AddMessage(conv, fake.Message{ID: "m-1", Sender: fake.SenderContact, Type: "audio", At: now.Add(-3 * time.Hour),
-		Media: &fake.Media{Status: convo.MediaUnknown}})
-	co.AddMessage(conv, fake.Message{ID: "m-2", Sender: fake.SenderContact, Text: "my receipt", At: now.Add(-2 * time.Hour),
-		Media: &fake.Media{MimeType: "image/png", Data: []byte("receipt data")}})
-	co.AddMessage(conv, fake.Message{ID: "m-3", Sender: fake.SenderAgent, Text: "Thanks, got it.", At: now.Add(-time.Hour)})
-	client := s.Client()
+	client, ctx := s.Client(), context.Background()
 
-	// Newest first. Without Since, the last 30 days are read; Window says so.
-	page, err := client.Messages.List(context.Background(), conv, &convo.ListMessagesParams{Limit: 50})
+	// Ana's latest conversation: the conversation id comes from Conversations.List.
+	convs, err := client.Conversations.List(ctx, &convo.ListConversationsParams{ChannelIdentifier: "5511987654321", Limit: 1})
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
+	}
+	// Newest first. Without Since, the last 30 days are read; Window says so.
+	page, err := client.Messages.List(ctx, convs.Items[0].ID, &convo.ListMessagesParams{Limit: 4})
+	if err != nil {
+		log.Fatal(err)
 	}
 	fmt.Println("window:", page.Window.RecentWindowDays, "days")
 	for _, m := range page.Items {
-		switch {
-		case m.Media != nil:
-			fmt.Printf("%s %s media=%s text=%q\n", m.MessageID, m.Type, m.Media.MediaStatus, m.TextOrEmpty())
-		default:
-			fmt.Printf("%s %s %q\n", m.MessageID, m.Type, m.TextOrEmpty())
+		if m.Media != nil {
+			fmt.Printf("%s %s media=%s %q\n", m.Direction, m.Type, m.Media.MediaStatus, m.Media.Filename)
+		} else {
+			fmt.Printf("%s %s %q\n", m.Direction, m.Type, m.TextOrEmpty())
 		}
 	}
 	fmt.Println("more:", page.HasMore())
 	// Output:
 	// window: 30 days
-	// m-3 text "Thanks, got it."
-	// m-2 image media=available text="my receipt"
-	// m-1 audio media=unknown text=""
-	// more: false
+	// inbound image media=unknown ""
+	// inbound text "It still says 'in transit'… can you help?"
+	// inbound audio media=available "voice-note.ogg"
+	// inbound text "Thanks! 🙏"
+	// more: true
 }
 
 func ExampleMessagesService_All() {
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
+	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)), fake.WithSeed(fake.DemoSeed()))
 	defer s.Close()
-	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
-	co.AddMessage(conv, fake.Message{ID: "m-1", Sender: fake.SenderContact, At: now.Add(-3 * time.Hour),
-		Media: &fake.Media{MimeType: "image/png", Data: []byte("png")}})
-	co.AddMessage(conv, fake.Message{ID: "m-2", Sender: fake.SenderContact, At: now.Add(-2 * time.Hour),
-		Media: &fake.Media{MimeType: "application/pdf", Data: []byte("pdf")}})
-	co.AddMessage(conv, fake.Message{ID: "m-3", Sender: fake.SenderAgent, Text: "Thanks!", At: now.Add(-time.Hour)})
-	client := s.Client()
+	client, ctx := s.Client(), context.Background()
+	convs, err := client.Conversations.List(ctx, &convo.ListConversationsParams{ChannelIdentifier: "5511987654321", Limit: 1})
+	if err != nil {
+		log.Fatal(err)
+	}
 
 	// Pages are fetched as the loop advances; break stops fetching. The first
 	// error ends the sequence.
-	for m, err := range client.Messages.All(context.Background(), conv, &convo.ListMessagesParams{Limit: 100}) {
+	for m, err := range client.Messages.All(ctx, convs.Items[0].ID, &convo.ListMessagesParams{Limit: 100}) {
 		if err != nil {
-			fmt.Println(err)
-			return
+			log.Fatal(err)
 		}
 		if m.Media.Available() {
-			fmt.Println("latest message with a file:", m.MessageID)
+			fmt.Println("latest file:", m.Type, m.Media.Filename)
 			break
 		}
 	}
 	// Output:
-	// latest message with a file: m-2
+	// latest file: audio voice-note.ogg
 }
 
 func ExampleAnomaliesService_Get() {
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
+	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)), fake.WithSeed(fake.DemoSeed()))
 	defer s.Close()
-	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-	ana := co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})
-	co.Inbound(co.AddConversation(fake.Conversation{ID: "c-1", Contact: ana}), "Where is my order?", now.Add(-6*time.Hour-30*time.Minute))
-	bruno := co.AddContact(fake.Contact{Account: line, Phone: "5521998765432"})
-	co.Reply(co.AddConversation(fake.Conversation{ID: "c-2", Contact: bruno}), fake.SenderAutomation, "Welcome!", now.Add(-time.Hour))
-	client := s.Client()
 
 	// Meant for a periodic sweep (about once a day), not for polling.
-	report, err := client.Anomalies.Get(context.Background(), &convo.AnomaliesParams{
+	report, err := s.Client().Anomalies.Get(context.Background(), &convo.AnomaliesParams{
 		Include:        []convo.Bucket{convo.BucketUnassigned},
 		ThresholdHours: 4,
 	})
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
 	fmt.Println("unanswered:", report.Buckets.Unanswered.Count, "never engaged:", report.Buckets.NeverEngaged.Count)
 	for _, it := range report.Buckets.Unanswered.Items {
-		fmt.Printf("  %s on %s waiting %.1fh\n", it.ConversationID, it.Channel, it.WaitingHours)
+		fmt.Printf("  on %s waiting %.1fh, assigned: %v\n", it.Channel, it.WaitingHours, it.Assigned)
 	}
 	if u := report.Buckets.Unassigned; u != nil {
 		fmt.Println("unassigned:", u.Count)
 	}
 	// Output:
-	// unanswered: 1 never engaged: 1
-	//   c-1 on chatapp waiting 6.5h
-	// unassigned: 1
+	// unanswered: 4 never engaged: 2
+	//   on webchat waiting 12.5h, assigned: false
+	//   on botapp waiting 7.8h, assigned: true
+	//   on chatapp waiting 7.0h, assigned: false
+	//   on chatapp waiting 5.0h, assigned: true
+	// unassigned: 2
 }
 
 func ExampleAttachmentsService_Download() {
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
+	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)), fake.WithSeed(fake.DemoSeed()))
 	defer s.Close()
-	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
-	co.AddMessage(conv, fake.Message{ID: "m-1", Sender: fake.SenderContact, Type: "audio", At: now.Add(-2 * time.Hour),
-		Media: &fake.Media{Status: convo.MediaUnknown}})
-	co.AddMessage(conv, fake.Message{ID: "m-2", Sender: fake.SenderContact, At: now.Add(-time.Hour),
-		Media: &fake.Media{MimeType: "text/plain", Data: []byte("receipt data")}})
-	client := s.Client()
-	ctx := context.Background()
-
-	page, err := client.Messages.List(ctx, conv, nil)
+	client, ctx := s.Client(), context.Background()
+	convs, err := client.Conversations.List(ctx, &convo.ListConversationsParams{ChannelIdentifier: "5511987654321", Limit: 1})
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
+	}
+
+	page, err := client.Messages.List(ctx, convs.Items[0].ID, nil)
+	if err != nil {
+		log.Fatal(err)
 	}
 	for _, m := range page.Items {
 		if m.Media == nil {
 			continue
 		}
-		// Download streams the file into any io.Writer (here stdout; a file
-		// in real code). A message whose media_id is null is ErrNoMedia, and
-		// no request is sent for it.
-		n, err := client.Attachments.Download(ctx, m, os.Stdout)
+		// Download streams the file into any io.Writer (a file in real code).
+		// A message whose media_id is null is ErrNoMedia, and no request is
+		// sent for it.
+		n, err := client.Attachments.Download(ctx, m, io.Discard)
 		var noMedia *convo.NoMediaError
 		switch {
 		case errors.As(err, &noMedia):
-			fmt.Printf("%s: no file (%s)\n", m.MessageID, noMedia.MediaStatus)
+			fmt.Printf("%s: no file (%s)\n", m.Type, noMedia.MediaStatus)
 		case err != nil:
 			fmt.Println(err)
 		default:
-			fmt.Printf(" <- %s: %d bytes\n", m.MessageID, n)
+			fmt.Printf("%s %s: %d bytes\n", m.Type, m.Media.Filename, n)
 		}
 	}
 	// Output:
-	// receipt data <- m-2: 12 bytes
-	// m-1: no file (unknown)
+	// image: no file (unknown)
+	// audio voice-note.ogg: 2048 bytes
+	// image tracking.png: 68 bytes
 }
 
 func ExampleContactsService_Lookup() {
-	s := fake.NewServer()
+	s := fake.NewServer(fake.WithSeed(fake.DemoSeed()))
 	defer s.Close()
-	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "109876543210"})
-	co.AddContact(fake.Contact{Account: line, Phone: "5511987654321", Name: "Ana Souza", Tags: []string{"vip", "lead"}})
-	client := s.Client()
-	ctx := context.Background()
+	client, ctx := s.Client(), context.Background()
 
 	// The SDK never normalizes a phone behind your back: do it where you want.
 	phone, err := convo.NormalizePhone("+55 (11) 98765-4321")
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
-	contact, err := client.Contacts.Lookup(ctx, &convo.LookupContactParams{PhoneNumberID: "109876543210", PhoneNumber: phone})
+	// PhoneNumberID (the support number) picks Ana's contact on that number.
+	contact, err := client.Contacts.Lookup(ctx, &convo.LookupContactParams{PhoneNumberID: "5511940000001", PhoneNumber: phone})
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
-	fmt.Println(contact.Name, contact.PhoneNumber, contact.TagNames(), contact.Email == nil)
+	fmt.Println(contact.Name, contact.PhoneNumber, contact.TagNames(), *contact.Email)
 
 	_, err = client.Contacts.Lookup(ctx, &convo.LookupContactParams{PhoneNumber: "5511000000000"})
 	fmt.Println("not found:", errors.Is(err, convo.ErrContactNotFound))
 	// Output:
-	// Ana Souza 5511987654321 [vip lead] true
+	// Ana Souza 5511987654321 [vip customer] ana.souza@example.com
 	// not found: true
 }
 
 func ExampleSequencesService_Cancel() {
-	s := fake.NewServer()
+	s := fake.NewServer(fake.WithSeed(fake.DemoSeed()))
 	defer s.Close()
-	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-	co.AddContact(fake.Contact{Account: line, Phone: "5511987654321", Sequence: "Onboarding"})
-	client := s.Client()
 
-	// Canceled == false (nothing was scheduled) is a success, not an error.
+	// Carla is in the Onboarding sequence. Canceled == false (nothing was
+	// scheduled) is a success, not an error.
 	for range 2 {
-		res, err := client.Sequences.Cancel(context.Background(), &convo.CancelSequenceParams{PhoneNumber: "5511987654321"})
+		res, err := s.Client().Sequences.Cancel(context.Background(), &convo.CancelSequenceParams{PhoneNumber: "5531988881234"})
 		if err != nil {
-			fmt.Println(err)
-			return
+			log.Fatal(err)
 		}
 		fmt.Println(res.Canceled, res.Message)
 	}
@@ -293,9 +255,8 @@ func ExampleSequencesService_Cancel() {
 func ExampleError() {
 	s := fake.NewServer()
 	defer s.Close()
-	client := s.Client()
 
-	_, err := client.Messages.List(context.Background(), "no-such-conversation", nil)
+	_, err := s.Client().Messages.List(context.Background(), "no-such-conversation", nil)
 
 	// Branch on the code, never on the text: with errors.Is and a sentinel…
 	if errors.Is(err, convo.ErrConversationNotFound) {
@@ -316,8 +277,7 @@ func ExampleError_unauthorized() {
 	defer s.Close()
 	client, err := convo.NewClient(convo.WithAPIKey("wrong-key"), convo.WithBaseURL(s.URL()))
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
 
 	_, err = client.Channels.List(context.Background())
@@ -342,9 +302,8 @@ func ExampleNormalizePhone() {
 }
 
 func ExampleClient_Do() {
-	s := fake.NewServer()
+	s := fake.NewServer(fake.WithSeed(fake.DemoSeed()))
 	defer s.Close()
-	s.Company().AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, DisplayName: "Support", ProviderIdentifier: "5511940000001"})
 	client := s.Client()
 
 	// Do calls any endpoint with the same authentication, retries and typed
@@ -355,23 +314,19 @@ func ExampleClient_Do() {
 	// url.PathEscape.
 	var out struct {
 		Items []struct {
-			Channel     string `json:"channel"`
 			DisplayName string `json:"display_name"`
 		} `json:"items"`
 	}
 	if err := client.Do(context.Background(), "GET", "/channels", nil, nil, &out); err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
-	for _, a := range out.Items {
-		fmt.Println(a.Channel, a.DisplayName)
-	}
+	fmt.Println(len(out.Items), out.Items[0].DisplayName)
 
 	// An endpoint the service does not have is a typed error like any other.
 	err := client.Do(context.Background(), "GET", "/no-such-endpoint", nil, nil, nil)
 	var apiErr *convo.Error
 	fmt.Println(errors.As(err, &apiErr), apiErr.StatusCode)
 	// Output:
-	// chatapp Support
+	// 3 Acme Support
 	// true 404
 }
