@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log"
 	"slices"
 	"sync/atomic"
-	"time"
 
 	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
@@ -15,30 +15,25 @@ import (
 // ExampleParallel looks up several contacts at once on one client, at most
 // four calls in flight, and gets the results in the order of the inputs.
 func ExampleParallel() {
-	s := fake.NewServer(fake.WithClock(fake.NewManualClock(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))))
+	s := fake.NewServer(fake.WithSeed(fake.DemoSeed()))
 	defer s.Close()
-	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-	phones := []string{"5511987650001", "5511987650002", "5511987650003"}
-	for i, p := range phones {
-		co.AddContact(fake.Contact{Account: line, Phone: p, Name: fmt.Sprint("Contact ", i+1)})
-	}
 	c := s.Client()
 
+	phones := []string{"5521998765432", "5531988881234", "351912345678"}
 	contacts, err := convo.Parallel(context.Background(), phones,
 		func(ctx context.Context, phone string) (*convo.Contact, error) {
 			return c.Contacts.Lookup(ctx, &convo.LookupContactParams{PhoneNumber: phone})
 		}, convo.ParallelLimit(4))
 	if err != nil {
-		panic(err)
+		log.Fatal(err)
 	}
 	for _, ct := range contacts {
 		fmt.Println(ct.PhoneNumber, ct.Name)
 	}
 	// Output:
-	// 5511987650001 Contact 1
-	// 5511987650002 Contact 2
-	// 5511987650003 Contact 3
+	// 5521998765432 Bruno Lima
+	// 5531988881234 Carla Mendes
+	// 351912345678 Diego Ferreira
 }
 
 // ExampleParallelSeq streams results in input order as they become ready,
@@ -47,7 +42,7 @@ func ExampleParallelSeq() {
 	square := func(_ context.Context, n int) (int, error) { return n * n, nil }
 	for sq, err := range convo.ParallelSeq(context.Background(), slices.Values([]int{1, 2, 3, 4}), square, convo.ParallelLimit(2)) {
 		if err != nil {
-			panic(err)
+			log.Fatal(err)
 		}
 		fmt.Print(sq, " ")
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log"
 	"strings"
 	"time"
 
@@ -12,18 +13,17 @@ import (
 )
 
 // The examples below get their channel accounts from Channels.List, as your
-// code would, from a fake seeded with the account they need.
+// code would: on the demo data, the support and sales numbers (chatapp) and
+// the help bot (botapp).
 
 func ExampleChannelAccount_Supports() {
-	s := fake.NewServer()
+	s := fake.NewServer(fake.WithSeed(fake.DemoSeed()))
 	defer s.Close()
-	s.Company().AddChannel(fake.ChannelAccount{Channel: convo.ChannelBotapp, DisplayName: "Help bot", ProviderIdentifier: "acme_bot"})
 	accounts, err := s.Client().Channels.List(context.Background())
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
-	bot := accounts[0]
+	bot := accounts[2] // the help bot
 	// Check a capability before a send rather than waiting for the
 	// service's UNSUPPORTED_CAPABILITY.
 	for _, t := range []convo.MessageType{convo.MessageText, convo.MessageImage, convo.MessageType("hologram")} {
@@ -36,13 +36,11 @@ func ExampleChannelAccount_Supports() {
 }
 
 func ExampleChannelAccount_CheckText() {
-	s := fake.NewServer()
+	s := fake.NewServer(fake.WithSeed(fake.DemoSeed()))
 	defer s.Close()
-	s.Company().AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
 	accounts, err := s.Client().Channels.List(context.Background())
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
 	line := accounts[0]
 
@@ -59,15 +57,13 @@ func ExampleChannelAccount_CheckText() {
 }
 
 func ExampleChannelAccount_CheckCaption() {
-	s := fake.NewServer()
+	s := fake.NewServer(fake.WithSeed(fake.DemoSeed()))
 	defer s.Close()
-	s.Company().AddChannel(fake.ChannelAccount{Channel: convo.ChannelBotapp, ProviderIdentifier: "acme_bot"})
 	accounts, err := s.Client().Channels.List(context.Background())
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
-	bot := accounts[0] // botapp states a caption limit; chatapp states none
+	bot := accounts[2] // botapp states a caption limit; chatapp states none
 
 	fmt.Println(bot.CheckCaption("Your receipt"))
 	err = bot.CheckCaption(strings.Repeat("x", 2000))
@@ -79,13 +75,11 @@ func ExampleChannelAccount_CheckCaption() {
 }
 
 func ExampleChannelAccount_InServiceWindow() {
-	s := fake.NewServer()
+	s := fake.NewServer(fake.WithSeed(fake.DemoSeed()))
 	defer s.Close()
-	s.Company().AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
 	accounts, err := s.Client().Channels.List(context.Background())
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
 	line := accounts[0] // chatapp: a 24h service window
 
@@ -104,15 +98,11 @@ func ExampleChannelAccount_InServiceWindow() {
 }
 
 func ExampleChannelAccount_RequiresTemplate() {
-	s := fake.NewServer()
+	s := fake.NewServer(fake.WithSeed(fake.DemoSeed()))
 	defer s.Close()
-	co := s.Company()
-	co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-	co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelBotapp, ProviderIdentifier: "acme_bot"})
 	accounts, err := s.Client().Channels.List(context.Background())
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
 
 	// Two days after the contact's last message: chatapp only lets a
@@ -120,11 +110,12 @@ func ExampleChannelAccount_RequiresTemplate() {
 	lastInbound := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
 	now := lastInbound.Add(48 * time.Hour)
 	for _, a := range accounts {
-		fmt.Println(a.Channel, a.RequiresTemplate(lastInbound, now))
+		fmt.Println(a.DisplayName, a.RequiresTemplate(lastInbound, now))
 	}
 	// Output:
-	// chatapp true
-	// botapp false
+	// Acme Support true
+	// Acme Sales true
+	// Acme Help Bot false
 }
 
 func ExampleError_InvalidBucket() {
