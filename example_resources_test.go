@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log"
 	"strings"
 	"time"
 
@@ -14,17 +15,9 @@ import (
 
 func ExampleConversationsService_List() {
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
+	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)), fake.WithSeed(fake.DemoSeed()))
 	defer s.Close()
-	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-	for i, phone := range []string{"5511911110001", "5511911110002", "5511911110003"} {
-		ct := co.AddContact(fake.Contact{Account: line, Phone: phone})
-		conv := co.AddConversation(fake.Conversation{ID: fmt.Sprintf("c-%d", i+1), Contact: ct})
-		co.Inbound(conv, "Hello?", now.Add(-time.Duration(i+1)*time.Hour))
-	}
-	client := s.Client()
-	ctx := context.Background()
+	client, ctx := s.Client(), context.Background()
 
 	// One page at a time, most recent activity first; pass NextCursor back
 	// for the next page (or range over Conversations.All instead).
@@ -32,11 +25,10 @@ func ExampleConversationsService_List() {
 	for {
 		page, err := client.Conversations.List(ctx, params)
 		if err != nil {
-			fmt.Println(err)
-			return
+			log.Fatal(err)
 		}
 		for _, c := range page.Items {
-			fmt.Println(c.ID, c.Status, c.LastInboundAt.Format(time.Kitchen))
+			fmt.Println(c.ChannelIdentifier, c.Status, c.LastMessageAt.Format(time.Kitchen))
 		}
 		if !page.HasMore() {
 			break
@@ -44,25 +36,20 @@ func ExampleConversationsService_List() {
 		params.Cursor = page.NextCursor
 	}
 	// Output:
-	// c-1 open 9:00AM
-	// c-2 open 8:00AM
-	// c-3 open 7:00AM
+	// 5511987654321 open 5:02AM
+	// 5531988881234 open 4:02AM
+	// 5521998765432 open 3:00AM
+	// 5511987654321 open 10:00AM
 }
 
 func ExamplePage_HasMore() {
-	s := fake.NewServer()
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)), fake.WithSeed(fake.DemoSeed()))
 	defer s.Close()
-	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-	for _, phone := range []string{"5511911110001", "5511911110002"} {
-		co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: phone})})
-	}
-	client := s.Client()
 
-	page, err := client.Conversations.List(context.Background(), &convo.ListConversationsParams{Limit: 1})
+	page, err := s.Client().Conversations.List(context.Background(), &convo.ListConversationsParams{Limit: 1})
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
 	// HasMore is NextCursor != "": the service has a next page.
 	fmt.Println(len(page.Items), page.HasMore())
@@ -72,23 +59,19 @@ func ExamplePage_HasMore() {
 
 func ExampleMessagePage_HasMore() {
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
+	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)), fake.WithSeed(fake.DemoSeed()))
 	defer s.Close()
-	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
-	for i := range 3 {
-		co.Inbound(conv, fmt.Sprintf("message %d", i+1), now.Add(-time.Duration(3-i)*time.Minute))
+	client, ctx := s.Client(), context.Background()
+	convs, err := client.Conversations.List(ctx, &convo.ListConversationsParams{ChannelIdentifier: "tg-51002931"}) // Farid's
+	if err != nil {
+		log.Fatal(err)
 	}
-	client := s.Client()
-	ctx := context.Background()
 
 	params := &convo.ListMessagesParams{Limit: 2}
 	for {
-		page, err := client.Messages.List(ctx, conv, params)
+		page, err := client.Messages.List(ctx, convs.Items[0].ID, params)
 		if err != nil {
-			fmt.Println(err)
-			return
+			log.Fatal(err)
 		}
 		fmt.Println(len(page.Items), "messages, more:", page.HasMore())
 		if !page.HasMore() {
@@ -131,105 +114,103 @@ func ExampleMedia_Available() {
 
 func ExampleAttachmentsService_Get() {
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
+	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)), fake.WithSeed(fake.DemoSeed()))
 	defer s.Close()
-	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
-	msg := co.AddMessage(conv, fake.Message{Sender: fake.SenderContact, At: now.Add(-time.Minute),
-		Media: &fake.Media{MimeType: "application/pdf", Filename: "invoice.pdf", Data: []byte("%PDF-1.4")}})
-	client := s.Client()
+	client, ctx := s.Client(), context.Background()
+	convs, err := client.Conversations.List(ctx, &convo.ListConversationsParams{ChannelIdentifier: "5531988881234"}) // Carla's
+	if err != nil {
+		log.Fatal(err)
+	}
+	page, err := client.Messages.List(ctx, convs.Items[0].ID, &convo.ListMessagesParams{Limit: 1})
+	if err != nil {
+		log.Fatal(err)
+	}
 
 	// A media_id from a message's media block; Attachments.ForMessage takes
 	// the message itself.
-	att, err := client.Attachments.Get(context.Background(), s.MediaID(msg))
+	att, err := client.Attachments.Get(ctx, page.Items[0].Media.MediaID)
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
 	// URL is temporary and needs no key: treat it as a secret, do not log it.
 	fmt.Println(att.Filename, att.MimeType, att.FileSize, att.ExpiresAt.After(now), att.URL != "")
 	// Output:
-	// invoice.pdf application/pdf 8 true true
+	// acme-overview.pdf application/pdf 142 true true
 }
 
 func ExampleAttachmentsService_ForMessage() {
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
+	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)), fake.WithSeed(fake.DemoSeed()))
 	defer s.Close()
-	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
-	co.AddMessage(conv, fake.Message{Sender: fake.SenderContact, Type: "video", At: now.Add(-2 * time.Minute),
-		Media: &fake.Media{Status: convo.MediaUnknown}})
-	co.AddMessage(conv, fake.Message{Sender: fake.SenderContact, At: now.Add(-time.Minute),
-		Media: &fake.Media{MimeType: "image/jpeg", Filename: "photo.jpg", Data: []byte("jpeg")}})
-	client := s.Client()
-	ctx := context.Background()
-
-	page, err := client.Messages.List(ctx, conv, nil)
+	client, ctx := s.Client(), context.Background()
+	convs, err := client.Conversations.List(ctx, &convo.ListConversationsParams{ChannelIdentifier: "5511987654321", Limit: 1})
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
-	for _, m := range page.Items {
+
+	for m, err := range client.Messages.All(ctx, convs.Items[0].ID, nil) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		if m.Media == nil {
+			continue // a text
+		}
 		att, err := client.Attachments.ForMessage(ctx, m)
 		switch {
 		case errors.Is(err, convo.ErrNoMedia): // no request was sent
 			fmt.Println(m.Type, "has no file:", m.Media.MediaStatus)
 		case err != nil:
-			fmt.Println(err)
+			log.Fatal(err)
 		default:
 			fmt.Println(m.Type, att.Filename, att.MimeType)
 		}
 	}
 	// Output:
-	// image photo.jpg image/jpeg
-	// video has no file: unknown
+	// image has no file: unknown
+	// audio voice-note.ogg audio/ogg
+	// image tracking.png image/png
 }
 
 func ExampleAttachmentsService_DownloadAttachment() {
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
+	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)), fake.WithSeed(fake.DemoSeed()))
 	defer s.Close()
-	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
-	msg := co.AddMessage(conv, fake.Message{Sender: fake.SenderContact, At: now.Add(-time.Minute),
-		Media: &fake.Media{MimeType: "text/plain", Filename: "note.txt", Data: []byte("hello")}})
-	client := s.Client()
-	ctx := context.Background()
+	client, ctx := s.Client(), context.Background()
+	convs, err := client.Conversations.List(ctx, &convo.ListConversationsParams{ChannelIdentifier: "5531988881234"}) // Carla's
+	if err != nil {
+		log.Fatal(err)
+	}
+	page, err := client.Messages.List(ctx, convs.Items[0].ID, &convo.ListMessagesParams{Limit: 1})
+	if err != nil {
+		log.Fatal(err)
+	}
 
 	// Look at the attachment first (name, type, size), then fetch the file
 	// from the same address, without asking for it again.
-	att, err := client.Attachments.Get(ctx, s.MediaID(msg))
+	att, err := client.Attachments.ForMessage(ctx, page.Items[0])
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
 	var buf bytes.Buffer
 	n, err := client.Attachments.DownloadAttachment(ctx, att, &buf)
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
-	fmt.Println(att.Filename, n, buf.String())
+	fmt.Println(att.Filename, n, strings.HasPrefix(buf.String(), "%PDF"))
 	// Output:
-	// note.txt 5 hello
+	// acme-overview.pdf 142 true
 }
 
 func ExampleContactsService_Create() {
-	s := fake.NewServer()
+	s := fake.NewServer(fake.WithSeed(fake.DemoSeed()))
 	defer s.Close()
-	s.Company().AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "109876543210"})
-	client := s.Client()
-	ctx := context.Background()
+	client, ctx := s.Client(), context.Background()
 
-	params := &convo.CreateContactParams{PhoneNumberID: "109876543210", PhoneNumber: "5511987654321", Name: "Ana Souza"}
+	// A new contact on the support number (its provider_identifier).
+	params := &convo.CreateContactParams{PhoneNumberID: "5511940000001", PhoneNumber: "5511912345678", Name: "Bia"}
 	conf, err := client.Contacts.Create(ctx, params)
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
 	fmt.Println(conf.Message)
 
@@ -242,58 +223,51 @@ func ExampleContactsService_Create() {
 }
 
 func ExampleContactsService_UpdateCustomFields() {
-	s := fake.NewServer()
+	s := fake.NewServer(fake.WithSeed(fake.DemoSeed()))
 	defer s.Close()
-	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "109876543210"})
-	co.AddContact(fake.Contact{Account: line, Phone: "5511987654321", CustomFields: map[string]string{"plan": "silver", "city": "Recife"}})
-	client := s.Client()
-	ctx := context.Background()
+	client, ctx := s.Client(), context.Background()
 
-	// Fields sent are set; fields not sent stay as they are.
+	// Fields sent are set; fields not sent stay as they are (Bruno's source).
 	_, err := client.Contacts.UpdateCustomFields(ctx, &convo.UpdateCustomFieldsParams{
-		PhoneNumberID: "109876543210",
-		PhoneNumber:   "5511987654321",
-		CustomFields:  map[string]string{"plan": "gold"},
+		PhoneNumberID: "5511940000001",
+		PhoneNumber:   "5521998765432",
+		CustomFields:  map[string]string{"plan": "trial"},
 	})
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
 	// The contact read does not show custom fields; the fake's state does.
-	state, _ := co.ContactByPhone(line, "5511987654321")
-	fmt.Println(state.CustomFields["plan"], state.CustomFields["city"])
+	bruno, err := client.Contacts.Lookup(ctx, &convo.LookupContactParams{PhoneNumber: "5521998765432"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	state, _ := s.Contact(bruno.ID)
+	fmt.Println(state.CustomFields["plan"], state.CustomFields["source"])
 	// Output:
-	// gold Recife
+	// trial instagram
 }
 
 func ExampleContactsService_RemoveTags() {
-	s := fake.NewServer()
+	s := fake.NewServer(fake.WithSeed(fake.DemoSeed()))
 	defer s.Close()
-	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "109876543210"})
-	co.AddContact(fake.Contact{Account: line, Phone: "5511987654321", Tags: []string{"vip", "lead", "trial"}})
-	client := s.Client()
-	ctx := context.Background()
+	client, ctx := s.Client(), context.Background()
 
 	// Tags are removed by id; the ids come from your tag records (the fake
-	// hands them out with TagID).
+	// hands them out with TagID). Carla is tagged lead and demo-requested.
 	_, err := client.Contacts.RemoveTags(ctx, &convo.RemoveTagsParams{
-		PhoneNumber: "5511987654321",
-		TagIDs:      []string{co.TagID("lead"), co.TagID("trial")},
+		PhoneNumber: "5531988881234",
+		TagIDs:      []string{s.Company().TagID("demo-requested")},
 	})
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
-	contact, err := client.Contacts.Lookup(ctx, &convo.LookupContactParams{PhoneNumber: "5511987654321"})
+	carla, err := client.Contacts.Lookup(ctx, &convo.LookupContactParams{PhoneNumber: "5531988881234"})
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
-	fmt.Println(contact.TagNames())
+	fmt.Println(carla.TagNames())
 	// Output:
-	// [vip]
+	// [lead]
 }
 
 func ExampleContact_TagNames() {
@@ -306,31 +280,25 @@ func ExampleContact_TagNames() {
 }
 
 func ExampleMessagesService_Pages() {
-	// A fake whose clock is pinned, with five inbound messages an hour apart.
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
+	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)), fake.WithSeed(fake.DemoSeed()))
 	defer s.Close()
-	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000000"})
-	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
-	for i := range 5 {
-		co.Inbound(conv, fmt.Sprintf("message %d", i+1), now.Add(time.Duration(i-5)*time.Hour))
+	client, ctx := s.Client(), context.Background()
+	convs, err := client.Conversations.List(ctx, &convo.ListConversationsParams{ChannelIdentifier: "5531988881234"}) // Carla's
+	if err != nil {
+		log.Fatal(err)
 	}
-	client := s.Client()
-	ctx := context.Background()
+	conv := convs.Items[0].ID
 
 	// Read two pages, keeping the cursor of the last page finished...
-	params := &convo.ListMessagesParams{Limit: 2}
+	params := &convo.ListMessagesParams{Limit: 1}
 	var saved string
 	n := 0
 	for page, err := range client.Messages.Pages(ctx, conv, params) {
 		if err != nil {
-			fmt.Println(err)
-			return
+			log.Fatal(err)
 		}
-		for _, m := range page.Items {
-			fmt.Println(m.TextOrEmpty())
-		}
+		fmt.Println(page.Items[0].TextOrEmpty())
 		saved = page.NextCursor
 		if n++; n == 2 {
 			break // say the job stopped here
@@ -338,62 +306,51 @@ func ExampleMessagesService_Pages() {
 	}
 	// ...and resume later from it: the cursor is one parameter.
 	fmt.Println("resuming")
-	resume := &convo.ListMessagesParams{Limit: 2, Cursor: saved}
-	for m, err := range client.Messages.All(ctx, conv, resume) {
+	for m, err := range client.Messages.All(ctx, conv, &convo.ListMessagesParams{Limit: 1, Cursor: saved}) {
 		if err != nil {
-			fmt.Println(err)
-			return
+			log.Fatal(err)
 		}
 		fmt.Println(m.TextOrEmpty())
 	}
 	// Output:
-	// message 5
-	// message 4
-	// message 3
-	// message 2
+	// Meanwhile, here is our product overview.
+	// Thanks for reaching out! A specialist will contact you shortly.
 	// resuming
-	// message 1
+	// Hello, can I get a demo next week?
 }
 
 func ExampleConversationsService_Pages() {
-	s := fake.NewServer()
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)), fake.WithSeed(fake.DemoSeed()))
 	defer s.Close()
-	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000000"})
-	co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
-	client := s.Client()
 
-	for page, err := range client.Conversations.Pages(context.Background(), &convo.ListConversationsParams{Limit: 10}) {
+	for page, err := range s.Client().Conversations.Pages(context.Background(), &convo.ListConversationsParams{Limit: 5}) {
 		if err != nil {
-			fmt.Println(err)
-			return
+			log.Fatal(err)
 		}
 		fmt.Println(len(page.Items), "conversation(s), more:", page.HasMore())
 	}
 	// Output:
-	// 1 conversation(s), more: false
+	// 5 conversation(s), more: true
+	// 3 conversation(s), more: false
 }
 
 func ExampleContactsService_Ensure() {
-	s := fake.NewServer()
+	s := fake.NewServer(fake.WithSeed(fake.DemoSeed()))
 	defer s.Close()
-	s.Company().AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000000"})
-	client := s.Client()
-	ctx := context.Background()
+	client, ctx := s.Client(), context.Background()
 
-	params := &convo.CreateContactParams{PhoneNumberID: "5511900000000", PhoneNumber: "5511912345678", Name: "Bia"}
+	params := &convo.CreateContactParams{PhoneNumberID: "5511940000001", PhoneNumber: "5511912345678", Name: "Bia"}
 	first, created, err := client.Contacts.Ensure(ctx, params)
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
 	fmt.Println(first.Name, created)
 
 	// Again: the same contact, found rather than created.
 	again, created, err := client.Contacts.Ensure(ctx, params)
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
 	fmt.Println(again.ID == first.ID, created)
 	// Output:
@@ -405,23 +362,21 @@ func ExampleContactsService_Ensure() {
 // service's clock: the fake's manual clock, years away from the machine's.
 func ExampleAttachment_Expired() {
 	clock := fake.NewManualClock(time.Date(2001, 1, 1, 9, 0, 0, 0, time.UTC))
-	s := fake.NewServer(fake.WithClock(clock), fake.WithAttachmentTTL(15*time.Minute))
+	s := fake.NewServer(fake.WithClock(clock), fake.WithSeed(fake.DemoSeed()), fake.WithAttachmentTTL(15*time.Minute))
 	defer s.Close()
-	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
-	co.AddMessage(conv, fake.Message{Sender: fake.SenderContact, At: clock.Now().Add(-time.Hour),
-		Media: &fake.Media{MimeType: "image/png", Filename: "a.png", Data: []byte("png")}})
-
-	c := s.Client()
-	ctx := context.Background()
-	page, err := c.Messages.List(ctx, conv, nil)
+	client, ctx := s.Client(), context.Background()
+	convs, err := client.Conversations.List(ctx, &convo.ListConversationsParams{ChannelIdentifier: "5531988881234"}) // Carla's
 	if err != nil {
-		panic(err)
+		log.Fatal(err)
 	}
-	att, err := c.Attachments.ForMessage(ctx, page.Items[0])
+	page, err := client.Messages.List(ctx, convs.Items[0].ID, &convo.ListMessagesParams{Limit: 1})
 	if err != nil {
-		panic(err)
+		log.Fatal(err)
+	}
+
+	att, err := client.Attachments.ForMessage(ctx, page.Items[0])
+	if err != nil {
+		log.Fatal(err)
 	}
 	fmt.Println("expired:", att.Expired())
 	// Output: expired: false
