@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log"
 	"log/slog"
 	"net/http"
 	"os"
@@ -32,8 +33,7 @@ func ExampleWithAuthScheme() {
 	// Bearer is the default; the service accepts all three forms alike.
 	client := s.Client(convo.WithAuthScheme(convo.AuthXAPIKey))
 	if _, err := client.Channels.List(context.Background()); err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
 	sent := s.Requests()[0].Header // the journal redacts the key
 	fmt.Println(convo.AuthXAPIKey, sent.Get("x-api-key"), sent.Get("Authorization") == "")
@@ -50,8 +50,7 @@ func ExampleWithHTTPClient() {
 	hc := &http.Client{Timeout: 10 * time.Second}
 	client, err := convo.NewClient(convo.WithAPIKey(s.APIKey()), convo.WithBaseURL(s.URL()), convo.WithHTTPClient(hc))
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
 	_, err = client.Channels.List(context.Background())
 	fmt.Println(err, hc.CheckRedirect == nil)
@@ -98,9 +97,8 @@ func ExampleWithLogger() {
 }
 
 func ExampleWithMaxResponseBytes() {
-	s := fake.NewServer()
+	s := fake.NewServer(fake.WithSeed(fake.DemoSeed()))
 	defer s.Close()
-	s.Company().AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
 
 	// A body larger than the cap fails instead of filling memory.
 	client := s.Client(convo.WithMaxResponseBytes(64))
@@ -131,8 +129,7 @@ func ExampleWithUserAgent() {
 	// Your product's name goes after the SDK's own: convo-go/<version> go/<version>.
 	client := s.Client(convo.WithUserAgent("my-app/1.2"))
 	if _, err := client.Channels.List(context.Background()); err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
 	ua := s.Requests()[0].Header.Get("User-Agent")
 	fmt.Println(strings.HasPrefix(ua, "convo-go/"+convo.Version+" "), strings.HasSuffix(ua, " my-app/1.2"))
@@ -143,8 +140,7 @@ func ExampleWithUserAgent() {
 func ExampleClient_BaseURL() {
 	client, err := convo.NewClient(convo.WithAPIKey("my-key"), convo.WithBaseURL("https://api.example.com/v1/"))
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
 	// The base URL as the client uses it: without a trailing slash.
 	fmt.Println(client.BaseURL())
@@ -157,8 +153,7 @@ func ExampleClient_CloseIdleConnections() {
 	defer s.Close()
 	client := s.Client()
 	if _, err := client.Channels.List(context.Background()); err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
 	// When you are done with a client (e.g. at shutdown), release its
 	// keep-alive connections; the client stays usable.

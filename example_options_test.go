@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log"
 	"net/http"
 	"time"
 
@@ -22,8 +23,7 @@ func ExampleWithAPIKey() {
 	// fails, and no request ever goes out without a key.
 	client, err := convo.NewClient(convo.WithAPIKey(s.APIKey()), convo.WithBaseURL(s.URL()))
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
 	_, err = client.Channels.List(context.Background())
 	fmt.Println(err)
@@ -144,7 +144,8 @@ func ExampleWithTimeout() {
 }
 
 func ExampleCaptureResponse() {
-	s := fake.NewServer(fake.WithClock(fake.NewManualClock(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))))
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)), fake.WithSeed(fake.DemoSeed()))
 	defer s.Close()
 	client := s.Client()
 
@@ -152,42 +153,38 @@ func ExampleCaptureResponse() {
 	var meta convo.Response
 	accounts, err := client.Channels.List(context.Background(), convo.CaptureResponse(&meta))
 	if err != nil {
-		fmt.Println(err)
-		return
+		log.Fatal(err)
 	}
 	fmt.Println(len(accounts), meta.StatusCode, meta.Attempts, meta.Header.Get("Content-Type"))
 	fmt.Println("service time:", meta.Timestamp.Format(time.RFC3339))
 	// Output:
-	// 0 200 1 application/json; charset=utf-8
+	// 3 200 1 application/json; charset=utf-8
 	// service time: 2026-11-22T10:00:00Z
 }
 
 func ExampleWithReadAhead() {
-	// A fake whose clock is pinned, with five inbound messages an hour apart.
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)))
+	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)), fake.WithSeed(fake.DemoSeed()))
 	defer s.Close()
-	co := s.Company()
-	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000000"})
-	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
-	for i := range 5 {
-		co.Inbound(conv, fmt.Sprintf("message %d", i+1), now.Add(time.Duration(i-5)*time.Hour))
+	client, ctx := s.Client(), context.Background()
+	convs, err := client.Conversations.List(ctx, &convo.ListConversationsParams{ChannelIdentifier: "5511987654321", Limit: 1})
+	if err != nil {
+		log.Fatal(err)
 	}
-	client := s.Client()
 
 	// The next page is fetched while this loop works on the current one
 	// (one page ahead at most; breaking out cancels the fetch).
 	count := 0
-	for page, err := range client.Messages.Pages(context.Background(), conv, &convo.ListMessagesParams{Limit: 2}, convo.WithReadAhead()) {
+	params := &convo.ListMessagesParams{Limit: 2}
+	for page, err := range client.Messages.Pages(ctx, convs.Items[0].ID, params, convo.WithReadAhead()) {
 		if err != nil {
-			fmt.Println(err)
-			return
+			log.Fatal(err)
 		}
 		count += len(page.Items) // write the page somewhere slow here
 	}
-	fmt.Println(count)
+	fmt.Println(count, "messages")
 	// Output:
-	// 5
+	// 7 messages
 }
 
 func ExampleWithMiddleware() {
