@@ -62,26 +62,20 @@ func ExampleMessagePage_HasMore() {
 	s := fake.NewServer(fake.WithClock(fake.NewManualClock(now)), fake.WithSeed(fake.DemoSeed()))
 	defer s.Close()
 	client, ctx := s.Client(), context.Background()
-	convs, err := client.Conversations.List(ctx, &convo.ListConversationsParams{ChannelIdentifier: "tg-51002931"}) // Farid's
+	convs, err := client.Conversations.List(ctx, &convo.ListConversationsParams{ChannelIdentifier: "tg-51002931"})
 	if err != nil {
 		log.Fatal(err)
 	}
 
-	params := &convo.ListMessagesParams{Limit: 2}
-	for {
-		page, err := client.Messages.List(ctx, convs.Items[0].ID, params)
-		if err != nil {
-			log.Fatal(err)
-		}
-		fmt.Println(len(page.Items), "messages, more:", page.HasMore())
-		if !page.HasMore() {
-			break
-		}
-		params.Cursor = page.NextCursor
+	// Farid's conversation holds three messages: a page of two leaves one.
+	page, err := client.Messages.List(ctx, convs.Items[0].ID, &convo.ListMessagesParams{Limit: 2})
+	if err != nil {
+		log.Fatal(err)
 	}
+	// HasMore is NextCursor != "": pass it as Cursor for the next page.
+	fmt.Println(len(page.Items), page.HasMore())
 	// Output:
-	// 2 messages, more: true
-	// 1 messages, more: false
+	// 2 true
 }
 
 func ExampleMessage_TextOrEmpty() {
