@@ -21,7 +21,7 @@ func ExampleParallel() {
 	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
 	phones := []string{"5511987650001", "5511987650002", "5511987650003"}
 	for i, p := range phones {
-		co.AddContact(fake.Contact{Account: line, Phone: p, Name: fmt.Sprint("Contact ", i+1)})
+		co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: p, Name: fmt.Sprint("Contact ", i+1)})
 	}
 	c := s.Client()
 

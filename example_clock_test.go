@@ -17,7 +17,7 @@ func ExampleAttachment_Expired() {
 	defer s.Close()
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
+	conv := co.AddConversation(fake.Conversation{ContactID: co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "5511987654321"})})
 	co.AddMessage(conv, fake.Message{Sender: fake.SenderContact, At: clock.Now().Add(-time.Hour),
 		Media: &fake.Media{MimeType: "image/png", Filename: "a.png", Data: []byte("png")}})
 

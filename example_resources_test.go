@@ -19,8 +19,8 @@ func ExampleConversationsService_List() {
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
 	for i, phone := range []string{"5511911110001", "5511911110002", "5511911110003"} {
-		ct := co.AddContact(fake.Contact{Account: line, Phone: phone})
-		conv := co.AddConversation(fake.Conversation{ID: fmt.Sprintf("c-%d", i+1), Contact: ct})
+		ct := co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: phone})
+		conv := co.AddConversation(fake.Conversation{ID: fmt.Sprintf("c-%d", i+1), ContactID: ct})
 		co.Inbound(conv, "Hello?", now.Add(-time.Duration(i+1)*time.Hour))
 	}
 	client := s.Client()
@@ -55,7 +55,7 @@ func ExamplePage_HasMore() {
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
 	for _, phone := range []string{"5511911110001", "5511911110002"} {
-		co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: phone})})
+		co.AddConversation(fake.Conversation{ContactID: co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: phone})})
 	}
 	client := s.Client()
 
@@ -76,7 +76,7 @@ func ExampleMessagePage_HasMore() {
 	defer s.Close()
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
+	conv := co.AddConversation(fake.Conversation{ContactID: co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "5511987654321"})})
 	for i := range 3 {
 		co.Inbound(conv, fmt.Sprintf("message %d", i+1), now.Add(-time.Duration(3-i)*time.Minute))
 	}
@@ -107,7 +107,7 @@ func ExampleMessage_TextOrEmpty() {
 	defer s.Close()
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
+	conv := co.AddConversation(fake.Conversation{ContactID: co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "5511987654321"})})
 	co.AddMessage(conv, fake.Message{Sender: fake.SenderContact, Type: "audio", At: now.Add(-2 * time.Minute),
 		Media: &fake.Media{MimeType: "audio/ogg", Data: []byte("ogg")}})
 	co.Inbound(conv, "Did you hear my voice note?", now.Add(-time.Minute))
@@ -134,9 +134,9 @@ func ExampleMedia_Available() {
 	defer s.Close()
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
+	conv := co.AddConversation(fake.Conversation{ContactID: co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "5511987654321"})})
 	co.AddMessage(conv, fake.Message{Sender: fake.SenderContact, Type: "image", At: now.Add(-3 * time.Minute),
-		Media: &fake.Media{Status: convo.MediaNoReference}})
+		Media: &fake.Media{MediaStatus: convo.MediaNoReference}})
 	co.AddMessage(conv, fake.Message{Sender: fake.SenderContact, At: now.Add(-2 * time.Minute),
 		Media: &fake.Media{MimeType: "image/png", Data: []byte("png")}})
 	co.Inbound(conv, "Got them?", now.Add(-time.Minute))
@@ -164,7 +164,7 @@ func ExampleAttachmentsService_Get() {
 	defer s.Close()
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
+	conv := co.AddConversation(fake.Conversation{ContactID: co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "5511987654321"})})
 	msg := co.AddMessage(conv, fake.Message{Sender: fake.SenderContact, At: now.Add(-time.Minute),
 		Media: &fake.Media{MimeType: "application/pdf", Filename: "invoice.pdf", Data: []byte("%PDF-1.4")}})
 	client := s.Client()
@@ -188,9 +188,9 @@ func ExampleAttachmentsService_ForMessage() {
 	defer s.Close()
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
+	conv := co.AddConversation(fake.Conversation{ContactID: co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "5511987654321"})})
 	co.AddMessage(conv, fake.Message{Sender: fake.SenderContact, Type: "video", At: now.Add(-2 * time.Minute),
-		Media: &fake.Media{Status: convo.MediaUnknown}})
+		Media: &fake.Media{MediaStatus: convo.MediaUnknown}})
 	co.AddMessage(conv, fake.Message{Sender: fake.SenderContact, At: now.Add(-time.Minute),
 		Media: &fake.Media{MimeType: "image/jpeg", Filename: "photo.jpg", Data: []byte("jpeg")}})
 	client := s.Client()
@@ -223,7 +223,7 @@ func ExampleAttachmentsService_DownloadAttachment() {
 	defer s.Close()
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
+	conv := co.AddConversation(fake.Conversation{ContactID: co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "5511987654321"})})
 	msg := co.AddMessage(conv, fake.Message{Sender: fake.SenderContact, At: now.Add(-time.Minute),
 		Media: &fake.Media{MimeType: "text/plain", Filename: "note.txt", Data: []byte("hello")}})
 	client := s.Client()
@@ -275,7 +275,7 @@ func ExampleContactsService_UpdateCustomFields() {
 	defer s.Close()
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "109876543210"})
-	co.AddContact(fake.Contact{Account: line, Phone: "5511987654321", CustomFields: map[string]string{"plan": "silver", "city": "Recife"}})
+	co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "5511987654321", CustomFields: map[string]string{"plan": "silver", "city": "Recife"}})
 	client := s.Client()
 	ctx := context.Background()
 
@@ -301,7 +301,7 @@ func ExampleContactsService_RemoveTags() {
 	defer s.Close()
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "109876543210"})
-	co.AddContact(fake.Contact{Account: line, Phone: "5511987654321", Tags: []string{"vip", "lead", "trial"}})
+	co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "5511987654321", Tags: []string{"vip", "lead", "trial"}})
 	client := s.Client()
 	ctx := context.Background()
 
@@ -330,7 +330,7 @@ func ExampleContact_TagNames() {
 	defer s.Close()
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "109876543210"})
-	co.AddContact(fake.Contact{Account: line, Phone: "5511987654321", Tags: []string{"vip", "customer"}})
+	co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "5511987654321", Tags: []string{"vip", "customer"}})
 	client := s.Client()
 
 	contact, err := client.Contacts.Lookup(context.Background(), &convo.LookupContactParams{PhoneNumber: "5511987654321"})

@@ -74,8 +74,8 @@ func ExampleConversationsService_All() {
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
 	for i, phone := range []string{"5511911110001", "5511911110002", "5511911110003"} {
-		ct := co.AddContact(fake.Contact{Account: line, Phone: phone})
-		conv := co.AddConversation(fake.Conversation{ID: fmt.Sprintf("c-%d", i+1), Contact: ct})
+		ct := co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: phone})
+		conv := co.AddConversation(fake.Conversation{ID: fmt.Sprintf("c-%d", i+1), ContactID: ct})
 		co.Inbound(conv, "Hello?", now.Add(-time.Duration(i+1)*time.Hour))
 	}
 	client := s.Client()
@@ -101,13 +101,13 @@ func ExampleMessagesService_List() {
 	defer s.Close()
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-	ana := co.AddContact(fake.Contact{Account: line, Phone: "5511987654321", Name: "Ana"})
-	conv := co.AddConversation(fake.Conversation{ID: "c-1", Contact: ana})
-	co.AddMessage(conv, fake.Message{ID: "m-1", Sender: fake.SenderContact, Type: "audio", At: now.Add(-3 * time.Hour),
-		Media: &fake.Media{Status: convo.MediaUnknown}})
-	co.AddMessage(conv, fake.Message{ID: "m-2", Sender: fake.SenderContact, Text: "my receipt", At: now.Add(-2 * time.Hour),
+	ana := co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "5511987654321", Name: "Ana"})
+	conv := co.AddConversation(fake.Conversation{ID: "c-1", ContactID: ana})
+	co.AddMessage(conv, fake.Message{MessageID: "m-1", Sender: fake.SenderContact, Type: "audio", At: now.Add(-3 * time.Hour),
+		Media: &fake.Media{MediaStatus: convo.MediaUnknown}})
+	co.AddMessage(conv, fake.Message{MessageID: "m-2", Sender: fake.SenderContact, Text: "my receipt", At: now.Add(-2 * time.Hour),
 		Media: &fake.Media{MimeType: "image/png", Data: []byte("receipt data")}})
-	co.AddMessage(conv, fake.Message{ID: "m-3", Sender: fake.SenderAgent, Text: "Thanks, got it.", At: now.Add(-time.Hour)})
+	co.AddMessage(conv, fake.Message{MessageID: "m-3", Sender: fake.SenderAgent, Text: "Thanks, got it.", At: now.Add(-time.Hour)})
 	client := s.Client()
 
 	// Newest first. Without Since, the last 30 days are read; Window says so.
@@ -140,13 +140,13 @@ func ExampleMessagesService_All() {
 	defer s.Close()
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-	ana := co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})
-	conv := co.AddConversation(fake.Conversation{Contact: ana})
-	co.AddMessage(conv, fake.Message{ID: "m-1", Sender: fake.SenderContact, At: now.Add(-3 * time.Hour),
+	ana := co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "5511987654321"})
+	conv := co.AddConversation(fake.Conversation{ContactID: ana})
+	co.AddMessage(conv, fake.Message{MessageID: "m-1", Sender: fake.SenderContact, At: now.Add(-3 * time.Hour),
 		Media: &fake.Media{MimeType: "image/png", Data: []byte("png")}})
-	co.AddMessage(conv, fake.Message{ID: "m-2", Sender: fake.SenderContact, At: now.Add(-2 * time.Hour),
+	co.AddMessage(conv, fake.Message{MessageID: "m-2", Sender: fake.SenderContact, At: now.Add(-2 * time.Hour),
 		Media: &fake.Media{MimeType: "application/pdf", Data: []byte("pdf")}})
-	co.AddMessage(conv, fake.Message{ID: "m-3", Sender: fake.SenderAgent, Text: "Thanks!", At: now.Add(-time.Hour)})
+	co.AddMessage(conv, fake.Message{MessageID: "m-3", Sender: fake.SenderAgent, Text: "Thanks!", At: now.Add(-time.Hour)})
 	client := s.Client()
 
 	// Pages are fetched as the loop advances; break stops fetching. The first
@@ -171,10 +171,10 @@ func ExampleAnomaliesService_Get() {
 	defer s.Close()
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-	ana := co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})
-	co.Inbound(co.AddConversation(fake.Conversation{ID: "c-1", Contact: ana}), "Where is my order?", now.Add(-6*time.Hour-30*time.Minute))
-	bruno := co.AddContact(fake.Contact{Account: line, Phone: "5521998765432"})
-	co.Reply(co.AddConversation(fake.Conversation{ID: "c-2", Contact: bruno}), fake.SenderAutomation, "Welcome!", now.Add(-time.Hour))
+	ana := co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "5511987654321"})
+	co.Inbound(co.AddConversation(fake.Conversation{ID: "c-1", ContactID: ana}), "Where is my order?", now.Add(-6*time.Hour-30*time.Minute))
+	bruno := co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "5521998765432"})
+	co.Reply(co.AddConversation(fake.Conversation{ID: "c-2", ContactID: bruno}), fake.SenderAutomation, "Welcome!", now.Add(-time.Hour))
 	client := s.Client()
 
 	// Meant for a periodic sweep (about once a day), not for polling.
@@ -205,11 +205,11 @@ func ExampleAttachmentsService_Download() {
 	defer s.Close()
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-	ana := co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})
-	conv := co.AddConversation(fake.Conversation{Contact: ana})
-	co.AddMessage(conv, fake.Message{ID: "m-1", Sender: fake.SenderContact, Type: "audio", At: now.Add(-2 * time.Hour),
-		Media: &fake.Media{Status: convo.MediaUnknown}})
-	co.AddMessage(conv, fake.Message{ID: "m-2", Sender: fake.SenderContact, At: now.Add(-time.Hour),
+	ana := co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "5511987654321"})
+	conv := co.AddConversation(fake.Conversation{ContactID: ana})
+	co.AddMessage(conv, fake.Message{MessageID: "m-1", Sender: fake.SenderContact, Type: "audio", At: now.Add(-2 * time.Hour),
+		Media: &fake.Media{MediaStatus: convo.MediaUnknown}})
+	co.AddMessage(conv, fake.Message{MessageID: "m-2", Sender: fake.SenderContact, At: now.Add(-time.Hour),
 		Media: &fake.Media{MimeType: "text/plain", Data: []byte("receipt data")}})
 	client := s.Client()
 	ctx := context.Background()
@@ -247,7 +247,7 @@ func ExampleContactsService_Lookup() {
 	defer s.Close()
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "109876543210"})
-	co.AddContact(fake.Contact{Account: line, Phone: "5511987654321", Name: "Ana Souza", Tags: []string{"vip", "lead"}})
+	co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "5511987654321", Name: "Ana Souza", Tags: []string{"vip", "lead"}})
 	client := s.Client()
 	ctx := context.Background()
 
@@ -276,7 +276,7 @@ func ExampleSequencesService_Cancel() {
 	defer s.Close()
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-	co.AddContact(fake.Contact{Account: line, Phone: "5511987654321", Sequence: "Onboarding"})
+	co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "5511987654321", SequenceName: "Onboarding"})
 	client := s.Client()
 
 	// Canceled == false (nothing was scheduled) is a success, not an error.

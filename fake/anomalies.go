@@ -197,7 +197,7 @@ func worse(a, b *conversation) bool { // a waits longer than b; ties by conversa
 	if !a.lastInbound.at.Equal(b.lastInbound.at) {
 		return a.lastInbound.at.Before(b.lastInbound.at)
 	}
-	return a.id < b.id
+	return a.ID < b.ID
 }
 
 func (h worstHeap) Len() int           { return len(h) }
@@ -242,7 +242,7 @@ func computeAnomalies(co *company, now time.Time, thresholdHours int, buckets []
 	}
 	unanswered, never, unassigned, autoOnly := acc[BucketUnanswered], acc[BucketNeverEngaged], acc[BucketUnassigned], acc[BucketAutomationOnly]
 	for _, c := range co.conversations {
-		if c.status != convo.ConversationOpen {
+		if c.Status != convo.ConversationOpen {
 			continue
 		}
 		if c.lastInbound == nil {
@@ -272,7 +272,7 @@ func computeAnomalies(co *company, now time.Time, thresholdHours int, buckets []
 			c := heap.Pop(&a.worst).(*conversation)
 			waiting := now.Sub(c.lastInbound.at).Hours()
 			res.items[i] = anomalyItem{
-				ConversationID: c.id, ContactID: c.contact.id, Channel: c.account.channel, ChannelAccountID: c.account.id,
+				ConversationID: c.ID, ContactID: c.contact.id, Channel: c.account.channel, ChannelAccountID: c.account.id,
 				LastInboundAt: formatTime(c.lastInbound.at), LastMessageAt: formatTime(c.lastMessageAt),
 				WaitingHours: oneDecimal(float64(int64(waiting*10+0.5)) / 10), Assigned: c.assignedTo != "", UnreadCount: c.unreadCount(),
 			}

@@ -19,7 +19,7 @@ func TestAnomaliesExactReport(t *testing.T) {
 	co := b.co
 	h := func(x float64) time.Time { return t0.Add(-time.Duration(x * float64(time.Hour))) }
 	conv := func(id, contact, agent string) string {
-		return co.AddConversation(fake.Conversation{ID: id, Contact: contact, AssignedTo: agent})
+		return co.AddConversation(fake.Conversation{ID: id, ContactID: contact, AssignedTo: agent})
 	}
 	// Waiting 5.25 h, nothing went out: unanswered, unassigned.
 	c1 := conv("c1", b.ana, "")
@@ -49,8 +49,8 @@ func TestAnomaliesExactReport(t *testing.T) {
 	// Never engaged: open, no inbound; resolved ones are not counted.
 	co.Reply(conv("n1", b.ana, ""), fake.SenderAutomation, "promo", h(30))
 	conv("n2", b.bob, "")
-	co.AddConversation(fake.Conversation{Contact: b.ana, Status: convo.ConversationResolved})
-	res := co.AddConversation(fake.Conversation{Contact: b.ana, Status: convo.ConversationResolved})
+	co.AddConversation(fake.Conversation{ContactID: b.ana, Status: convo.ConversationResolved})
+	res := co.AddConversation(fake.Conversation{ContactID: b.ana, Status: convo.ConversationResolved})
 	co.Inbound(res, "resolved, waiting", h(5))
 	// A system message is neither an inbound nor a reply.
 	c10 := conv("c10", b.visitor, "Ana")
@@ -99,7 +99,7 @@ func TestAnomaliesTiesByConversationID(t *testing.T) {
 	s := newServer(t)
 	b := seedBasic(t, s)
 	for _, id := range []string{"c-b", "c-c", "c-a"} {
-		b.co.Inbound(b.co.AddConversation(fake.Conversation{ID: id, Contact: b.ana}), "x", t0.Add(-5*time.Hour))
+		b.co.Inbound(b.co.AddConversation(fake.Conversation{ID: id, ContactID: b.ana}), "x", t0.Add(-5*time.Hour))
 	}
 	var data struct {
 		Buckets struct {
@@ -153,7 +153,7 @@ func TestAnomaliesCacheOnFakeClock(t *testing.T) {
 	}
 	assert.Equal(t, 0.0, count(""))
 	// A conversation that just entered is absent from the next call...
-	b.co.Inbound(b.co.AddConversation(fake.Conversation{Contact: b.ana}), "x", t0.Add(-5*time.Hour))
+	b.co.Inbound(b.co.AddConversation(fake.Conversation{ContactID: b.ana}), "x", t0.Add(-5*time.Hour))
 	assert.Equal(t, 0.0, count(""))
 	clock.Advance(4*time.Minute + 59*time.Second)
 	assert.Equal(t, 0.0, count(""))
@@ -170,7 +170,7 @@ func TestAnomaliesItemsCappedWorstFirst(t *testing.T) {
 	s := newServer(t)
 	b := seedBasic(t, s)
 	for i := 0; i < 150; i++ {
-		c := b.co.AddConversation(fake.Conversation{ID: fmt.Sprintf("c%03d", i), Contact: b.ana})
+		c := b.co.AddConversation(fake.Conversation{ID: fmt.Sprintf("c%03d", i), ContactID: b.ana})
 		b.co.Inbound(c, "x", t0.Add(-4*time.Hour-time.Duration(i)*time.Minute)) // c149 waits longest
 	}
 	var data struct {
@@ -198,7 +198,7 @@ func TestAnomaliesItemsCappedWorstFirst(t *testing.T) {
 func TestAnomaliesFollowStatusAndAssignmentChanges(t *testing.T) {
 	s := newServer(t, fake.WithAnomalyCacheTTL(0))
 	b := seedBasic(t, s)
-	c := b.co.AddConversation(fake.Conversation{Contact: b.ana})
+	c := b.co.AddConversation(fake.Conversation{ContactID: b.ana})
 	b.co.Inbound(c, "x", t0.Add(-5*time.Hour))
 	q := "/conversations/anomalies?include=unassigned"
 	assert.Contains(t, get(t, s, q).Data(t, 200), `"unassigned":{"count":1`)

@@ -19,7 +19,7 @@ func TestAttachmentExchangeAndDownload(t *testing.T) {
 	clock := fake.NewManualClock(t0)
 	s := newServer(t, fake.WithClock(clock), fake.WithAttachmentTTL(10*time.Minute))
 	b := seedBasic(t, s)
-	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
+	conv := b.co.AddConversation(fake.Conversation{ContactID: b.ana})
 	m := b.co.AddMessage(conv, fake.Message{Sender: fake.SenderContact, Media: &fake.Media{MimeType: "application/pdf", Filename: "invoice.pdf", Data: []byte("%PDF-1.7 fake")}})
 	mediaID := s.MediaID(m)
 
@@ -58,8 +58,8 @@ func TestAttachmentNotFound(t *testing.T) {
 	s := newServer(t)
 	other := s.AddCompany("other-key")
 	acc := other.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp})
-	ct := other.AddContact(fake.Contact{Account: acc, Phone: "5511911112222"})
-	m := other.AddMessage(other.AddConversation(fake.Conversation{Contact: ct}), fake.Message{Media: &fake.Media{MimeType: "image/png"}})
+	ct := other.AddContact(fake.Contact{ChannelAccountID: acc, PhoneNumber: "5511911112222"})
+	m := other.AddMessage(other.AddConversation(fake.Conversation{ContactID: ct}), fake.Message{Media: &fake.Media{MimeType: "image/png"}})
 	theirs := s.MediaID(m)
 	for _, id := range []string{theirs, "unknown"} {
 		r := get(t, s, "/attachments/"+id)

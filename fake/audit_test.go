@@ -229,7 +229,7 @@ func TestAuditMessageWindowBoundaries(t *testing.T) {
 	now := t0.Add(500*time.Millisecond + 700*time.Microsecond) // 10:00:00.5007
 	s := newServer(t, fake.WithClock(fake.NewManualClock(now)))
 	b := seedBasic(t, s)
-	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
+	conv := b.co.AddConversation(fake.Conversation{ContactID: b.ana})
 	start := time.Date(2026, 10, 23, 10, 0, 0, 500_000_000, time.UTC) // now - 30 days, to the ms
 	in := b.co.Inbound(conv, "edge", start)
 	out := b.co.Inbound(conv, "just out", start.Add(-time.Millisecond))
@@ -265,7 +265,7 @@ func TestAuditMessageWindowBoundaries(t *testing.T) {
 func TestAuditIntegerParameterEdges(t *testing.T) {
 	s := newServer(t)
 	b := seedBasic(t, s)
-	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
+	conv := b.co.AddConversation(fake.Conversation{ContactID: b.ana})
 	endpoints := []struct {
 		name, path, param string
 		max               int
@@ -310,7 +310,7 @@ func TestAuditMessagesCursorStableWhileBackfilling(t *testing.T) {
 	clock := fake.NewManualClock(t0)
 	s := newServer(t, fake.WithClock(clock))
 	b := seedBasic(t, s)
-	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
+	conv := b.co.AddConversation(fake.Conversation{ContactID: b.ana})
 	existing := map[string]bool{}
 	for i := 0; i < 40; i++ {
 		existing[b.co.Inbound(conv, fmt.Sprint(i), t0.Add(-time.Duration(100-i/3)*time.Minute))] = true
@@ -351,7 +351,7 @@ func TestAuditConversationCursorStableWhileBackfilling(t *testing.T) {
 	b := seedBasic(t, s)
 	var convs []string
 	for i := 0; i < 4; i++ {
-		convs = append(convs, b.co.AddConversation(fake.Conversation{Contact: b.ana, CreatedAt: t0.Add(-time.Duration(i+1) * time.Hour)}))
+		convs = append(convs, b.co.AddConversation(fake.Conversation{ContactID: b.ana, CreatedAt: t0.Add(-time.Duration(i+1) * time.Hour)}))
 	}
 	p := listConvs(t, s, url.Values{"limit": {"1"}})
 	got := p.ids()
@@ -373,11 +373,11 @@ func TestAuditConversationCursorKeepsItsFilters(t *testing.T) {
 	b := seedBasic(t, s)
 	var open []string
 	for i := 0; i < 3; i++ {
-		c := b.co.AddConversation(fake.Conversation{Contact: b.ana})
+		c := b.co.AddConversation(fake.Conversation{ContactID: b.ana})
 		b.co.Inbound(c, "x", t0.Add(-time.Duration(i+1)*time.Minute))
 		open = append(open, c)
 	}
-	res := b.co.AddConversation(fake.Conversation{Contact: b.bob, Status: convo.ConversationResolved})
+	res := b.co.AddConversation(fake.Conversation{ContactID: b.bob, Status: convo.ConversationResolved})
 	b.co.Inbound(res, "x", t0.Add(-30*time.Second))
 	p := listConvs(t, s, url.Values{"limit": {"1"}})
 	require.Equal(t, open[:1], p.ids())
@@ -399,9 +399,9 @@ func TestAuditConversationCursorKeepsItsFilters(t *testing.T) {
 func TestAuditConversationFilterValues(t *testing.T) {
 	s := newServer(t)
 	b := seedBasic(t, s)
-	c := b.co.AddConversation(fake.Conversation{Contact: b.ana, AssignedTo: "Marta"})
+	c := b.co.AddConversation(fake.Conversation{ContactID: b.ana, AssignedTo: "Marta"})
 	b.co.Inbound(c, "x", t0.Add(-time.Hour))
-	empty := b.co.AddConversation(fake.Conversation{Contact: b.bob, CreatedAt: t0.Add(-2 * time.Hour)})
+	empty := b.co.AddConversation(fake.Conversation{ContactID: b.bob, CreatedAt: t0.Add(-2 * time.Hour)})
 	tests := []struct {
 		q    string
 		want []string // nil: 400 naming the parameter
@@ -452,7 +452,7 @@ func TestAuditConversationFilterValues(t *testing.T) {
 func TestAuditMediaBlockByType(t *testing.T) {
 	s := newServer(t)
 	b := seedBasic(t, s)
-	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
+	conv := b.co.AddConversation(fake.Conversation{ContactID: b.ana})
 	noRef := `{"media_id":null,"media_status":"no_reference","mime_type":null,"file_size":null,"filename":null}`
 	tests := []struct {
 		name  string
@@ -465,9 +465,9 @@ func TestAuditMediaBlockByType(t *testing.T) {
 		{"audio without media", fake.Message{Type: "audio"}, noRef, "null"},
 		{"video without media", fake.Message{Type: "video"}, noRef, "null"},
 		{"sticker without media", fake.Message{Type: "sticker"}, noRef, "null"},
-		{"sticker unknown", fake.Message{Type: "sticker", Media: &fake.Media{Status: convo.MediaUnknown, MimeType: "image/webp", Size: 300}},
+		{"sticker unknown", fake.Message{Type: "sticker", Media: &fake.Media{MediaStatus: convo.MediaUnknown, MimeType: "image/webp", FileSize: 300}},
 			`{"media_id":null,"media_status":"unknown","mime_type":"image/webp","file_size":300,"filename":null}`, "null"},
-		{"image explicit no_reference", fake.Message{Type: "image", Text: "caption", Media: &fake.Media{Status: convo.MediaNoReference, MimeType: "image/png"}}, noRef, `"caption"`},
+		{"image explicit no_reference", fake.Message{Type: "image", Text: "caption", Media: &fake.Media{MediaStatus: convo.MediaNoReference, MimeType: "image/png"}}, noRef, `"caption"`},
 		{"text", fake.Message{Text: "hi"}, "", `"hi"`},
 		{"location", fake.Message{Type: "location"}, "", "null"},
 		{"contact card", fake.Message{Type: "contact"}, "", "null"},
@@ -476,13 +476,13 @@ func TestAuditMediaBlockByType(t *testing.T) {
 	}
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			tc.msg.ID = fmt.Sprintf("m%02d", i)
+			tc.msg.MessageID = fmt.Sprintf("m%02d", i)
 			tc.msg.At = t0.Add(-time.Duration(i+1) * time.Minute)
 			b.co.AddMessage(conv, tc.msg)
 			p := readMessages(t, s, conv, url.Values{"limit": {"100"}})
 			var it map[string]any
 			for _, item := range p.Items {
-				if item["message_id"] == tc.msg.ID {
+				if item["message_id"] == tc.msg.MessageID {
 					it = item
 				}
 			}
@@ -515,7 +515,7 @@ func TestAuditMediaBlockByType(t *testing.T) {
 func TestAuditFilenameIsNeverAPath(t *testing.T) {
 	s := newServer(t)
 	b := seedBasic(t, s)
-	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
+	conv := b.co.AddConversation(fake.Conversation{ContactID: b.ana})
 	for _, fn := range []string{"uploads/2026/a.png", `C:\tmp\a.png`, "/var/storage/a.png"} {
 		assert.Panics(t, func() {
 			b.co.AddMessage(conv, fake.Message{Media: &fake.Media{MimeType: "image/png", Filename: fn}})
@@ -581,7 +581,7 @@ func TestAuditAnomaliesThresholdEdgesAndDecimals(t *testing.T) {
 	s := newServer(t, fake.WithAnomalyCacheTTL(0))
 	b := seedBasic(t, s)
 	mk := func(id, contact string, ago time.Duration) {
-		b.co.Inbound(b.co.AddConversation(fake.Conversation{ID: id, Contact: contact}), "x", t0.Add(-ago))
+		b.co.Inbound(b.co.AddConversation(fake.Conversation{ID: id, ContactID: contact}), "x", t0.Add(-ago))
 	}
 	mk("a-1h", b.ana, time.Hour)
 	mk("a-59m", b.ana, time.Hour-time.Second)
@@ -637,8 +637,8 @@ func TestAuditAnomaliesCachePerBucket(t *testing.T) {
 	s := newServer(t, fake.WithClock(clock))
 	b := seedBasic(t, s)
 	get(t, s, "/conversations/anomalies").Data(t, 200) // caches unanswered and never_engaged
-	b.co.Inbound(b.co.AddConversation(fake.Conversation{Contact: b.ana}), "x", t0.Add(-5*time.Hour))
-	b.co.AddConversation(fake.Conversation{Contact: b.bob})
+	b.co.Inbound(b.co.AddConversation(fake.Conversation{ContactID: b.ana}), "x", t0.Add(-5*time.Hour))
+	b.co.AddConversation(fake.Conversation{ContactID: b.bob})
 	clock.Advance(time.Minute)
 	raw := get(t, s, "/conversations/anomalies?include=unassigned").Data(t, 200)
 	assert.Contains(t, raw, `"unanswered":{"count":0,"items":[]}`)
@@ -777,8 +777,8 @@ func TestAuditContactIdentity(t *testing.T) {
 	st, _ := s.Conversation(conv)
 	ct, _ := s.Contact(st.ContactID)
 	assert.Equal(t, "Zoe", ct.Name)
-	assert.Equal(t, "5521977771111", ct.Phone)
-	assert.Equal(t, b.chat, ct.AccountID)
+	assert.Equal(t, "5521977771111", ct.PhoneNumber)
+	assert.Equal(t, b.chat, ct.ChannelAccountID)
 	// The lookup finds it, by either form of the number.
 	r := get(t, s, "/chatapp/contacts/lookup?phone_number_id="+b.chatPNID+"&phone_number=%2B55+21+97777-1111")
 	assert.JSONEq(t, `{"id":"`+ct.ID+`","phone_number":"5521977771111","name":"Zoe","email":null,"gender":null,"tag_names":""}`, r.Data(t, 200))
@@ -803,18 +803,18 @@ func TestAuditCompanyWideSearchIsChatappOnly(t *testing.T) {
 	s := newServer(t)
 	b := seedBasic(t, s)
 	chat2 := b.co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000002"})
-	older := b.co.AddContact(fake.Contact{Account: chat2, Phone: "5521944441111", Name: "On chatapp", Sequence: "Onboarding"})
+	older := b.co.AddContact(fake.Contact{ChannelAccountID: chat2, PhoneNumber: "5521944441111", Name: "On chatapp", SequenceName: "Onboarding"})
 	b.co.Receive(chat2, "5521944441111", "", fake.Message{Text: "x", At: t0.Add(-2 * time.Hour)})
-	bot := b.co.AddContact(fake.Contact{Account: b.bot, Phone: "5521944441111", Name: "On botapp", Sequence: "Bot flow"})
+	bot := b.co.AddContact(fake.Contact{ChannelAccountID: b.bot, PhoneNumber: "5521944441111", Name: "On botapp", SequenceName: "Bot flow"})
 	b.co.Receive(b.bot, "5521944441111", "", fake.Message{Text: "newer", At: t0.Add(-time.Hour)})
-	onlyBot := b.co.AddContact(fake.Contact{Account: b.bot, Phone: "5521933332222", Name: "Only bot"})
+	onlyBot := b.co.AddContact(fake.Contact{ChannelAccountID: b.bot, PhoneNumber: "5521933332222", Name: "Only bot"})
 
 	r := get(t, s, "/chatapp/contacts/lookup?phone_number=5521944441111")
 	assert.JSONEq(t, `{"id":"`+older+`","phone_number":"5521944441111","name":"On chatapp","email":null,"gender":null,"tag_names":""}`, r.Data(t, 200))
 	r = call(t, s, "POST", "/v1/chatapp/sequences/cancel", map[string]string{"phone_number": "5521944441111"})
 	assert.JSONEq(t, `{"canceled":true,"message":"Sequence canceled successfully."}`, r.Data(t, 200))
 	bs, _ := s.Contact(bot)
-	assert.Equal(t, fake.SequenceScheduled, bs.Sequence, "the botapp contact's sequence is untouched")
+	assert.Equal(t, fake.SequenceScheduled, bs.SequenceStatus, "the botapp contact's sequence is untouched")
 	assertError(t, get(t, s, "/chatapp/contacts/lookup?phone_number=5521933332222"), 404, "CONTACT_NOT_FOUND", "Contact not found.", "/api/v1/chatapp/contacts/lookup", "GET", "")
 	// By a botapp provider identifier: not a chatapp number either (D23, D25).
 	assertError(t, get(t, s, "/chatapp/contacts/lookup?phone_number_id=acme_bot&phone_number=5521933332222"), 404, "CONTACT_NOT_FOUND", "Contact not found.", "/api/v1/chatapp/contacts/lookup", "GET", "")
@@ -856,11 +856,11 @@ func TestAuditTenancyEveryEndpoint(t *testing.T) {
 	seedBasic(t, s)
 	other := s.AddCompany("other-key")
 	oacc := other.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511977770000"})
-	oct := other.AddContact(fake.Contact{Account: oacc, Phone: "5521922221111", Sequence: "S", Tags: []string{"t"}})
-	oconv := other.AddConversation(fake.Conversation{Contact: oct})
+	oct := other.AddContact(fake.Contact{ChannelAccountID: oacc, PhoneNumber: "5521922221111", SequenceName: "S", Tags: []string{"t"}})
+	oconv := other.AddConversation(fake.Conversation{ContactID: oct})
 	other.Inbound(oconv, "waiting", t0.Add(-5*time.Hour))
 	om := other.AddMessage(oconv, fake.Message{Sender: fake.SenderContact, At: t0.Add(-4 * time.Hour), Media: &fake.Media{MimeType: "image/png"}})
-	other.AddConversation(fake.Conversation{Contact: oct})
+	other.AddConversation(fake.Conversation{ContactID: oct})
 	tag := other.TagID("t")
 	tests := []struct {
 		name, method, path string
@@ -968,9 +968,9 @@ func TestAuditCancelSequenceStates(t *testing.T) {
 		assert.JSONEq(t, want, call(t, s, "POST", "/v1/chatapp/sequences/cancel", body).Data(t, 200))
 	}
 	ct, _ := s.Contact(b.ana)
-	assert.Equal(t, fake.SequenceCanceled, ct.Sequence)
+	assert.Equal(t, fake.SequenceCanceled, ct.SequenceStatus)
 	// A contact that never had a sequence: false.
-	b.co.AddContact(fake.Contact{Account: b.chat, Phone: "5521911110000"})
+	b.co.AddContact(fake.Contact{ChannelAccountID: b.chat, PhoneNumber: "5521911110000"})
 	assert.JSONEq(t, `{"canceled":false,"message":"No scheduled sequence to cancel."}`,
 		call(t, s, "POST", "/v1/chatapp/sequences/cancel", map[string]string{"phone_number": "5521911110000"}).Data(t, 200))
 	// CANCEL_FAILED through a fault rule; the sequence stays scheduled.
@@ -979,7 +979,7 @@ func TestAuditCancelSequenceStates(t *testing.T) {
 	r := call(t, s, "POST", "/v1/chatapp/sequences/cancel", map[string]string{"phone_number": b.anaPhone})
 	assertError(t, r, 500, "CANCEL_FAILED", "The sequence could not be canceled.", "/api/v1/chatapp/sequences/cancel", "POST", "")
 	ct, _ = s.Contact(b.ana)
-	assert.Equal(t, fake.SequenceScheduled, ct.Sequence)
+	assert.Equal(t, fake.SequenceScheduled, ct.SequenceStatus)
 }
 
 // Server.Companies, Server.CompanyByKey.
@@ -1051,7 +1051,7 @@ func TestAuditSeedNowAndTheClock(t *testing.T) {
 	require.NoError(t, real.Load(fake.DemoSeed()))
 
 	s := newServer(t)
-	bad := &fake.Seed{Now: &now, Companies: []fake.CompanySeed{{Channels: []fake.ChannelSeed{{Channel: "sms"}}}}}
+	bad := &fake.Seed{Now: &now, Companies: []fake.CompanySeed{{Channels: []fake.ChannelAccount{{Channel: "sms"}}}}}
 	require.Error(t, s.Load(bad))
 	assert.Equal(t, t0, s.Clock().Now(), "a seed that does not load does not move the clock")
 	require.NoError(t, s.Load(&fake.Seed{Now: &now}))
@@ -1140,7 +1140,7 @@ func TestAuditMalformedQueryStrings(t *testing.T) {
 func TestAuditFailedReplyDidNotGoOut(t *testing.T) {
 	s := newServer(t, fake.WithAnomalyCacheTTL(0))
 	b := seedBasic(t, s)
-	c := b.co.AddConversation(fake.Conversation{ID: "c-failed", Contact: b.ana})
+	c := b.co.AddConversation(fake.Conversation{ID: "c-failed", ContactID: b.ana})
 	b.co.Inbound(c, "hello?", t0.Add(-6*time.Hour))
 	b.co.AddMessage(c, fake.Message{Sender: fake.SenderAutomation, Text: "auto", Status: "failed", FailureReason: "outside session window", At: t0.Add(-5 * time.Hour)})
 	q := func() resp { return get(t, s, "/conversations/anomalies?include=automation_only") }
@@ -1159,9 +1159,9 @@ func TestAuditFailedReplyDidNotGoOut(t *testing.T) {
 func TestAuditSystemTypeIsNeutral(t *testing.T) {
 	s := newServer(t, fake.WithAnomalyCacheTTL(0))
 	b := seedBasic(t, s)
-	only := b.co.AddConversation(fake.Conversation{ID: "only-system", Contact: b.ana})
+	only := b.co.AddConversation(fake.Conversation{ID: "only-system", ContactID: b.ana})
 	b.co.AddMessage(only, fake.Message{Sender: fake.SenderContact, Type: "system", At: t0.Add(-5 * time.Hour)})
-	waiting := b.co.AddConversation(fake.Conversation{ID: "waiting", Contact: b.bob})
+	waiting := b.co.AddConversation(fake.Conversation{ID: "waiting", ContactID: b.bob})
 	b.co.Inbound(waiting, "hi", t0.Add(-6*time.Hour))
 	b.co.AddMessage(waiting, fake.Message{Sender: fake.SenderAgent, Type: "system", At: t0.Add(-5 * time.Hour)})
 	raw := get(t, s, "/conversations/anomalies").Data(t, 200)

@@ -41,8 +41,8 @@ func conversationStore(b *testing.B, n int) *fake.Server {
 	co := s.Company()
 	acc := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp})
 	for i := range n {
-		ct := co.AddContact(fake.Contact{Account: acc, Phone: fmt.Sprintf("55%011d", i)})
-		cv := co.AddConversation(fake.Conversation{Contact: ct})
+		ct := co.AddContact(fake.Contact{ChannelAccountID: acc, PhoneNumber: fmt.Sprintf("55%011d", i)})
+		cv := co.AddConversation(fake.Conversation{ContactID: ct})
 		co.AddMessage(cv, fake.Message{Sender: fake.SenderContact, Text: "hi", At: t0.Add(-time.Duration(i) * time.Second)})
 	}
 	return s
@@ -120,8 +120,8 @@ func BenchmarkEdgeAnomaliesCached(b *testing.B) {
 	co := s.Company()
 	acc := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp})
 	for i := range 100_000 {
-		ct := co.AddContact(fake.Contact{Account: acc, Phone: fmt.Sprintf("55%011d", i)})
-		cv := co.AddConversation(fake.Conversation{Contact: ct})
+		ct := co.AddContact(fake.Contact{ChannelAccountID: acc, PhoneNumber: fmt.Sprintf("55%011d", i)})
+		cv := co.AddConversation(fake.Conversation{ContactID: ct})
 		co.AddMessage(cv, fake.Message{Sender: fake.SenderContact, Text: "hi", At: t0.Add(-time.Duration(5*3600+i%(15*3600)) * time.Second)})
 	}
 	target := "/v1/conversations/anomalies?include=unassigned,automation_only&limit=100"
@@ -165,8 +165,8 @@ func BenchmarkEdgeMemoryAfterReading(b *testing.B) {
 		acc := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp})
 		var convs []string
 		for c := range 1000 {
-			ct := co.AddContact(fake.Contact{Account: acc, Phone: fmt.Sprintf("55%011d", c)})
-			cv := co.AddConversation(fake.Conversation{Contact: ct})
+			ct := co.AddContact(fake.Contact{ChannelAccountID: acc, PhoneNumber: fmt.Sprintf("55%011d", c)})
+			cv := co.AddConversation(fake.Conversation{ContactID: ct})
 			for i := range 200 {
 				co.AddMessage(cv, fake.Message{Sender: fake.SenderContact, Text: "Hello, I would like to know more about your plans.",
 					At: t0.Add(-time.Duration(c*200+i) * time.Second)})

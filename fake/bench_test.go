@@ -48,8 +48,8 @@ func BenchmarkMessagesPage(b *testing.B) {
 	acc := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp})
 	var target string
 	for c := 0; c < convs; c++ {
-		ct := co.AddContact(fake.Contact{Account: acc, Phone: fmt.Sprintf("55119%08d", c)})
-		cv := co.AddConversation(fake.Conversation{Contact: ct})
+		ct := co.AddContact(fake.Contact{ChannelAccountID: acc, PhoneNumber: fmt.Sprintf("55119%08d", c)})
+		cv := co.AddConversation(fake.Conversation{ContactID: ct})
 		for i := 0; i < perConv; i++ {
 			m := fake.Message{Sender: fake.SenderContact, Text: "Hello, I would like to know more about your plans.", At: t0.Add(-time.Duration(perConv-i) * time.Minute)}
 			if i%2 == 1 {
@@ -141,14 +141,14 @@ func BenchmarkAnomaliesUncached(b *testing.B) {
 		if i%3 == 0 {
 			acc = bot
 		}
-		contacts = append(contacts, co.AddContact(fake.Contact{Account: acc, Phone: fmt.Sprintf("55119%08d", i)}))
+		contacts = append(contacts, co.AddContact(fake.Contact{ChannelAccountID: acc, PhoneNumber: fmt.Sprintf("55119%08d", i)}))
 	}
 	for i := 0; i < n; i++ {
 		agent := ""
 		if i%2 == 0 {
 			agent = "Marta"
 		}
-		cv := co.AddConversation(fake.Conversation{Contact: contacts[i%len(contacts)], AssignedTo: agent})
+		cv := co.AddConversation(fake.Conversation{ContactID: contacts[i%len(contacts)], AssignedTo: agent})
 		if i%10 == 0 {
 			continue // never engaged
 		}

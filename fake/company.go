@@ -172,7 +172,7 @@ func (c *Company) SetStatus(conversationID string, status convo.ConversationStat
 		if status != convo.ConversationOpen && status != convo.ConversationResolved && status != convo.ConversationArchived {
 			return fmt.Errorf("unknown status %q", status)
 		}
-		conv.status = status
+		conv.Status = status
 		return nil
 	})
 }
@@ -185,6 +185,7 @@ func (c *Company) Assign(conversationID, agent string) {
 			return fmt.Errorf("unknown conversation %q", conversationID)
 		}
 		conv.assignedTo = agent
+		conv.syncWire()
 		return nil
 	})
 }
@@ -227,7 +228,7 @@ func (c *Company) Receive(accountID, phoneNumber, name string, m Message) (conve
 		}
 		ct := co.contactsByIdent[identKey{acc.id, norm}]
 		if ct == nil {
-			id, err := c.s.addContact(co, Contact{Account: acc.id, Phone: norm, Name: name, CreatedAt: m.At})
+			id, err := c.s.addContact(co, Contact{ChannelAccountID: acc.id, PhoneNumber: norm, Name: name, CreatedAt: m.At})
 			if err != nil {
 				return err
 			}
@@ -235,12 +236,12 @@ func (c *Company) Receive(accountID, phoneNumber, name string, m Message) (conve
 		}
 		var conv *conversation
 		for _, cv := range co.conversations {
-			if cv.contact == ct && cv.status == convo.ConversationOpen {
+			if cv.contact == ct && cv.Status == convo.ConversationOpen {
 				conv = cv
 			}
 		}
 		if conv == nil {
-			id, err := c.s.addConversation(co, Conversation{Contact: ct.id, CreatedAt: m.At})
+			id, err := c.s.addConversation(co, Conversation{ContactID: ct.id, CreatedAt: m.At})
 			if err != nil {
 				return err
 			}
@@ -249,8 +250,8 @@ func (c *Company) Receive(accountID, phoneNumber, name string, m Message) (conve
 		if m.Sender == "" {
 			m.Sender = SenderContact
 		}
-		conversationID = conv.id
-		messageID, err = c.s.addMessage(co, conv.id, m)
+		conversationID = conv.ID
+		messageID, err = c.s.addMessage(co, conv.ID, m)
 		return err
 	})
 	return conversationID, messageID
@@ -264,11 +265,12 @@ func (c *Company) AddReaction(messageID string, r Reaction) {
 		if m == nil || m.conv.company != co {
 			return fmt.Errorf("unknown message %q", messageID)
 		}
-		rr, err := buildReaction(r, m.at)
+		rr, err := c.s.buildReaction(r, m.at)
 		if err != nil {
 			return err
 		}
-		m.reactions = append(m.reactions, rr)
+		m.Reactions = append(m.Reactions, rr)
+		m.encode()
 		return nil
 	})
 }

@@ -21,7 +21,7 @@ func TestCreateContact(t *testing.T) {
 	ct, ok := b.co.ContactByPhone(b.chat, "5521999990000")
 	require.True(t, ok)
 	assert.Equal(t, "Carla", ct.Name)
-	assert.Equal(t, "5521999990000", ct.Phone)
+	assert.Equal(t, "5521999990000", ct.PhoneNumber)
 
 	// Same phone, any formatting, same account: CONTACT_EXISTS.
 	r = call(t, s, "POST", "/v1/chatapp/contacts", map[string]string{"phone_number_id": b.chatPNID, "phone_number": "5521999990000", "name": "Carla 2"})
@@ -83,7 +83,7 @@ func TestLookupContact(t *testing.T) {
 
 	// Without phone_number_id: the contact with the most recent interaction.
 	chat2 := b.co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000002"})
-	ana2 := b.co.AddContact(fake.Contact{Account: chat2, Phone: "5511987654321", Name: "Ana (2)", Email: "ana@example.com", Gender: "female"})
+	ana2 := b.co.AddContact(fake.Contact{ChannelAccountID: chat2, PhoneNumber: "5511987654321", Name: "Ana (2)", Email: "ana@example.com", Gender: "female"})
 	b.co.Receive(chat2, "5511987654321", "", fake.Message{Text: "hi", At: t0.Add(-time.Hour)})
 	b.co.Receive(b.chat, "5511987654321", "", fake.Message{Text: "older", At: t0.Add(-2 * time.Hour)})
 	r = get(t, s, "/chatapp/contacts/lookup?phone_number=5511987654321")

@@ -54,8 +54,8 @@ func TestConversationPagesKeepTheFirstPagesOrderUnderChange(t *testing.T) {
 			acc := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp})
 			var convs []string
 			addConv := func() {
-				ct := co.AddContact(fake.Contact{Account: acc, Phone: fmt.Sprintf("55119%08d", len(convs))})
-				cv := co.AddConversation(fake.Conversation{Contact: ct, CreatedAt: t0.Add(-time.Duration(rng.IntN(500)) * time.Minute)})
+				ct := co.AddContact(fake.Contact{ChannelAccountID: acc, PhoneNumber: fmt.Sprintf("55119%08d", len(convs))})
+				cv := co.AddConversation(fake.Conversation{ContactID: ct, CreatedAt: t0.Add(-time.Duration(rng.IntN(500)) * time.Minute)})
 				convs = append(convs, cv)
 			}
 			addMsg := func() {

@@ -41,18 +41,18 @@ func TestMessagesExactShapes(t *testing.T) {
 	s := newServer(t)
 	b := seedBasic(t, s)
 	co := b.co
-	conv := co.AddConversation(fake.Conversation{Contact: b.ana})
+	conv := co.AddConversation(fake.Conversation{ContactID: b.ana})
 	at := func(h int) time.Time { return t0.Add(-time.Duration(h) * time.Hour) }
-	mText := co.AddMessage(conv, fake.Message{ID: "m-text", Sender: fake.SenderContact, Text: "Hi there", At: at(10),
-		Reactions: []fake.Reaction{{Emoji: "👍", Direction: convo.DirectionOutbound, At: at(9)}}})
-	mImg := co.AddMessage(conv, fake.Message{ID: "m-img", Sender: fake.SenderAgent, Text: "Our catalog", Status: "read", At: at(8),
+	mText := co.AddMessage(conv, fake.Message{MessageID: "m-text", Sender: fake.SenderContact, Text: "Hi there", At: at(10),
+		Reactions: []fake.Reaction{{Emoji: "👍", Direction: convo.DirectionOutbound, ReactedAt: at(9)}}})
+	mImg := co.AddMessage(conv, fake.Message{MessageID: "m-img", Sender: fake.SenderAgent, Text: "Our catalog", Status: "read", At: at(8),
 		Media: &fake.Media{MimeType: "image/jpeg", Filename: "catalog.jpg", Data: []byte("jpegdata")}})
-	co.AddMessage(conv, fake.Message{ID: "m-unknown", Sender: fake.SenderContact, Type: "audio", At: at(7),
-		Media: &fake.Media{Status: convo.MediaUnknown, MimeType: "audio/ogg"}})
-	co.AddMessage(conv, fake.Message{ID: "m-noref", Sender: fake.SenderContact, Type: "document", At: at(6)})
-	co.AddMessage(conv, fake.Message{ID: "m-sys", Sender: fake.SenderSystem, Text: "ignored", At: at(5)})
-	co.AddMessage(conv, fake.Message{ID: "m-unsup", Sender: fake.SenderContact, Type: "unsupported", At: at(4)})
-	co.AddMessage(conv, fake.Message{ID: "m-failed", Sender: fake.SenderAutomation, Text: "Reminder", Status: "failed", FailureReason: "outside session window", At: at(3)})
+	co.AddMessage(conv, fake.Message{MessageID: "m-unknown", Sender: fake.SenderContact, Type: "audio", At: at(7),
+		Media: &fake.Media{MediaStatus: convo.MediaUnknown, MimeType: "audio/ogg"}})
+	co.AddMessage(conv, fake.Message{MessageID: "m-noref", Sender: fake.SenderContact, Type: "document", At: at(6)})
+	co.AddMessage(conv, fake.Message{MessageID: "m-sys", Sender: fake.SenderSystem, Text: "ignored", At: at(5)})
+	co.AddMessage(conv, fake.Message{MessageID: "m-unsup", Sender: fake.SenderContact, Type: "unsupported", At: at(4)})
+	co.AddMessage(conv, fake.Message{MessageID: "m-failed", Sender: fake.SenderAutomation, Text: "Reminder", Status: "failed", FailureReason: "outside session window", At: at(3)})
 	mediaID := s.MediaID(mImg)
 	require.NotEmpty(t, mediaID)
 	_ = mText
@@ -93,7 +93,7 @@ func TestMessagesExactShapes(t *testing.T) {
 func TestMessagesWindowAndSince(t *testing.T) {
 	s := newServer(t)
 	b := seedBasic(t, s)
-	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
+	conv := b.co.AddConversation(fake.Conversation{ContactID: b.ana})
 	old := b.co.Inbound(conv, "old", t0.Add(-40*24*time.Hour))
 	edge := b.co.Inbound(conv, "edge", t0.Add(-30*24*time.Hour)) // exactly at the window start: inside
 	recent := b.co.Inbound(conv, "recent", t0.Add(-time.Hour))
@@ -113,7 +113,7 @@ func TestMessagesWindowAndSince(t *testing.T) {
 func TestMessagesLimitValidation(t *testing.T) {
 	s := newServer(t)
 	b := seedBasic(t, s)
-	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
+	conv := b.co.AddConversation(fake.Conversation{ContactID: b.ana})
 	for i := 0; i < 120; i++ {
 		b.co.Inbound(conv, fmt.Sprint(i), t0.Add(-time.Duration(i+1)*time.Minute))
 	}
@@ -145,8 +145,8 @@ func TestMessagesNotFoundIncludingOtherCompany(t *testing.T) {
 	s := newServer(t)
 	other := s.AddCompany("other-key")
 	acc := other.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp})
-	ct := other.AddContact(fake.Contact{Account: acc, Phone: "5511911112222"})
-	theirs := other.AddConversation(fake.Conversation{Contact: ct})
+	ct := other.AddContact(fake.Contact{ChannelAccountID: acc, PhoneNumber: "5511911112222"})
+	theirs := other.AddConversation(fake.Conversation{ContactID: ct})
 	for _, id := range []string{theirs, "00000000-0000-4000-8000-000000000000"} {
 		r := get(t, s, "/conversations/"+id+"/messages")
 		assertError(t, r, 404, "CONVERSATION_NOT_FOUND", "Conversation not found.", "/api/v1/conversations/"+id+"/messages", "GET", "")
@@ -158,7 +158,7 @@ func TestMessagesCursorStableWhileMessagesArrive(t *testing.T) {
 	clock := fake.NewManualClock(t0)
 	s := newServer(t, fake.WithClock(clock))
 	b := seedBasic(t, s)
-	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
+	conv := b.co.AddConversation(fake.Conversation{ContactID: b.ana})
 	var all []string
 	for i := 0; i < 25; i++ {
 		// Several messages share a timestamp: ties are ordered by id.
@@ -192,8 +192,8 @@ func TestMessagesCursorStableWhileMessagesArrive(t *testing.T) {
 func TestMessagesForgedCursor(t *testing.T) {
 	s := newServer(t)
 	b := seedBasic(t, s)
-	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
-	conv2 := b.co.AddConversation(fake.Conversation{Contact: b.ana, Status: convo.ConversationResolved})
+	conv := b.co.AddConversation(fake.Conversation{ContactID: b.ana})
+	conv2 := b.co.AddConversation(fake.Conversation{ContactID: b.ana, Status: convo.ConversationResolved})
 	for i := 0; i < 3; i++ {
 		b.co.Inbound(conv, "x", t0.Add(-time.Duration(i+1)*time.Minute))
 	}
@@ -218,10 +218,10 @@ func TestMessagesForgedCursor(t *testing.T) {
 func TestReactionsAreNeverItems(t *testing.T) {
 	s := newServer(t)
 	b := seedBasic(t, s)
-	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
+	conv := b.co.AddConversation(fake.Conversation{ContactID: b.ana})
 	m := b.co.Reply(conv, fake.SenderAgent, "Deal?", t0.Add(-time.Hour))
 	b.co.AddReaction(m, fake.Reaction{Emoji: "❤️"})
-	b.co.AddReaction(m, fake.Reaction{Emoji: "👍", At: t0.Add(-10 * time.Minute)})
+	b.co.AddReaction(m, fake.Reaction{Emoji: "👍", ReactedAt: t0.Add(-10 * time.Minute)})
 	p := readMessages(t, s, conv, nil)
 	require.Len(t, p.Items, 1)
 	raw, _ := json.Marshal(p.Items[0]["reactions"])

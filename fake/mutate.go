@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"mime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -64,6 +65,54 @@ func within(prefix string, err error) error {
 	return &fieldError{field: prefix, msg: err.Error()}
 }
 
+// now is the time of seeded entries left without one: the clock's, or the
+// seed's while one loads. The caller holds s.mu.
+func (s *Server) now() time.Time {
+	if !s.loadNow.IsZero() {
+		return s.loadNow
+	}
+	return s.clock.Now()
+}
+
+// parseAgo reads a duration before now: Go durations ("90m", "3h30m") plus a
+// leading days part ("2d", "2d4h").
+func parseAgo(s string) (time.Duration, error) {
+	var days time.Duration
+	if i := strings.IndexByte(s, 'd'); i > 0 {
+		n, err := strconv.Atoi(s[:i])
+		if err != nil {
+			return 0, fmt.Errorf("bad duration %q", s)
+		}
+		days, s = time.Duration(n)*24*time.Hour, s[i+1:]
+		if s == "" {
+			return days, nil
+		}
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("bad duration %q (want e.g. 90m, 3h, 2d4h)", s)
+	}
+	return days + d, nil
+}
+
+// when resolves a time given as an instant (at) or as a duration before
+// now (ago); fields name them in errors. Neither: now.
+func (s *Server) when(at time.Time, ago, atField, agoField string) (time.Time, error) {
+	switch {
+	case ago == "" && at.IsZero():
+		return s.now(), nil
+	case ago == "":
+		return at, nil
+	case !at.IsZero():
+		return time.Time{}, fieldErr(atField, "give %s or %s, not both", atField, agoField)
+	}
+	d, err := parseAgo(ago)
+	if err != nil {
+		return time.Time{}, fieldErr(agoField, "%v", err)
+	}
+	return s.now().Add(-d), nil
+}
+
 func (s *Server) addAccount(co *company, a ChannelAccount, widget bool) (string, error) {
 	switch {
 	case widget:
@@ -118,15 +167,15 @@ func (s *Server) newID(id string) (string, error) {
 }
 
 func (s *Server) addContact(co *company, ct Contact) (string, error) {
-	acc := co.accountsByID[ct.Account]
+	acc := co.accountsByID[ct.ChannelAccountID]
 	if acc == nil {
-		return "", fieldErr("channel", "unknown account %q", ct.Account)
+		return "", fieldErr("channel", "unknown account %q", ct.ChannelAccountID)
 	}
 	var norm string
-	if ct.Phone != "" {
+	if ct.PhoneNumber != "" {
 		var err error
-		if norm, err = phone.Normalize(ct.Phone); err != nil {
-			return "", fieldErr("phone", "%q: %v", ct.Phone, err)
+		if norm, err = phone.Normalize(ct.PhoneNumber); err != nil {
+			return "", fieldErr("phone", "%q: %v", ct.PhoneNumber, err)
 		}
 	} else if acc.channel == convo.ChannelChatapp {
 		return "", fieldErr("phone", "a chatapp contact needs a phone")
@@ -146,9 +195,9 @@ func (s *Server) addContact(co *company, ct Contact) (string, error) {
 	if other := co.contactsByIdent[key]; other != nil {
 		return "", fieldErr(dupField, "%s is already contact %s on account %s (a contact is unique per account and phone)", key.ident, other.id, acc.id)
 	}
-	created := ct.CreatedAt
-	if created.IsZero() {
-		created = s.clock.Now()
+	created, err := s.when(ct.CreatedAt, ct.CreatedAgo, "created_at", "created_ago")
+	if err != nil {
+		return "", err
 	}
 	if strings.ContainsRune(ct.Name, 0) {
 		return "", fieldErr("name", "holds a NUL character, which the service refuses in a name")
@@ -171,8 +220,8 @@ func (s *Server) addContact(co *company, ct Contact) (string, error) {
 	for _, t := range ct.Tags {
 		cn.addTag(co.tag(t))
 	}
-	if ct.Sequence != "" {
-		cn.sequence, cn.sequenceName = SequenceScheduled, ct.Sequence
+	if ct.SequenceName != "" {
+		cn.sequence, cn.sequenceName = SequenceScheduled, ct.SequenceName
 	}
 	co.contacts[id] = cn
 	co.contactsByIdent[key] = cn
@@ -224,9 +273,9 @@ func (ct *contact) addTag(t *tag) {
 }
 
 func (s *Server) addConversation(co *company, cv Conversation) (string, error) {
-	ct := co.contacts[cv.Contact]
+	ct := co.contacts[cv.ContactID]
 	if ct == nil {
-		return "", fieldErr("contact", "unknown contact %q", cv.Contact)
+		return "", fieldErr("contact", "unknown contact %q", cv.ContactID)
 	}
 	status := cv.Status
 	if status == "" {
@@ -242,20 +291,28 @@ func (s *Server) addConversation(co *company, cv Conversation) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	created := cv.CreatedAt
-	if created.IsZero() {
-		created = s.clock.Now()
+	created, err := s.when(cv.CreatedAt, cv.CreatedAgo, "created_at", "created_ago")
+	if err != nil {
+		return "", err
 	}
 	s.seq++
 	conv := &conversation{
-		id: id, company: co, contact: ct, account: ct.account, status: status,
+		ID: id, ContactID: ct.id, Channel: ct.account.channel, ChannelAccountID: ct.account.id, ChannelIdentifier: ct.ident,
+		Status: status, company: co, contact: ct, account: ct.account,
 		assignedTo: cv.AssignedTo, createdAt: created, createdAt0: created, createdSeq: s.seq, unreadOverride: cv.UnreadCount,
 	}
+	conv.CreatedAt = (*stamp)(&conv.createdAt0)
+	conv.syncWire()
 	co.conversations = append(co.conversations, conv)
 	co.noteMove(conv, s.seq)
 	co.convsByID[id] = conv
 	ct.conversationCount++
 	s.index[id] = conv
+	for k, m := range cv.Messages {
+		if _, err := s.addMessage(co, id, m); err != nil {
+			return "", within(fmt.Sprintf("messages[%d]", k), err)
+		}
+	}
 	return id, nil
 }
 
@@ -286,53 +343,56 @@ func (s *Server) addMessage(co *company, conversationID string, m Message) (stri
 	if err := resolveSender(&m); err != nil {
 		return "", err
 	}
-	id, err := s.newID(m.ID)
+	id, err := s.newID(m.MessageID)
 	if err != nil {
 		return "", err
 	}
-	at := m.At
-	if at.IsZero() {
-		at = s.clock.Now()
+	at, err := s.when(m.At, m.Ago, "at", "ago")
+	if err != nil {
+		return "", err
 	}
-	msg := &message{id: id, conv: conv, direction: m.Direction, sender: m.Sender, typ: m.Type, at: at, failureReason: optString(m.FailureReason)}
+	msg := &message{MessageID: id, conv: conv, Direction: m.Direction, sender: m.Sender, Type: m.Type, at: at,
+		FailureReason: optString(m.FailureReason), Reactions: []reaction{}}
+	msg.Raw = raw{msg}
 	special := m.Type == "system" || m.Type == "unsupported" // no text or media of their own (docs/behaviour.md, "Messages")
 	if !special {
-		msg.text = optString(m.Text)
+		msg.Text = optString(m.Text)
 	}
 	if m.Status != "" {
 		if statuses[string(m.Status)] == nil {
 			return "", fieldErr("status", "unknown status %q (want queued, sent, delivered, read or failed)", m.Status)
 		}
-		msg.status = internStatus(string(m.Status))
+		msg.Status = internStatus(string(m.Status))
 	} else if m.Direction == convo.DirectionOutbound && !special {
-		msg.status = internStatus("delivered")
+		msg.Status = internStatus("delivered")
 	}
 	st := ""
-	if msg.status != nil {
-		st = *msg.status
+	if msg.Status != nil {
+		st = *msg.Status
 	}
 	if st != "queued" {
-		msg.sentAt = &msg.at
+		msg.SentAt = (*stamp)(&msg.at)
 	}
 	msg.setTimes(m.DeliveredAt, m.ReadAt, st)
 	if mediaTypes[string(m.Type)] {
 		md := m.Media
 		if md == nil {
-			md = &Media{Status: convo.MediaNoReference}
+			md = &Media{MediaStatus: convo.MediaNoReference}
 		}
 		built, err := s.buildMedia(co, md)
 		if err != nil {
 			return "", within("media", err)
 		}
-		msg.media = built
+		msg.Media = built
 	}
 	for i, r := range m.Reactions {
-		rr, err := buildReaction(r, at)
+		rr, err := s.buildReaction(r, at)
 		if err != nil {
 			return "", within(fmt.Sprintf("reactions[%d]", i), err)
 		}
-		msg.reactions = append(msg.reactions, rr)
+		msg.Reactions = append(msg.Reactions, rr)
 	}
+	msg.encode()
 	s.seq++
 	conv.insertMessage(msg, s.seq)
 	s.index[id] = msg
@@ -381,15 +441,15 @@ func resolveSender(m *Message) error {
 // setTimes sets the delivered and read times a status implies where the
 // seed gives none: a second and a minute after the message.
 func (msg *message) setTimes(deliveredAt, readAt *time.Time, st string) {
-	msg.deliveredAt, msg.readAt = deliveredAt, readAt
-	if msg.deliveredAt == nil && (st == "delivered" || st == "read") {
+	if deliveredAt == nil && (st == "delivered" || st == "read") {
 		t := msg.at.Add(time.Second)
-		msg.deliveredAt = &t
+		deliveredAt = &t
 	}
-	if msg.readAt == nil && st == "read" {
+	if readAt == nil && st == "read" {
 		t := msg.at.Add(time.Minute)
-		msg.readAt = &t
+		readAt = &t
 	}
+	msg.DeliveredAt, msg.ReadAt = (*stamp)(deliveredAt), (*stamp)(readAt)
 }
 
 func typeForMIME(m string) string {
@@ -405,48 +465,53 @@ func typeForMIME(m string) string {
 }
 
 func (s *Server) buildMedia(co *company, md *Media) (*media, error) {
-	status := md.Status
+	data := md.Data
+	if len(data) == 0 {
+		data = []byte(md.Content)
+	}
+	status := md.MediaStatus
 	if status == "" {
 		status = convo.MediaAvailable
-		if len(md.Data) == 0 && md.Size == 0 && md.MimeType == "" {
+		if len(data) == 0 && md.FileSize == 0 && md.MimeType == "" {
 			status = convo.MediaNoReference
 		}
 	}
-	// Spec §2.3 rule 1: a message never carries a storage path, so a file
-	// name is a bare name.
+	// A message never carries a storage path (docs/behaviour.md,
+	// "Messages"), so a file name is a bare name.
 	if strings.ContainsAny(md.Filename, `/\`) {
 		return nil, fieldErr("filename", "%q is a path; a message never carries a storage path: give a bare file name", md.Filename)
 	}
-	out := &media{status: status, company: co}
+	out := &media{MediaStatus: status, company: co}
 	switch status {
 	case convo.MediaAvailable:
-		out.id = newUUID()
-		out.data = md.Data
+		id := newUUID()
+		out.MediaID = &id
+		out.data = data
 		if len(out.data) == 0 {
-			n := md.Size
+			n := md.FileSize
 			if n <= 0 {
 				n = 1024
 			}
 			out.data = filler(md.MimeType, n)
 		}
 		size := int64(len(out.data))
-		out.size = &size
+		out.FileSize = &size
 		mt := md.MimeType
 		if mt == "" {
 			mt = "application/octet-stream"
 		}
-		out.mime = &mt
+		out.MimeType = &mt
 		fn := md.Filename
 		if fn == "" {
 			fn = "file" + extensionFor(mt)
 		}
-		out.filename = &fn
-		co.media[out.id] = out
+		out.Filename = &fn
+		co.media[id] = out
 	case convo.MediaUnknown:
-		out.mime, out.filename = optString(md.MimeType), optString(md.Filename)
-		if md.Size > 0 {
-			size := md.Size
-			out.size = &size
+		out.MimeType, out.Filename = optString(md.MimeType), optString(md.Filename)
+		if md.FileSize > 0 {
+			size := md.FileSize
+			out.FileSize = &size
 		}
 	case convo.MediaNoReference:
 	default:
@@ -489,7 +554,7 @@ func filler(mimeType string, n int64) []byte {
 	return b
 }
 
-func buildReaction(r Reaction, msgAt time.Time) (reaction, error) {
+func (s *Server) buildReaction(r Reaction, msgAt time.Time) (reaction, error) {
 	if r.Emoji == "" {
 		return reaction{}, fieldErr("emoji", "emoji is empty")
 	}
@@ -500,9 +565,14 @@ func buildReaction(r Reaction, msgAt time.Time) (reaction, error) {
 	if dir != convo.DirectionInbound && dir != convo.DirectionOutbound {
 		return reaction{}, fieldErr("direction", "unknown direction %q (want inbound or outbound)", dir)
 	}
-	at := r.At
-	if at.IsZero() {
+	at := r.ReactedAt
+	if r.Ago != "" || !at.IsZero() {
+		var err error
+		if at, err = s.when(r.ReactedAt, r.Ago, "at", "ago"); err != nil {
+			return reaction{}, err
+		}
+	} else {
 		at = msgAt.Add(time.Minute)
 	}
-	return reaction{emoji: r.Emoji, direction: dir, at: at}, nil
+	return reaction{Emoji: r.Emoji, Direction: dir, ReactedAt: stamp(at)}, nil
 }

@@ -64,8 +64,8 @@ func TestOpenAPIDriftBounds(t *testing.T) {
 	s := newServer(t)
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, DisplayName: "Sales", ProviderIdentifier: "5511900000000"})
-	ana := co.AddContact(fake.Contact{Account: line, Phone: "5511987654321", Name: "Ana"})
-	conv := co.AddConversation(fake.Conversation{Contact: ana})
+	ana := co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "5511987654321", Name: "Ana"})
+	conv := co.AddConversation(fake.Conversation{ContactID: ana})
 
 	checked := 0
 	for path, item := range doc.Paths.Map() {

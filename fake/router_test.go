@@ -17,7 +17,7 @@ import (
 func TestEscapedIDReachesItsEndpoint(t *testing.T) {
 	s := newServer(t)
 	b := seedBasic(t, s)
-	conv := b.co.AddConversation(fake.Conversation{ID: "abc/def", Contact: b.ana})
+	conv := b.co.AddConversation(fake.Conversation{ID: "abc/def", ContactID: b.ana})
 	b.co.Inbound(conv, "hello", t0.Add(-time.Hour))
 	tests := []struct {
 		name, path string
@@ -45,7 +45,7 @@ func TestEscapedIDReachesItsEndpoint(t *testing.T) {
 func TestHeadMirrorsGet(t *testing.T) {
 	s := newServer(t)
 	b := seedBasic(t, s)
-	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
+	conv := b.co.AddConversation(fake.Conversation{ContactID: b.ana})
 	b.co.Inbound(conv, "hello", t0.Add(-time.Hour))
 	for _, p := range []string{
 		"/v1/channels", "/api/v1/conversations", "/v1/conversations/" + conv + "/messages",

@@ -46,7 +46,7 @@ func TestSampleSeedLoads(t *testing.T) {
 	assert.JSONEq(t, `{"id":"5a1c0000-2222-4a5b-9c3d-000000000001","phone_number":"5511987654321","name":"Ana Souza","email":"ana@example.com","gender":"female","tag_names":"vip,customer"}`, r.Data(t, 200))
 	ct, ok := s.Contact("5a1c0000-2222-4a5b-9c3d-000000000001")
 	require.True(t, ok)
-	assert.Equal(t, fake.SequenceScheduled, ct.Sequence)
+	assert.Equal(t, fake.SequenceScheduled, ct.SequenceStatus)
 	assert.Equal(t, map[string]string{"plan": "gold"}, ct.CustomFields)
 
 	// The second company sees only its own data.
@@ -93,7 +93,7 @@ func TestLoadReplacesAndRestoresOnError(t *testing.T) {
 	assert.Equal(t, co.ID(), s.Company().ID(), "the default company keeps its id")
 	assert.Len(t, co.Contacts(), 3, "old handles stay valid")
 
-	bad := &fake.Seed{Companies: []fake.CompanySeed{{Channels: []fake.ChannelSeed{{Channel: "sms"}}}}}
+	bad := &fake.Seed{Companies: []fake.CompanySeed{{Channels: []fake.ChannelAccount{{Channel: "sms"}}}}}
 	require.Error(t, s.Load(bad))
 	assert.Len(t, co.Contacts(), 3, "a failed load keeps the previous state")
 

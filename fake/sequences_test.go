@@ -21,7 +21,7 @@ func TestCancelSequenceOnceThenFalse(t *testing.T) {
 	r := call(t, s, "POST", "/v1/chatapp/sequences/cancel", body)
 	assert.JSONEq(t, `{"canceled":true,"message":"Sequence canceled successfully."}`, r.Data(t, 200))
 	ct, _ := s.Contact(b.ana)
-	assert.Equal(t, fake.SequenceCanceled, ct.Sequence)
+	assert.Equal(t, fake.SequenceCanceled, ct.SequenceStatus)
 	r = call(t, s, "POST", "/v1/chatapp/sequences/cancel", body)
 	assert.JSONEq(t, `{"canceled":false,"message":"No scheduled sequence to cancel."}`, r.Data(t, 200))
 }
@@ -30,7 +30,7 @@ func TestCancelSequenceCompanyWideMostRecent(t *testing.T) {
 	s := newServer(t)
 	b := seedBasic(t, s)
 	chat2 := b.co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000002"})
-	ana2 := b.co.AddContact(fake.Contact{Account: chat2, Phone: b.anaPhone, Sequence: "Winback"})
+	ana2 := b.co.AddContact(fake.Contact{ChannelAccountID: chat2, PhoneNumber: b.anaPhone, SequenceName: "Winback"})
 	b.co.ScheduleSequence(b.ana, "Onboarding")
 	b.co.Receive(chat2, b.anaPhone, "", fake.Message{Text: "recent", At: t0.Add(-time.Minute)})
 	b.co.Receive(b.chat, b.anaPhone, "", fake.Message{Text: "older", At: t0.Add(-time.Hour)})
@@ -38,8 +38,8 @@ func TestCancelSequenceCompanyWideMostRecent(t *testing.T) {
 	assert.JSONEq(t, `{"canceled":true,"message":"Sequence canceled successfully."}`, r.Data(t, 200))
 	c1, _ := s.Contact(b.ana)
 	c2, _ := s.Contact(ana2)
-	assert.Equal(t, fake.SequenceScheduled, c1.Sequence)
-	assert.Equal(t, fake.SequenceCanceled, c2.Sequence)
+	assert.Equal(t, fake.SequenceScheduled, c1.SequenceStatus)
+	assert.Equal(t, fake.SequenceCanceled, c2.SequenceStatus)
 }
 
 func TestCancelSequenceErrors(t *testing.T) {

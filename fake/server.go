@@ -40,6 +40,7 @@ type Server struct {
 	seq       uint64
 	files     map[string]*fileGrant // attachment URL token -> grant
 	index     objectIndex           // global id -> object, for the state getters
+	loadNow   time.Time             // while a seed loads: the now of its times and defaults
 
 	clock      *Clock
 	errIDs     *errorIDs

@@ -73,10 +73,12 @@ func TestJSONBodyText(t *testing.T) {
 	ok := call(t, s, "POST", "/v1/chatapp/contacts", create(`Ana \ud83d\ude00 \u00e9`))
 	assert.Equal(t, http.StatusCreated, ok.Status, "%s", ok.Body)
 
-	assert.Panics(t, func() { b.co.AddContact(fake.Contact{Account: b.chat, Phone: "5511933334444", Name: "x\x00"}) })
+	assert.Panics(t, func() {
+		b.co.AddContact(fake.Contact{ChannelAccountID: b.chat, PhoneNumber: "5511933334444", Name: "x\x00"})
+	})
 }
 
-func mustContact(t *testing.T, s *fake.Server, id string) fake.ContactState {
+func mustContact(t *testing.T, s *fake.Server, id string) fake.Contact {
 	t.Helper()
 	c, ok := s.Contact(id)
 	require.True(t, ok)

@@ -125,7 +125,7 @@ func TestWireRawInputs(t *testing.T) {
 func TestAttachmentHostIsNeverTheHostHeader(t *testing.T) {
 	s := newServer(t)
 	b := seedBasic(t, s)
-	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
+	conv := b.co.AddConversation(fake.Conversation{ContactID: b.ana})
 	m := b.co.AddMessage(conv, fake.Message{Media: &fake.Media{MimeType: "image/png", Data: []byte("png")}})
 	raw := "GET /v1/attachments/" + s.MediaID(m) + " HTTP/1.1\r\nHost: evil.example\r\nX-Api-Key: " + s.APIKey() + "\r\nConnection: close\r\n\r\n"
 	got := rawExchange(t, s, raw, false)

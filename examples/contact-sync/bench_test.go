@@ -34,7 +34,7 @@ func networkWorld(b *testing.B, rows int, opts ...fake.Option) (*fake.Server, st
 		phone := fmt.Sprintf("55119%08d", i)
 		tags := ""
 		if i%3 == 0 {
-			co.AddContact(fake.Contact{Account: acc, Phone: phone, Name: fmt.Sprint("Row ", i), Tags: []string{"trial"}})
+			co.AddContact(fake.Contact{ChannelAccountID: acc, PhoneNumber: phone, Name: fmt.Sprint("Row ", i), Tags: []string{"trial"}})
 			tags = co.TagID("trial")
 		}
 		fmt.Fprintf(&csv, "%s,Row %d,City %d,%s\n", phone, i, i%9, tags)

@@ -33,15 +33,15 @@ func newWorld(t *testing.T) *world {
 	co := s.Company()
 	acc := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, DisplayName: "Sales", ProviderIdentifier: line})
 	co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelBotapp, DisplayName: "Bot", ProviderIdentifier: "bot-1"})
-	co.AddContact(fake.Contact{Account: acc, Phone: "5511987654321", Name: "Ana Souza",
+	co.AddContact(fake.Contact{ChannelAccountID: acc, PhoneNumber: "5511987654321", Name: "Ana Souza",
 		Tags: []string{"vip", "newsletter", "trial"}, CustomFields: map[string]string{"city": "São Paulo", "plan": "gold"}})
-	co.AddContact(fake.Contact{Account: acc, Phone: "5511911112222", Name: "Carla Mendes", Tags: []string{"trial"}})
-	co.AddContact(fake.Contact{Account: acc, Phone: "5511933334444", Name: "Eva Martins", CustomFields: map[string]string{"city": "Recife"}})
+	co.AddContact(fake.Contact{ChannelAccountID: acc, PhoneNumber: "5511911112222", Name: "Carla Mendes", Tags: []string{"trial"}})
+	co.AddContact(fake.Contact{ChannelAccountID: acc, PhoneNumber: "5511933334444", Name: "Eva Martins", CustomFields: map[string]string{"city": "Recife"}})
 	demo.PointAt(t, s)
 	return &world{s: s, account: acc}
 }
 
-func (w *world) contact(t *testing.T, phone string) fake.ContactState {
+func (w *world) contact(t *testing.T, phone string) fake.Contact {
 	t.Helper()
 	ct, ok := w.s.Company().ContactByPhone(w.account, phone)
 	require.True(t, ok, "no contact %s", phone)
@@ -214,10 +214,10 @@ func withoutServerLine(s string) string {
 // The same file on two fakes seeded alike, one row at a time and sixteen at
 // once: byte-identical output, and the same contacts in the end.
 func TestConcurrentSyncMatchesSequential(t *testing.T) {
-	run := func(concurrency string) (string, string, []fake.ContactState) {
+	run := func(concurrency string) (string, string, []fake.Contact) {
 		w := newWorld(t)
 		for i := 0; i < 300; i += 3 { // a third of the rows' contacts exist already
-			w.s.Company().AddContact(fake.Contact{Account: w.account, Phone: fmt.Sprintf("55119%08d", i), Name: "Old", Tags: []string{"trial"}})
+			w.s.Company().AddContact(fake.Contact{ChannelAccountID: w.account, PhoneNumber: fmt.Sprintf("55119%08d", i), Name: "Old", Tags: []string{"trial"}})
 		}
 		code, out, errOut := syncCSV(t, "--file", writeCSV(t, bigCSV(w, 300)), "--phone-number-id", line, "--concurrency", concurrency)
 		require.Equal(t, 0, code, errOut)
@@ -225,7 +225,7 @@ func TestConcurrentSyncMatchesSequential(t *testing.T) {
 		for i := range cts {
 			cts[i].ID, cts[i].CreatedAt = "", time.Time{}
 		}
-		slices.SortFunc(cts, func(a, b fake.ContactState) int { return strings.Compare(a.Phone, b.Phone) })
+		slices.SortFunc(cts, func(a, b fake.Contact) int { return strings.Compare(a.PhoneNumber, b.PhoneNumber) })
 		// Tag ids are random per fake: name them.
 		trial := w.s.Company().TagID("trial")
 		return strings.ReplaceAll(out, trial, "TRIAL"), strings.ReplaceAll(withoutServerLine(errOut), trial, "TRIAL"), cts
@@ -237,7 +237,7 @@ func TestConcurrentSyncMatchesSequential(t *testing.T) {
 	assert.Contains(t, seqOut, "Summary: 196 created, 98 updated, 0 unchanged, 6 skipped, 0 failed")
 	assert.Equal(t, len(seqState), len(parState))
 	for i := range seqState {
-		assert.Equal(t, seqState[i].Phone, parState[i].Phone)
+		assert.Equal(t, seqState[i].PhoneNumber, parState[i].PhoneNumber)
 		assert.Equal(t, seqState[i].CustomFields, parState[i].CustomFields)
 		assert.Equal(t, seqState[i].TagIDs == nil, parState[i].TagIDs == nil)
 	}

@@ -52,7 +52,7 @@ func newWorld(t *testing.T) *world {
 	n := 0
 	add := func(conv string, at time.Time, m fake.Message) {
 		n++
-		m.ID = fmt.Sprintf("msg-%02d", n)
+		m.MessageID = fmt.Sprintf("msg-%02d", n)
 		m.At = at
 		if m.Sender == "" {
 			m.Sender = fake.SenderContact
@@ -62,30 +62,30 @@ func newWorld(t *testing.T) *world {
 		}
 		co.AddMessage(conv, m)
 		if !at.Before(t0.AddDate(0, 0, -82)) { // 2026-09-01 is 82 days before t0
-			w.want[m.ID] = conv
+			w.want[m.MessageID] = conv
 		}
 		if m.Media != nil && len(m.Media.Data) > 0 {
-			w.data[m.ID] = m.Media.Data
+			w.data[m.MessageID] = m.Media.Data
 		}
 	}
 	conv := func(id, phone string, status convo.ConversationStatus) string {
-		ct := co.AddContact(fake.Contact{Account: acc, Phone: phone})
+		ct := co.AddContact(fake.Contact{ChannelAccountID: acc, PhoneNumber: phone})
 		w.ct = ct
-		return co.AddConversation(fake.Conversation{ID: id, Contact: ct, Status: status})
+		return co.AddConversation(fake.Conversation{ID: id, ContactID: ct, Status: status})
 	}
 
 	conv(convA, "5511900000010", convo.ConversationOpen)
 	add(convA, days(60), fake.Message{})
 	add(convA, days(45), fake.Message{Type: "image", Text: "the sofa", Media: &fake.Media{MimeType: "image/png", Filename: "sofa.png", Data: []byte("\x89PNG sofa")}})
 	add(convA, days(31), fake.Message{Sender: fake.SenderAgent})
-	add(convA, days(10), fake.Message{Type: "document", Media: &fake.Media{Status: convo.MediaUnknown, MimeType: "application/pdf"}})
+	add(convA, days(10), fake.Message{Type: "document", Media: &fake.Media{MediaStatus: convo.MediaUnknown, MimeType: "application/pdf"}})
 	add(convA, days(2), fake.Message{Sender: fake.SenderAutomation, Reactions: []fake.Reaction{{Emoji: "👍"}}})
 	add(convA, t0.Add(-time.Hour), fake.Message{})
 
 	conv(convB, "5511900000011", convo.ConversationResolved)
 	add(convB, days(40), fake.Message{})
 	add(convB, days(40).Add(time.Minute), fake.Message{Sender: fake.SenderAgent, Type: "document", Media: &fake.Media{MimeType: "application/pdf", Data: []byte("%PDF-1.4 quote")}})
-	add(convB, days(40).Add(2*time.Minute), fake.Message{Type: "audio", Media: &fake.Media{Status: convo.MediaNoReference}})
+	add(convB, days(40).Add(2*time.Minute), fake.Message{Type: "audio", Media: &fake.Media{MediaStatus: convo.MediaNoReference}})
 	add(convB, days(39), fake.Message{Sender: fake.SenderAgent})
 
 	conv(convC, "5511900000012", convo.ConversationArchived)
@@ -288,7 +288,7 @@ func TestResumeAfterServiceFailure(t *testing.T) {
 	assert.Contains(t, errOut, "messages exported so far; run the same command again to resume")
 
 	// Meanwhile a new contact writes in.
-	conv, msg := w.co.Receive(w.s.Company().Contacts()[0].AccountID, "5511900000099", "Newcomer", fake.Message{Text: "hello!", At: t0})
+	conv, msg := w.co.Receive(w.s.Company().Contacts()[0].ChannelAccountID, "5511900000099", "Newcomer", fake.Message{Text: "hello!", At: t0})
 
 	code, out, errOut := export(t, dir)
 	require.Equal(t, 0, code, errOut)
@@ -386,10 +386,10 @@ func bigWorld(t *testing.T, n, perConv int) *fake.Server {
 	co := s.Company()
 	acc := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000001"})
 	for c := range n {
-		ct := co.AddContact(fake.Contact{ID: fmt.Sprintf("00000000-0000-4000-8000-1%011d", c), Account: acc, Phone: fmt.Sprintf("55119%08d", c), Name: fmt.Sprint("C", c)})
-		cv := co.AddConversation(fake.Conversation{ID: fmt.Sprintf("00000000-0000-4000-8000-2%011d", c), Contact: ct})
+		ct := co.AddContact(fake.Contact{ID: fmt.Sprintf("00000000-0000-4000-8000-1%011d", c), ChannelAccountID: acc, PhoneNumber: fmt.Sprintf("55119%08d", c), Name: fmt.Sprint("C", c)})
+		cv := co.AddConversation(fake.Conversation{ID: fmt.Sprintf("00000000-0000-4000-8000-2%011d", c), ContactID: ct})
 		for i := range perConv {
-			m := fake.Message{ID: fmt.Sprintf("m-%d-%d", c, i), Sender: fake.SenderContact, Text: fmt.Sprint("hello ", i),
+			m := fake.Message{MessageID: fmt.Sprintf("m-%d-%d", c, i), Sender: fake.SenderContact, Text: fmt.Sprint("hello ", i),
 				At: t0.Add(-time.Duration(c*perConv+i) * time.Minute)}
 			if i%5 == 4 {
 				m.Text = ""
