@@ -2,6 +2,7 @@ package fake
 
 import (
 	"container/heap"
+	"encoding/json"
 	"net/http"
 	"slices"
 	"strconv"
@@ -38,11 +39,12 @@ type anomalyCacheKey struct {
 }
 
 // anomalyResult is one bucket as computed at one instant: the count and the
-// worst items (at most 100, worst first). A cached result is never changed.
+// worst items (at most 100, worst first), each encoded once when computed.
+// A cached result is never changed.
 type anomalyResult struct {
 	at    time.Time
 	count int
-	items []anomalyItem
+	items []json.RawMessage
 }
 
 // anomalyItem is an item of a bucket: convo.AnomalyItem's fields with times
@@ -142,8 +144,8 @@ func (s *Server) handleAnomalies(w http.ResponseWriter, r *http.Request, co *com
 // anomalyBucket is a bucket of the report: never_engaged has a count only,
 // the others a count and items (nil Items: the key is left out).
 type anomalyBucket struct {
-	Count int            `json:"count"`
-	Items *[]anomalyItem `json:"items,omitempty"`
+	Count int                `json:"count"`
+	Items *[]json.RawMessage `json:"items,omitempty"`
 }
 
 // anomalyReport is the data of GET /conversations/anomalies: the buckets
@@ -267,15 +269,15 @@ func computeAnomalies(co *company, now time.Time, thresholdHours int, buckets []
 	}
 	out := map[string]*anomalyResult{}
 	for b, a := range acc {
-		res := &anomalyResult{at: now, count: a.count, items: make([]anomalyItem, len(a.worst))}
+		res := &anomalyResult{at: now, count: a.count, items: make([]json.RawMessage, len(a.worst))}
 		for i := len(a.worst) - 1; i >= 0; i-- { // popping gives the least bad first
 			c := heap.Pop(&a.worst).(*conversation)
 			waiting := now.Sub(c.lastInbound.at).Hours()
-			res.items[i] = anomalyItem{
+			res.items[i], _ = json.Marshal(anomalyItem{
 				ConversationID: c.ID, ContactID: c.contact.id, Channel: c.account.channel, ChannelAccountID: c.account.id,
 				LastInboundAt: formatTime(c.lastInbound.at), LastMessageAt: formatTime(c.lastMessageAt),
 				WaitingHours: oneDecimal(float64(int64(waiting*10+0.5)) / 10), Assigned: c.assignedTo != "", UnreadCount: c.unreadCount(),
-			}
+			})
 		}
 		out[b] = res
 	}

@@ -1,7 +1,6 @@
 package fake
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -16,30 +15,23 @@ import (
 // This file names the place of a seed document's decoding errors.
 
 // decodeError turns an error of decoding a seed document into one that
-// names the place: line and column for syntax, the JSON path for wrong
-// types, unknown fields and values a field cannot hold.
+// names the place: line and column for syntax; the JSON path for wrong
+// types (with line and column), unknown fields and values a field cannot
+// hold.
 func decodeError(data []byte, err error) error {
 	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &syn):
+	if errors.As(err, &syn) {
 		line, col := position(data, syn.Offset)
 		return fmt.Errorf("seed: line %d, column %d: %v", line, col, syn)
-	case errors.As(err, &typ):
-		line, col := position(data, typ.Offset)
-		field := jsonPathAt(data, typ.Offset)
-		if field == "" {
-			field = typ.Field
-		}
-		want := typ.Type.String()
-		if typ.Type.Kind() == reflect.String { // convo.Channel and the like are strings in JSON
-			want = "string"
-		}
-		return fmt.Errorf("seed: %s (line %d, column %d): want %s, got JSON %s", field, line, col, want, typ.Value)
 	}
 	var v any
 	if json.Unmarshal(data, &v) == nil {
 		if path, msg := badValue(v, reflect.TypeFor[Seed](), ""); path != "" {
+			var typ *json.UnmarshalTypeError
+			if errors.As(err, &typ) {
+				line, col := position(data, typ.Offset)
+				path = fmt.Sprintf("%s (line %d, column %d)", path, line, col)
+			}
 			return fmt.Errorf("seed: %s: %s", path, msg)
 		}
 	}
@@ -63,12 +55,15 @@ var (
 )
 
 // badValue returns the JSON path of the first value of v (keys in sorted
-// order) that the Go type t cannot take, and why: a field t does not have,
-// a time that is not RFC 3339, bytes that are not base64; "" when there is
-// none.
+// order) that the Go type t cannot take, and why: a value of the wrong JSON
+// type, a field t does not have, a time that is not RFC 3339, bytes that
+// are not base64; "" when there is none.
 func badValue(v any, t reflect.Type, path string) (string, string) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
+	}
+	if want, got := jsonKind(t), jsonKindOf(v); got != "null" && want != got {
+		return path, fmt.Sprintf("want %s, got JSON %s", want, got)
 	}
 	switch x := v.(type) {
 	case string:
@@ -79,7 +74,7 @@ func badValue(v any, t reflect.Type, path string) (string, string) {
 			return path, "not base64"
 		}
 	case map[string]any:
-		if t.Kind() != reflect.Struct || t == timeType {
+		if t.Kind() == reflect.Map {
 			return "", ""
 		}
 		fields := map[string]reflect.Type{}
@@ -98,9 +93,6 @@ func badValue(v any, t reflect.Type, path string) (string, string) {
 			}
 		}
 	case []any:
-		if t.Kind() != reflect.Slice {
-			return "", ""
-		}
 		for i, e := range x {
 			if bad, msg := badValue(e, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); bad != "" {
 				return bad, msg
@@ -110,61 +102,36 @@ func badValue(v any, t reflect.Type, path string) (string, string) {
 	return "", ""
 }
 
-// jsonPathAt returns the JSON path (companies[0].channels[1].channel) of
-// the value of data that ends at offset (for a scalar) or opens there (for an
-// object or array), as json.UnmarshalTypeError.Offset reports it; "" when
-// there is none.
-func jsonPathAt(data []byte, offset int64) string {
-	type frame struct {
-		array bool
-		key   string // objects: the current key
-		n     int    // arrays: the index of the current value
+// jsonKind is the JSON type a value of Go type t is written as.
+func jsonKind(t reflect.Type) string {
+	switch {
+	case t == timeType || t == bytesType || t.Kind() == reflect.String:
+		return "string"
+	case t.Kind() == reflect.Struct || t.Kind() == reflect.Map:
+		return "object"
+	case t.Kind() == reflect.Slice:
+		return "array"
+	case t.Kind() == reflect.Bool:
+		return "bool"
 	}
-	var stack []frame
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	expectKey := false
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return ""
-		}
-		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
-			stack = stack[:len(stack)-1]
-			expectKey = len(stack) > 0 && !stack[len(stack)-1].array
-			continue
-		}
-		if expectKey {
-			stack[len(stack)-1].key, expectKey = tok.(string), false
-			continue
-		}
-		// tok starts a value: its path is the stack's.
-		if len(stack) > 0 {
-			if top := &stack[len(stack)-1]; top.array {
-				top.n++
-			} else {
-				expectKey = true
-			}
-		}
-		var b strings.Builder
-		for i, f := range stack {
-			switch {
-			case f.array:
-				fmt.Fprintf(&b, "[%d]", f.n)
-			case i > 0:
-				b.WriteString("." + f.key)
-			default:
-				b.WriteString(f.key)
-			}
-		}
-		if dec.InputOffset() >= offset {
-			return b.String()
-		}
-		if d, ok := tok.(json.Delim); ok {
-			stack = append(stack, frame{array: d == '[', n: -1})
-			expectKey = d == '{'
-		}
+	return "number"
+}
+
+// jsonKindOf is the JSON type of a decoded value.
+func jsonKindOf(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "string"
+	case map[string]any:
+		return "object"
+	case []any:
+		return "array"
+	case bool:
+		return "bool"
 	}
+	return "number"
 }
 
 func position(data []byte, offset int64) (line, col int) {

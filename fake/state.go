@@ -226,12 +226,9 @@ func (r raw) MarshalJSON() ([]byte, error) {
 // (formatTime).
 type stamp time.Time
 
-// MarshalJSON implements json.Marshaler.
-func (t stamp) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, len(timestampLayout)+2)
-	b = append(b, '"')
-	b = time.Time(t).UTC().AppendFormat(b, timestampLayout)
-	return append(b, '"'), nil
+// MarshalText implements encoding.TextMarshaler.
+func (t stamp) MarshalText() ([]byte, error) {
+	return time.Time(t).UTC().AppendFormat(make([]byte, 0, len(timestampLayout)), timestampLayout), nil
 }
 
 func newCompany(apiKey string) *company {

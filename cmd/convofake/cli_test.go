@@ -16,6 +16,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/convoapi/convo-go/fake"
+
+	"github.com/convoapi/convo-go/internal/netx"
 )
 
 // The help goes to stdout, names real placeholders, shows each flag once
@@ -133,7 +135,7 @@ func TestListenerAddresses(t *testing.T) {
 		{"[::]:8080", false, "http://127.0.0.1:8080"},
 		{"192.168.1.10:80", false, "http://192.168.1.10:80"},
 	} {
-		assert.Equal(t, tc.loopback, isLoopback(tc.addr), tc.addr)
+		assert.Equal(t, tc.loopback, netx.IsLoopback(tc.addr), tc.addr)
 		assert.Equal(t, tc.url, localURL(tc.addr), tc.addr)
 	}
 }
