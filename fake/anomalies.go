@@ -2,7 +2,7 @@ package fake
 
 import (
 	"container/heap"
-	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
@@ -39,12 +39,11 @@ type anomalyCacheKey struct {
 }
 
 // anomalyResult is one bucket as computed at one instant: the count and the
-// worst items (at most 100, worst first), each encoded once when computed.
-// A cached result is never changed.
+// worst items (at most 100, worst first). A cached result is never changed.
 type anomalyResult struct {
 	at    time.Time
 	count int
-	items []json.RawMessage
+	items []anomalyItem
 }
 
 // anomalyItem is an item of a bucket: convo.AnomalyItem's fields with times
@@ -138,14 +137,43 @@ func (s *Server) handleAnomalies(w http.ResponseWriter, r *http.Request, co *com
 		}
 		s.mu.Unlock()
 	}
-	s.writeJSON(w, http.StatusOK, anomalyReport(want, results, threshold, limit))
+	s.writeEncoded(w, http.StatusOK, co.encodedReport(want, results, threshold, limit, s.cfg.anomalyTTL > 0))
+}
+
+// encodedReport is a report in JSON. A report made of cached results is
+// encoded once, and kept while those results are the cached ones.
+func (co *company) encodedReport(want []string, results map[string]*anomalyResult, threshold, limit int, keep bool) []byte {
+	from := make([]*anomalyResult, len(want))
+	for i, b := range want {
+		from[i] = results[b]
+	}
+	key := fmt.Sprint(want, threshold, limit)
+	co.reportsMu.Lock()
+	defer co.reportsMu.Unlock()
+	if r := co.reports[key]; r != nil && slices.Equal(r.from, from) {
+		return r.data
+	}
+	data := encode(anomalyReport(want, results, threshold, limit))
+	if keep {
+		if len(co.reports) >= 64 { // distinct queries within a cache lifetime: few
+			clear(co.reports)
+		}
+		co.reports[key] = &encodedReport{from, data}
+	}
+	return data
+}
+
+// encodedReport is a report's JSON and the results it was made of.
+type encodedReport struct {
+	from []*anomalyResult
+	data []byte
 }
 
 // anomalyBucket is a bucket of the report: never_engaged has a count only,
 // the others a count and items (nil Items: the key is left out).
 type anomalyBucket struct {
-	Count int                `json:"count"`
-	Items *[]json.RawMessage `json:"items,omitempty"`
+	Count int            `json:"count"`
+	Items *[]anomalyItem `json:"items,omitempty"`
 }
 
 // anomalyReport is the data of GET /conversations/anomalies: the buckets
@@ -269,15 +297,15 @@ func computeAnomalies(co *company, now time.Time, thresholdHours int, buckets []
 	}
 	out := map[string]*anomalyResult{}
 	for b, a := range acc {
-		res := &anomalyResult{at: now, count: a.count, items: make([]json.RawMessage, len(a.worst))}
+		res := &anomalyResult{at: now, count: a.count, items: make([]anomalyItem, len(a.worst))}
 		for i := len(a.worst) - 1; i >= 0; i-- { // popping gives the least bad first
 			c := heap.Pop(&a.worst).(*conversation)
 			waiting := now.Sub(c.lastInbound.at).Hours()
-			res.items[i], _ = json.Marshal(anomalyItem{
+			res.items[i] = anomalyItem{
 				ConversationID: c.ID, ContactID: c.contact.id, Channel: c.account.channel, ChannelAccountID: c.account.id,
 				LastInboundAt: formatTime(c.lastInbound.at), LastMessageAt: formatTime(c.lastMessageAt),
 				WaitingHours: oneDecimal(float64(int64(waiting*10+0.5)) / 10), Assigned: c.assignedTo != "", UnreadCount: c.unreadCount(),
-			})
+			}
 		}
 		out[b] = res
 	}

@@ -1,7 +1,6 @@
 package fake
 
 import (
-	"bytes"
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/json"
@@ -132,33 +131,82 @@ func ceilSeconds(d time.Duration) int64 {
 
 // bufPool recycles answer buffers: big pages would otherwise make the
 // garbage collector run often, and each run scans the whole stored state.
-var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+var bufPool = sync.Pool{New: func() any { return new([]byte) }}
 
 // writeBody encodes v with encoding/json and writes it with the given
 // status. Encoding cannot fail: every answer is made of strings, numbers,
 // booleans and the details of fault rules, which are JSON already
 // (json.RawMessage).
 func writeBody(w http.ResponseWriter, status int, v any) {
-	buf := bufPool.Get().(*bytes.Buffer)
-	buf.Reset()
-	_ = json.NewEncoder(buf).Encode(v)
-	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	writeWith(w, status, func(b []byte) []byte { return append(b, encode(v)...) })
+}
+
+// writeWith writes the JSON that fill appends to a pooled buffer.
+func writeWith(w http.ResponseWriter, status int, fill func([]byte) []byte) {
+	bp := bufPool.Get().(*[]byte)
+	b := fill((*bp)[:0])
 	h := w.Header()
 	h.Set("Content-Type", "application/json; charset=utf-8")
 	h.Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
-	if buf.Cap() <= 1<<20 {
-		bufPool.Put(buf)
+	if cap(b) <= 1<<20 {
+		*bp = b
+		bufPool.Put(bp)
 	}
+}
+
+// encode is v in JSON, as encoding/json writes it (HTML characters escaped).
+func encode(v any) []byte {
+	b, _ := json.Marshal(v) // see writeBody: encoding cannot fail
+	return b
 }
 
 // writeJSON writes data in the success envelope, with the given status
 // (200, 201 for contact creation).
 func (s *Server) writeJSON(w http.ResponseWriter, status int, data any) {
-	writeBody(w, status, struct {
-		Success   bool   `json:"success"`
-		Data      any    `json:"data"`
-		Timestamp string `json:"timestamp"`
-	}{true, data, formatTime(s.clock.Now())})
+	s.writeEncoded(w, status, encode(data))
+}
+
+// writeEncoded writes data, JSON encoded already, in the success envelope
+// (success, data, timestamp: the service's order).
+func (s *Server) writeEncoded(w http.ResponseWriter, status int, data []byte) {
+	ts := encode(formatTime(s.clock.Now()))
+	writeWith(w, status, func(b []byte) []byte {
+		return appendObject(b, field{"success", []byte("true")}, field{"data", data}, field{"timestamp", ts})
+	})
+}
+
+// field is a field of a JSON object whose value is encoded already.
+type field struct {
+	name  string
+	value []byte
+}
+
+// appendObject appends the JSON object of fields, in their order. The
+// values are JSON encoded by encoding/json already (encode, or kept from
+// an earlier encoding): they are copied, not encoded again, which is what
+// lets a page of stored messages or a cached anomaly report be served
+// without encoding its items at each request.
+func appendObject(b []byte, fields ...field) []byte {
+	b = append(b, '{')
+	for i, f := range fields {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(append(append(b, encode(f.name)...), ':'), f.value...)
+	}
+	return append(b, '}')
+}
+
+// appendArray appends the JSON array of items encoded already.
+func appendArray(b []byte, items ...[]byte) []byte {
+	b = append(b, '[')
+	for i, it := range items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, it...)
+	}
+	return append(b, ']')
 }

@@ -1,7 +1,6 @@
 package fake
 
 import (
-	"encoding/json"
 	"net/http"
 	"sort"
 	"time"
@@ -73,23 +72,22 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request, co *comp
 	}
 	start := max(lo, hi-limit)
 
-	page := struct {
-		Items      []json.RawMessage `json:"items"`
-		NextCursor *string           `json:"next_cursor"`
-		Window     struct {
-			RecentWindowDays int    `json:"recent_window_days"`
-			Since            string `json:"since"`
-		} `json:"window"`
-	}{Items: make([]json.RawMessage, 0, hi-start)}
+	items, size := make([][]byte, 0, hi-start), 0
 	for i := hi - 1; i >= start; i-- {
-		page.Items = append(page.Items, msgs[i].encoded)
+		items = append(items, msgs[i].encoded) // never changed: replaced when the message changes
+		size += len(msgs[i].encoded) + 1
 	}
+	var next *string
 	if start > lo && start < hi {
 		last := msgs[start]
-		next := s.encodeCursor(cursor{Kind: "m", Conv: conv.ID, Since: since.UnixNano(), At: last.at.UnixNano(), ID: last.MessageID})
-		page.NextCursor = &next
+		c := s.encodeCursor(cursor{Kind: "m", Conv: conv.ID, Since: since.UnixNano(), At: last.at.UnixNano(), ID: last.MessageID})
+		next = &c
 	}
 	s.mu.RUnlock()
-	page.Window.RecentWindowDays, page.Window.Since = RecentWindowDays, formatTime(since)
-	s.writeJSON(w, http.StatusOK, page)
+	window := struct {
+		RecentWindowDays int    `json:"recent_window_days"`
+		Since            string `json:"since"`
+	}{RecentWindowDays, formatTime(since)}
+	s.writeEncoded(w, http.StatusOK, appendObject(make([]byte, 0, size+200),
+		field{"items", appendArray(make([]byte, 0, size+2), items...)}, field{"next_cursor", encode(next)}, field{"window", encode(window)}))
 }

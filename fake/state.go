@@ -39,6 +39,8 @@ type company struct {
 	tagsByID   map[string]*tag
 
 	anomalyCache map[anomalyCacheKey]*anomalyResult
+	reportsMu    sync.Mutex                // guards reports, which readers fill
+	reports      map[string]*encodedReport // encoded reports of cached results
 
 	// order lists the conversations by list key (see listKey), most recent
 	// first, ties by id descending, so that a page of the conversation list
@@ -166,7 +168,7 @@ type message struct {
 	sender  Sender
 	at      time.Time
 	seq     uint64
-	encoded json.RawMessage // the exported fields in JSON
+	encoded []byte // the exported fields in JSON
 }
 
 // encode keeps the message's JSON; it runs whenever the message changes.
@@ -245,6 +247,7 @@ func newCompany(apiKey string) *company {
 		tagsByName:      map[string]*tag{},
 		tagsByID:        map[string]*tag{},
 		anomalyCache:    map[anomalyCacheKey]*anomalyResult{},
+		reports:         map[string]*encodedReport{},
 	}
 }
 
