@@ -2,7 +2,6 @@ package fake
 
 import (
 	"container/heap"
-	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
@@ -137,20 +136,16 @@ func (s *Server) handleAnomalies(w http.ResponseWriter, r *http.Request, co *com
 		}
 		s.mu.Unlock()
 	}
-	s.writeEncoded(w, http.StatusOK, co.encodedReport(want, results, threshold, limit, s.cfg.anomalyTTL > 0))
+	s.writeEncoded(w, http.StatusOK, part{json: co.encodedReport(want, results, threshold, limit, s.cfg.anomalyTTL > 0)})
 }
 
 // encodedReport is a report in JSON. A report made of cached results is
 // encoded once, and kept while those results are the cached ones.
 func (co *company) encodedReport(want []string, results map[string]*anomalyResult, threshold, limit int, keep bool) []byte {
-	from := make([]*anomalyResult, len(want))
-	for i, b := range want {
-		from[i] = results[b]
-	}
-	key := fmt.Sprint(want, threshold, limit)
+	key := reportKey{strings.Join(want, ","), threshold, limit}
 	co.reportsMu.Lock()
 	defer co.reportsMu.Unlock()
-	if r := co.reports[key]; r != nil && slices.Equal(r.from, from) {
+	if r := co.reports[key]; r != nil && slices.EqualFunc(want, r.from, func(b string, res *anomalyResult) bool { return results[b] == res }) {
 		return r.data
 	}
 	data := encode(anomalyReport(want, results, threshold, limit))
@@ -158,9 +153,19 @@ func (co *company) encodedReport(want []string, results map[string]*anomalyResul
 		if len(co.reports) >= 64 { // distinct queries within a cache lifetime: few
 			clear(co.reports)
 		}
-		co.reports[key] = &encodedReport{from, data}
+		r := &encodedReport{data: data}
+		for _, b := range want {
+			r.from = append(r.from, results[b])
+		}
+		co.reports[key] = r
 	}
 	return data
+}
+
+// reportKey is a report's query: its buckets, threshold and limit.
+type reportKey struct {
+	want             string
+	threshold, limit int
 }
 
 // encodedReport is a report's JSON and the results it was made of.

@@ -165,48 +165,51 @@ func encode(v any) []byte {
 // writeJSON writes data in the success envelope, with the given status
 // (200, 201 for contact creation).
 func (s *Server) writeJSON(w http.ResponseWriter, status int, data any) {
-	s.writeEncoded(w, status, encode(data))
+	s.writeEncoded(w, status, part{json: encode(data)})
 }
 
 // writeEncoded writes data, JSON encoded already, in the success envelope
 // (success, data, timestamp: the service's order).
-func (s *Server) writeEncoded(w http.ResponseWriter, status int, data []byte) {
-	ts := encode(formatTime(s.clock.Now()))
-	writeWith(w, status, func(b []byte) []byte {
-		return appendObject(b, field{"success", []byte("true")}, field{"data", data}, field{"timestamp", ts})
-	})
+func (s *Server) writeEncoded(w http.ResponseWriter, status int, data part) {
+	data.name = "data"
+	envelope := part{fields: []part{{name: "success", json: []byte("true")}, data,
+		{name: "timestamp", json: encode(formatTime(s.clock.Now()))}}}
+	writeWith(w, status, envelope.append)
 }
 
-// field is a field of a JSON object whose value is encoded already.
-type field struct {
-	name  string
-	value []byte
+// part is a JSON value made of values encoded by encoding/json already
+// (encode, or kept from an earlier encoding): json itself, else the array
+// of items, else the object of fields (each named by its name). They are
+// copied, not encoded again, which is what lets a page of stored messages
+// or a cached anomaly report be served without encoding them at each
+// request.
+type part struct {
+	name   string
+	json   []byte
+	items  [][]byte
+	fields []part
 }
 
-// appendObject appends the JSON object of fields, in their order. The
-// values are JSON encoded by encoding/json already (encode, or kept from
-// an earlier encoding): they are copied, not encoded again, which is what
-// lets a page of stored messages or a cached anomaly report be served
-// without encoding its items at each request.
-func appendObject(b []byte, fields ...field) []byte {
+func (p part) append(b []byte) []byte {
+	switch {
+	case p.json != nil:
+		return append(b, p.json...)
+	case p.items != nil:
+		b = append(b, '[')
+		for i, it := range p.items {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, it...)
+		}
+		return append(b, ']')
+	}
 	b = append(b, '{')
-	for i, f := range fields {
+	for i, f := range p.fields {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(append(append(b, encode(f.name)...), ':'), f.value...)
+		b = f.append(append(append(b, encode(f.name)...), ':'))
 	}
 	return append(b, '}')
-}
-
-// appendArray appends the JSON array of items encoded already.
-func appendArray(b []byte, items ...[]byte) []byte {
-	b = append(b, '[')
-	for i, it := range items {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, it...)
-	}
-	return append(b, ']')
 }

@@ -72,10 +72,9 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request, co *comp
 	}
 	start := max(lo, hi-limit)
 
-	items, size := make([][]byte, 0, hi-start), 0
+	items := make([][]byte, 0, hi-start)
 	for i := hi - 1; i >= start; i-- {
 		items = append(items, msgs[i].encoded) // never changed: replaced when the message changes
-		size += len(msgs[i].encoded) + 1
 	}
 	var next *string
 	if start > lo && start < hi {
@@ -88,6 +87,6 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request, co *comp
 		RecentWindowDays int    `json:"recent_window_days"`
 		Since            string `json:"since"`
 	}{RecentWindowDays, formatTime(since)}
-	s.writeEncoded(w, http.StatusOK, appendObject(make([]byte, 0, size+200),
-		field{"items", appendArray(make([]byte, 0, size+2), items...)}, field{"next_cursor", encode(next)}, field{"window", encode(window)}))
+	s.writeEncoded(w, http.StatusOK, part{fields: []part{{name: "items", items: items},
+		{name: "next_cursor", json: encode(next)}, {name: "window", json: encode(window)}}})
 }
