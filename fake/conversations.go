@@ -142,19 +142,20 @@ func (s *Server) handleConversations(w http.ResponseWriter, r *http.Request, co 
 	cands := co.listCandidates(&f, cur, asOf, limit)
 	page := cands[:min(limit, len(cands))]
 	out := struct {
-		Items      []conversation `json:"items"`
-		NextCursor *string        `json:"next_cursor"`
-	}{Items: make([]conversation, 0, len(page))}
+		Items      []*conversation `json:"items"`
+		NextCursor *string         `json:"next_cursor"`
+	}{Items: make([]*conversation, 0, len(page))}
 	for _, c := range page {
-		out.Items = append(out.Items, *c.c) // a copy: encoded after the lock
+		out.Items = append(out.Items, c.c)
 	}
 	if len(cands) > limit {
 		last := page[len(page)-1]
 		nc := s.encodeCursor(cursor{Kind: "c", Seq: asOf, At: last.key.UnixNano(), ID: last.c.ID, Filters: &f})
 		out.NextCursor = &nc
 	}
+	data := encode(out) // under the lock: the items are the stored conversations
 	s.mu.RUnlock()
-	s.writeJSON(w, http.StatusOK, out)
+	s.writeEncoded(w, http.StatusOK, part{json: data})
 }
 
 // conversationQuery reads the limit and the filters of a list request; with

@@ -300,7 +300,7 @@ func (s *Server) addConversation(co *company, cv Conversation) (string, error) {
 		Status: status, company: co, contact: ct, account: ct.account,
 		assignedTo: cv.AssignedTo, createdAt: created, createdAt0: created, createdSeq: s.seq, unreadOverride: cv.UnreadCount,
 	}
-	conv.CreatedAt = (*stamp)(&conv.createdAt0)
+	conv.CreatedAt = (*stamp)(&conv.createdAt)
 	conv.syncWire()
 	co.conversations = append(co.conversations, conv)
 	co.noteMove(conv, s.seq)

@@ -92,9 +92,7 @@ type contact struct {
 }
 
 // conversation is a stored conversation. Its exported fields are the item
-// of GET /conversations, kept up to date as it changes (syncWire); their
-// times point at times that never change (a message's, createdAt0), so that
-// a copy of the item stays valid once the state lock is released.
+// of GET /conversations, kept up to date as it changes (syncWire).
 type conversation struct {
 	ID                string                   `json:"id"`
 	ContactID         string                   `json:"contact_id"`
@@ -299,13 +297,12 @@ func (c *conversation) insertMessage(m *message, seq uint64) {
 	}
 	if m.at.After(c.lastMessageAt) {
 		c.lastMessageAt = m.at
-		c.LastMessageAt = (*stamp)(&m.at)
+		c.LastMessageAt = (*stamp)(&c.lastMessageAt)
 		c.lmaHistory = append(c.lmaHistory, lmaPoint{seq: seq, at: m.at})
 		c.company.noteMove(c, seq)
 	}
 	if m.at.Before(c.createdAt) {
 		c.createdAt = m.at // a conversation cannot start after its first message
-		c.CreatedAt = (*stamp)(&m.at)
 	}
 	if ct := c.contact; m.at.After(ct.lastMessageAt) {
 		ct.lastMessageAt = m.at
