@@ -1,11 +1,13 @@
 package fake
 
 import (
+	"cmp"
 	"net/http"
 	"net/url"
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	convo "github.com/convoapi/convo-go"
@@ -211,14 +213,8 @@ func (co *company) listCandidates(f *convFilters, cur *cursor, asOf uint64, limi
 			cands = append(cands, listCand{c, key})
 		}
 	}
-	slices.SortFunc(cands, func(a, b listCand) int {
-		switch {
-		case listsBefore(a.key, a.c.ID, b.key, b.c.ID):
-			return -1
-		case listsBefore(b.key, b.c.ID, a.key, a.c.ID):
-			return 1
-		}
-		return 0
+	slices.SortFunc(cands, func(a, b listCand) int { // most recent key first, ties by id descending
+		return cmp.Or(b.key.Compare(a.key), strings.Compare(b.c.ID, a.c.ID))
 	})
 	return cands
 }

@@ -1,8 +1,10 @@
 package fake
 
 import (
+	"cmp"
 	"maps"
-	"sort"
+	"slices"
+	"strings"
 	"time"
 
 	convo "github.com/convoapi/convo-go"
@@ -74,13 +76,7 @@ func (ct *contact) state() Contact {
 		ID: ct.id, CompanyID: ct.account.company.id, ChannelAccountID: ct.account.id,
 		PhoneNumber: ct.phone, ChannelIdentifier: ct.ident, Name: ct.name,
 		CustomFields: maps.Clone(ct.customFields), SequenceStatus: ct.sequence, SequenceName: ct.sequenceName,
-		CreatedAt: ct.createdAt, LastInteractionAt: ct.lastInteraction(),
-	}
-	if ct.email != nil {
-		st.Email = *ct.email
-	}
-	if ct.gender != nil {
-		st.Gender = *ct.gender
+		CreatedAt: ct.createdAt, LastInteractionAt: ct.lastInteraction(), Email: deref(ct.email), Gender: deref(ct.gender),
 	}
 	for _, t := range ct.tags {
 		st.Tags = append(st.Tags, t.name)
@@ -138,12 +134,7 @@ func (c *Company) Contacts() []Contact {
 	for _, ct := range co.contacts {
 		out = append(out, ct.state())
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if !out[i].CreatedAt.Equal(out[j].CreatedAt) {
-			return out[i].CreatedAt.Before(out[j].CreatedAt)
-		}
-		return out[i].ID < out[j].ID
-	})
+	slices.SortFunc(out, func(a, b Contact) int { return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), strings.Compare(a.ID, b.ID)) })
 	return out
 }
 

@@ -205,20 +205,20 @@ func (r raw) MarshalJSON() ([]byte, error) {
 	if m == nil || m.Type == convo.MessageSystem || m.Type == convo.MessageUnsupported {
 		return []byte("null"), nil
 	}
-	type content struct {
+	var c struct {
 		Body     *string           `json:"body,omitempty"`
 		FileSize *int64            `json:"file_size,omitempty"`
 		MimeType *string           `json:"mime_type,omitempty"`
 		Type     convo.MessageType `json:"type"`
 	}
-	c := content{Body: m.Text, Type: m.Type}
+	c.Body, c.Type = m.Text, m.Type
 	if md := m.Media; md != nil && md.MediaID != nil {
 		c.MimeType, c.FileSize = md.MimeType, md.FileSize
 	}
 	return json.Marshal(struct {
-		Content           content `json:"content"`
-		Origin            Sender  `json:"origin"`
-		ProviderMessageID string  `json:"provider_message_id"`
+		Content           any    `json:"content"`
+		Origin            Sender `json:"origin"`
+		ProviderMessageID string `json:"provider_message_id"`
 	}{c, m.sender, "pmid." + strings.ReplaceAll(m.MessageID, "-", "")})
 }
 
