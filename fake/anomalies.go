@@ -229,8 +229,8 @@ func (co *company) cachedAnomalies(want []string, threshold int, now time.Time, 
 type worstHeap []*conversation
 
 func worse(a, b *conversation) bool { // a waits longer than b; ties by conversation id
-	if !a.lastInbound.at.Equal(b.lastInbound.at) {
-		return a.lastInbound.at.Before(b.lastInbound.at)
+	if !a.lastInboundAt.Equal(b.lastInboundAt) {
+		return a.lastInboundAt.Before(b.lastInboundAt)
 	}
 	return a.ID < b.ID
 }
@@ -286,8 +286,8 @@ func computeAnomalies(co *company, now time.Time, thresholdHours int, buckets []
 			}
 			continue
 		}
-		waiting := now.Sub(c.lastInbound.at)
-		if waiting < threshold || waiting > ceilings[c.account.channel] {
+		waiting := now.Sub(c.lastInboundAt)
+		if waiting < threshold || waiting > ceilings[c.Channel] {
 			continue
 		}
 		if unanswered != nil && c.repliesAfter == 0 {

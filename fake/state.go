@@ -94,6 +94,14 @@ type contact struct {
 // conversation is a stored conversation. Its exported fields are the item
 // of GET /conversations, kept up to date as it changes (syncWire).
 type conversation struct {
+	// What the anomaly report reads of every conversation comes first,
+	// together (computeAnomalies).
+	lastInbound   *message  // derived from msgs, maintained on insert (see recompute)
+	lastInboundAt time.Time // lastInbound's time
+	repliesAfter  int       // outbound replies (agent, phone, automation) after lastInbound, not failed
+	humanAfter    int       // of which from a person (agent, phone)
+	assignedTo    string
+
 	ID                string                   `json:"id"`
 	ContactID         string                   `json:"contact_id"`
 	Channel           convo.Channel            `json:"channel"`
@@ -109,7 +117,6 @@ type conversation struct {
 	company    *company
 	contact    *contact
 	account    *account
-	assignedTo string
 	createdAt  time.Time
 	createdSeq uint64
 	// createdAt0 is createdAt before any message: a backfilled message can
@@ -128,10 +135,7 @@ type conversation struct {
 	movedSeq uint64
 
 	// Derived from msgs, maintained on insert (see recompute).
-	lastInbound    *message
 	lastMessageAt  time.Time // zero when no message
-	repliesAfter   int       // outbound replies (agent, phone, automation) after lastInbound, not failed
-	humanAfter     int       // of which from a person (agent, phone)
 	unread         int       // inbound messages after the last human reply
 	lmaHistory     []lmaPoint
 	unreadOverride *int
@@ -316,7 +320,8 @@ func (c *conversation) syncWire() {
 	c.UnreadCount = c.unreadCount()
 	c.LastInboundAt = nil
 	if c.lastInbound != nil {
-		c.LastInboundAt = (*stamp)(&c.lastInbound.at)
+		c.lastInboundAt = c.lastInbound.at
+		c.LastInboundAt = (*stamp)(&c.lastInboundAt)
 	}
 }
 
