@@ -139,25 +139,22 @@ func (s *Server) handleAnomalies(w http.ResponseWriter, r *http.Request, co *com
 	s.writeEncoded(w, http.StatusOK, part{json: co.encodedReport(want, results, threshold, limit, s.cfg.anomalyTTL > 0)})
 }
 
-// encodedReport is a report in JSON. A report made of cached results is
-// encoded once, and kept while those results are the cached ones.
+// encodedReport is a report in JSON. The company keeps its latest report
+// made of cached results, encoded once, and serves it again while the
+// query and those results are the same.
 func (co *company) encodedReport(want []string, results map[string]*anomalyResult, threshold, limit int, keep bool) []byte {
 	key := reportKey{strings.Join(want, ","), threshold, limit}
-	co.reportsMu.Lock()
-	defer co.reportsMu.Unlock()
-	if r := co.reports[key]; r != nil && slices.EqualFunc(want, r.from, func(b string, res *anomalyResult) bool { return results[b] == res }) {
+	co.reportMu.Lock()
+	defer co.reportMu.Unlock()
+	if r := co.report; r != nil && r.key == key && slices.EqualFunc(want, r.from, func(b string, res *anomalyResult) bool { return results[b] == res }) {
 		return r.data
 	}
 	data := encode(anomalyReport(want, results, threshold, limit))
 	if keep {
-		if len(co.reports) >= 64 { // distinct queries within a cache lifetime: few
-			clear(co.reports)
-		}
-		r := &encodedReport{data: data}
+		co.report = &encodedReport{key: key, data: data}
 		for _, b := range want {
-			r.from = append(r.from, results[b])
+			co.report.from = append(co.report.from, results[b])
 		}
-		co.reports[key] = r
 	}
 	return data
 }
@@ -168,8 +165,9 @@ type reportKey struct {
 	threshold, limit int
 }
 
-// encodedReport is a report's JSON and the results it was made of.
+// encodedReport is a report's JSON, its query and the results it was made of.
 type encodedReport struct {
+	key  reportKey
 	from []*anomalyResult
 	data []byte
 }

@@ -70,6 +70,8 @@ func TestLoadSeedErrorsNameThePlace(t *testing.T) {
 		   "conversations":[{"contact":"a","messages":[{"text":"x"},{"sender":"bot"}]}]}]}`, `companies[0].conversations[0].messages[1].sender: unknown sender "bot"`},
 		{`{"companies":[{"channels":[{"ref":"c","channel":"chatapp"}],"contacts":[{"ref":"a","channel":"c","phone":"5511987654321"}],
 		   "conversations":[{"contact":"a","messages":[{"ago":"yesterday"}]}]}]}`, `companies[0].conversations[0].messages[0].ago: bad duration "yesterday"`},
+		{`{"companies":[{"channels":[{"ref":"c","channel":"chatapp"}],"contacts":[{"ref":"a","channel":"c","phone":"5511987654321"}],
+		   "conversations":[{"contact":"a","messages":[{"reactions":[{"emoji":"x","ago":"soon"}]}]}]}]}`, `companies[0].conversations[0].messages[0].reactions[0].ago: bad duration "soon"`},
 		{`{"companies":[{},{"channels":[]}]}`, "companies[1].api_key: api key is empty"},
 		{`{"companies":[{"unknown":1}]}`, `unknown field "unknown"`},
 		{`{"companies":[{"channels":[{"channel":1}]}]}`, "companies[0].channels[0].channel (line 1, column 40): want string"},

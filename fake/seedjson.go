@@ -117,21 +117,12 @@ func jsonKind(t reflect.Type) string {
 	return "number"
 }
 
-// jsonKindOf is the JSON type of a decoded value.
+// jsonKindOf is the JSON type of a value decoded into an any.
 func jsonKindOf(v any) string {
-	switch v.(type) {
-	case nil:
+	if v == nil {
 		return "null"
-	case string:
-		return "string"
-	case map[string]any:
-		return "object"
-	case []any:
-		return "array"
-	case bool:
-		return "bool"
 	}
-	return "number"
+	return jsonKind(reflect.TypeOf(v))
 }
 
 func position(data []byte, offset int64) (line, col int) {

@@ -39,8 +39,8 @@ type company struct {
 	tagsByID   map[string]*tag
 
 	anomalyCache map[anomalyCacheKey]*anomalyResult
-	reportsMu    sync.Mutex                   // guards reports, which readers fill
-	reports      map[reportKey]*encodedReport // encoded reports of cached results
+	reportMu     sync.Mutex     // guards report, which readers fill
+	report       *encodedReport // the latest report made of cached results
 
 	// order lists the conversations by list key (see listKey), most recent
 	// first, ties by id descending, so that a page of the conversation list
@@ -249,7 +249,6 @@ func newCompany(apiKey string) *company {
 		tagsByName:      map[string]*tag{},
 		tagsByID:        map[string]*tag{},
 		anomalyCache:    map[anomalyCacheKey]*anomalyResult{},
-		reports:         map[reportKey]*encodedReport{},
 	}
 }
 
