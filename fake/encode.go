@@ -91,7 +91,20 @@ func (p part) append(b []byte) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = f.append(append(append(b, encode(f.name)...), ':'))
+		b = f.append(append(append(b, encodedName(f.name)...), ':'))
 	}
 	return append(b, '}')
+}
+
+// names keeps the encoded names of parts' fields: a handful of keys,
+// encoded once.
+var names sync.Map // string -> []byte
+
+func encodedName(name string) []byte {
+	if b, ok := names.Load(name); ok {
+		return b.([]byte)
+	}
+	b := encode(name)
+	names.Store(name, b)
+	return b
 }
