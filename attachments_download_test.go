@@ -362,8 +362,8 @@ func testDownloadAttachmentAt(t *testing.T, at time.Time) {
 	s := fake.New(t, fake.WithClock(clock), fake.WithAttachmentTTL(15*time.Minute), fake.WithHandlerMiddleware(oascheck.Middleware(t)))
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: "chatapp", ProviderIdentifier: "5511900000000"})
-	ana := co.AddContact(fake.Contact{Account: line, Phone: "+55 11 98765-4321", Name: "Ana"})
-	conv := co.AddConversation(fake.Conversation{Contact: ana})
+	ana := co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "+55 11 98765-4321", Name: "Ana"})
+	conv := co.AddConversation(fake.Conversation{ContactID: ana})
 	file := bytes.Repeat([]byte("pdf!"), 1000)
 	co.AddMessage(conv, fake.Message{Sender: fake.SenderContact, At: clock.Now().Add(-time.Hour),
 		Media: &fake.Media{MimeType: "application/pdf", Filename: "invoice.pdf", Data: file}})

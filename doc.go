@@ -119,7 +119,7 @@
 //	s := fake.New(t, fake.WithClock(fake.NewManualClock(start)))
 //	co := s.Company()
 //	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-//	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
+//	conv := co.AddConversation(fake.Conversation{ContactID: co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "5511987654321"})})
 //	co.Inbound(conv, "Where is my order?", start.Add(-5*time.Hour))
 //	client := s.Client() // a *convo.Client pointed at the fake
 //

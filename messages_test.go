@@ -289,8 +289,8 @@ func TestPagesResumeFromTheLastCursor(t *testing.T) {
 	s := fake.New(t, fake.WithClock(fake.NewManualClock(now)), fake.WithHandlerMiddleware(oascheck.Middleware(t)))
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, DisplayName: "Sales", ProviderIdentifier: "5511900000000"})
-	ana := co.AddContact(fake.Contact{Account: line, Phone: "5511987654321", Name: "Ana"})
-	conv := co.AddConversation(fake.Conversation{Contact: ana})
+	ana := co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "5511987654321", Name: "Ana"})
+	conv := co.AddConversation(fake.Conversation{ContactID: ana})
 	want := map[string]bool{}
 	for i := range 47 {
 		want[co.Inbound(conv, fmt.Sprintf("m%d", i), now.Add(-time.Duration(47-i)*time.Minute))] = true

@@ -95,8 +95,8 @@ func readmeFake(t *testing.T) (*fake.Server, string) {
 	s := fake.New(t)
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: "chatapp", ProviderIdentifier: "5511900000000"})
-	ana := co.AddContact(fake.Contact{Account: line, Phone: "+55 11 91234-0000", Name: "Ana"})
-	conv := co.AddConversation(fake.Conversation{Contact: ana})
+	ana := co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "+55 11 91234-0000", Name: "Ana"})
+	conv := co.AddConversation(fake.Conversation{ContactID: ana})
 	co.Inbound(conv, "Hello!", s.Clock().Now().Add(-time.Hour))
 	return s, conv
 }
@@ -145,8 +145,8 @@ func TestReadmeFake(t *testing.T) {
 
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: "chatapp", ProviderIdentifier: "5511900000000"})
-	ana := co.AddContact(fake.Contact{Account: line, Phone: "+55 11 98765-4321", Name: "Ana"})
-	conv := co.AddConversation(fake.Conversation{Contact: ana})
+	ana := co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "+55 11 98765-4321", Name: "Ana"})
+	conv := co.AddConversation(fake.Conversation{ContactID: ana})
 	co.Inbound(conv, "Is my order on its way?", clock.Now().Add(-5*time.Hour))
 
 	c := s.Client(convo.WithMaxRetries(0)) // a *convo.Client pointed at the fake

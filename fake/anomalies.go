@@ -136,7 +136,40 @@ func (s *Server) handleAnomalies(w http.ResponseWriter, r *http.Request, co *com
 		}
 		s.mu.Unlock()
 	}
-	s.writeJSON(w, http.StatusOK, anomalyReport(want, results, threshold, limit))
+	s.writeEncoded(w, http.StatusOK, part{json: co.encodedReport(want, results, threshold, limit, s.cfg.anomalyTTL > 0)})
+}
+
+// encodedReport is a report in JSON. The company keeps its latest report
+// made of cached results, encoded once, and serves it again while the
+// query and those results are the same.
+func (co *company) encodedReport(want []string, results map[string]*anomalyResult, threshold, limit int, keep bool) []byte {
+	key := reportKey{strings.Join(want, ","), threshold, limit}
+	co.reportMu.Lock()
+	defer co.reportMu.Unlock()
+	if r := co.report; r != nil && r.key == key && slices.EqualFunc(want, r.from, func(b string, res *anomalyResult) bool { return results[b] == res }) {
+		return r.data
+	}
+	data := encode(anomalyReport(want, results, threshold, limit))
+	if keep {
+		co.report = &encodedReport{key: key, data: data}
+		for _, b := range want {
+			co.report.from = append(co.report.from, results[b])
+		}
+	}
+	return data
+}
+
+// reportKey is a report's query: its buckets, threshold and limit.
+type reportKey struct {
+	want             string
+	threshold, limit int
+}
+
+// encodedReport is a report's JSON, its query and the results it was made of.
+type encodedReport struct {
+	key  reportKey
+	from []*anomalyResult
+	data []byte
 }
 
 // anomalyBucket is a bucket of the report: never_engaged has a count only,
@@ -194,10 +227,10 @@ func (co *company) cachedAnomalies(want []string, threshold int, now time.Time, 
 type worstHeap []*conversation
 
 func worse(a, b *conversation) bool { // a waits longer than b; ties by conversation id
-	if !a.lastInbound.at.Equal(b.lastInbound.at) {
-		return a.lastInbound.at.Before(b.lastInbound.at)
+	if !a.lastInboundAt.Equal(b.lastInboundAt) {
+		return a.lastInboundAt.Before(b.lastInboundAt)
 	}
-	return a.id < b.id
+	return a.ID < b.ID
 }
 
 func (h worstHeap) Len() int           { return len(h) }
@@ -242,7 +275,7 @@ func computeAnomalies(co *company, now time.Time, thresholdHours int, buckets []
 	}
 	unanswered, never, unassigned, autoOnly := acc[BucketUnanswered], acc[BucketNeverEngaged], acc[BucketUnassigned], acc[BucketAutomationOnly]
 	for _, c := range co.conversations {
-		if c.status != convo.ConversationOpen {
+		if c.Status != convo.ConversationOpen {
 			continue
 		}
 		if c.lastInbound == nil {
@@ -251,8 +284,8 @@ func computeAnomalies(co *company, now time.Time, thresholdHours int, buckets []
 			}
 			continue
 		}
-		waiting := now.Sub(c.lastInbound.at)
-		if waiting < threshold || waiting > ceilings[c.account.channel] {
+		waiting := now.Sub(c.lastInboundAt)
+		if waiting < threshold || waiting > ceilings[c.Channel] {
 			continue
 		}
 		if unanswered != nil && c.repliesAfter == 0 {
@@ -272,7 +305,7 @@ func computeAnomalies(co *company, now time.Time, thresholdHours int, buckets []
 			c := heap.Pop(&a.worst).(*conversation)
 			waiting := now.Sub(c.lastInbound.at).Hours()
 			res.items[i] = anomalyItem{
-				ConversationID: c.id, ContactID: c.contact.id, Channel: c.account.channel, ChannelAccountID: c.account.id,
+				ConversationID: c.ID, ContactID: c.contact.id, Channel: c.account.channel, ChannelAccountID: c.account.id,
 				LastInboundAt: formatTime(c.lastInbound.at), LastMessageAt: formatTime(c.lastMessageAt),
 				WaitingHours: oneDecimal(float64(int64(waiting*10+0.5)) / 10), Assigned: c.assignedTo != "", UnreadCount: c.unreadCount(),
 			}

@@ -18,7 +18,7 @@ func TestAnomaliesExactReport(t *testing.T) {
 	co := b.co
 	h := func(x float64) time.Time { return t0.Add(-time.Duration(x * float64(time.Hour))) }
 	conv := func(id, contact, agent string) string {
-		return co.AddConversation(fake.Conversation{ID: id, Contact: contact, AssignedTo: agent})
+		return co.AddConversation(fake.Conversation{ID: id, ContactID: contact, AssignedTo: agent})
 	}
 	// Waiting 5.25 h, nothing went out: unanswered, unassigned.
 	c1 := conv("c1", b.ana, "")
@@ -48,8 +48,8 @@ func TestAnomaliesExactReport(t *testing.T) {
 	// Never engaged: open, no inbound; resolved ones are not counted.
 	co.Reply(conv("n1", b.ana, ""), fake.SenderAutomation, "promo", h(30))
 	conv("n2", b.bob, "")
-	co.AddConversation(fake.Conversation{Contact: b.ana, Status: convo.ConversationResolved})
-	res := co.AddConversation(fake.Conversation{Contact: b.ana, Status: convo.ConversationResolved})
+	co.AddConversation(fake.Conversation{ContactID: b.ana, Status: convo.ConversationResolved})
+	res := co.AddConversation(fake.Conversation{ContactID: b.ana, Status: convo.ConversationResolved})
 	co.Inbound(res, "resolved, waiting", h(5))
 	// A system message is neither an inbound nor a reply.
 	c10 := conv("c10", b.visitor, "Ana")
@@ -118,7 +118,7 @@ func unanswered(t *testing.T, r resp) (count int, ids []string) {
 func TestAnomaliesTiesByConversationID(t *testing.T) {
 	s, b := newBasic(t)
 	for _, id := range []string{"c-b", "c-c", "c-a"} {
-		b.co.Inbound(b.co.AddConversation(fake.Conversation{ID: id, Contact: b.ana}), "x", t0.Add(-5*time.Hour))
+		b.co.Inbound(b.co.AddConversation(fake.Conversation{ID: id, ContactID: b.ana}), "x", t0.Add(-5*time.Hour))
 	}
 	_, got := unanswered(t, get(t, s, "/conversations/anomalies"))
 	assert.Equal(t, []string{"c-a", "c-b", "c-c"}, got)
@@ -127,7 +127,7 @@ func TestAnomaliesTiesByConversationID(t *testing.T) {
 func TestAnomaliesItemsCappedWorstFirst(t *testing.T) {
 	s, b := newBasic(t)
 	for i := 0; i < 150; i++ {
-		c := b.co.AddConversation(fake.Conversation{ID: fmt.Sprintf("c%03d", i), Contact: b.ana})
+		c := b.co.AddConversation(fake.Conversation{ID: fmt.Sprintf("c%03d", i), ContactID: b.ana})
 		b.co.Inbound(c, "x", t0.Add(-4*time.Hour-time.Duration(i)*time.Minute)) // c149 waits longest
 	}
 	count, got := unanswered(t, get(t, s, "/conversations/anomalies?limit=100"))
@@ -143,7 +143,7 @@ func TestAnomaliesItemsCappedWorstFirst(t *testing.T) {
 
 func TestAnomaliesFollowStatusAndAssignmentChanges(t *testing.T) {
 	s, b := newBasic(t, fake.WithAnomalyCacheTTL(0))
-	c := b.co.AddConversation(fake.Conversation{Contact: b.ana})
+	c := b.co.AddConversation(fake.Conversation{ContactID: b.ana})
 	b.co.Inbound(c, "x", t0.Add(-5*time.Hour))
 	q := "/conversations/anomalies?include=unassigned"
 	assert.Contains(t, get(t, s, q).Data(t, 200), `"unassigned":{"count":1`)
@@ -208,7 +208,7 @@ func TestAnomaliesInclude(t *testing.T) {
 func TestAnomaliesThresholdEdgesAndDecimals(t *testing.T) {
 	s, b := newBasic(t, fake.WithAnomalyCacheTTL(0))
 	mk := func(id, contact string, ago time.Duration) {
-		b.co.Inbound(b.co.AddConversation(fake.Conversation{ID: id, Contact: contact}), "x", t0.Add(-ago))
+		b.co.Inbound(b.co.AddConversation(fake.Conversation{ID: id, ContactID: contact}), "x", t0.Add(-ago))
 	}
 	mk("a-1h", b.ana, time.Hour)
 	mk("a-59m", b.ana, time.Hour-time.Second)
@@ -244,7 +244,7 @@ func TestAnomaliesThresholdEdgesAndDecimals(t *testing.T) {
 // failed automation reply does not make it automation_only.
 func TestFailedReplyDidNotGoOut(t *testing.T) {
 	s, b := newBasic(t, fake.WithAnomalyCacheTTL(0))
-	c := b.co.AddConversation(fake.Conversation{ID: "c-failed", Contact: b.ana})
+	c := b.co.AddConversation(fake.Conversation{ID: "c-failed", ContactID: b.ana})
 	b.co.Inbound(c, "hello?", t0.Add(-6*time.Hour))
 	b.co.AddMessage(c, fake.Message{Sender: fake.SenderAutomation, Text: "auto", Status: "failed", FailureReason: "outside session window", At: t0.Add(-5 * time.Hour)})
 	q := func() resp { return get(t, s, "/conversations/anomalies?include=automation_only") }
@@ -262,9 +262,9 @@ func TestFailedReplyDidNotGoOut(t *testing.T) {
 // reply, whoever is named as their sender.
 func TestSystemTypeIsNeutral(t *testing.T) {
 	s, b := newBasic(t, fake.WithAnomalyCacheTTL(0))
-	only := b.co.AddConversation(fake.Conversation{ID: "only-system", Contact: b.ana})
+	only := b.co.AddConversation(fake.Conversation{ID: "only-system", ContactID: b.ana})
 	b.co.AddMessage(only, fake.Message{Sender: fake.SenderContact, Type: "system", At: t0.Add(-5 * time.Hour)})
-	waiting := b.co.AddConversation(fake.Conversation{ID: "waiting", Contact: b.bob})
+	waiting := b.co.AddConversation(fake.Conversation{ID: "waiting", ContactID: b.bob})
 	b.co.Inbound(waiting, "hi", t0.Add(-6*time.Hour))
 	b.co.AddMessage(waiting, fake.Message{Sender: fake.SenderAgent, Type: "system", At: t0.Add(-5 * time.Hour)})
 	raw := get(t, s, "/conversations/anomalies").Data(t, 200)
@@ -281,8 +281,8 @@ func TestAnomaliesCache(t *testing.T) {
 	s, b := newBasic(t, fake.WithClock(clock), fake.WithAnomalyCacheTTL(5*time.Minute))
 	count := func() int { n, _ := unanswered(t, get(t, s, "/conversations/anomalies")); return n }
 	assert.Equal(t, 0, count()) // caches unanswered and never_engaged
-	b.co.Inbound(b.co.AddConversation(fake.Conversation{Contact: b.ana}), "x", t0.Add(-5*time.Hour))
-	b.co.AddConversation(fake.Conversation{Contact: b.bob})
+	b.co.Inbound(b.co.AddConversation(fake.Conversation{ContactID: b.ana}), "x", t0.Add(-5*time.Hour))
+	b.co.AddConversation(fake.Conversation{ContactID: b.bob})
 	assert.Equal(t, 0, count())
 	clock.Advance(time.Minute)
 	raw := get(t, s, "/conversations/anomalies?include=unassigned").Data(t, 200)

@@ -64,11 +64,11 @@ func answersAt(t *testing.T, now time.Time) dateAnswers {
 	phone := 5511900000100
 	conv := func(id string) string {
 		phone++
-		ct := co.AddContact(fake.Contact{Account: acc, Phone: fmt.Sprint(phone)})
-		return co.AddConversation(fake.Conversation{ID: id, Contact: ct})
+		ct := co.AddContact(fake.Contact{ChannelAccountID: acc, PhoneNumber: fmt.Sprint(phone)})
+		return co.AddConversation(fake.Conversation{ID: id, ContactID: ct})
 	}
 	msg := func(conv, id string, ago time.Duration) {
-		co.AddMessage(conv, fake.Message{ID: id, Sender: fake.SenderAgent, Text: id, At: now.Add(-ago)})
+		co.AddMessage(conv, fake.Message{MessageID: id, Sender: fake.SenderAgent, Text: id, At: now.Add(-ago)})
 	}
 	c := s.Client()
 	ctx := context.Background()

@@ -50,8 +50,8 @@ func (s *Server) handleAttachment(w http.ResponseWriter, r *http.Request, co *co
 	expires := now.Add(s.cfg.attachmentTTL)
 	s.files[token] = &fileGrant{media: md, expires: expires}
 	data := wireAttachment{
-		MediaID: md.id, URL: s.baseFor(r) + filesPrefix + token, ExpiresAt: formatTime(expires),
-		MimeType: *md.mime, FileSize: *md.size, Filename: *md.filename,
+		MediaID: *md.MediaID, URL: s.baseFor(r) + filesPrefix + token, ExpiresAt: formatTime(expires),
+		MimeType: *md.MimeType, FileSize: *md.FileSize, Filename: *md.Filename,
 	}
 	s.mu.Unlock()
 	s.writeJSON(w, http.StatusOK, data)
@@ -98,9 +98,9 @@ func (s *Server) handleFile(w http.ResponseWriter, r *http.Request, token string
 		return
 	}
 	h := w.Header()
-	h.Set("Content-Type", *g.media.mime)
+	h.Set("Content-Type", *g.media.MimeType)
 	h.Set("Content-Length", strconv.Itoa(len(g.media.data)))
-	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": *g.media.filename}))
+	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": *g.media.Filename}))
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
 		_, _ = w.Write(g.media.data)

@@ -17,7 +17,7 @@ import (
 func TestAttachmentExchangeAndDownload(t *testing.T) {
 	clock := fake.NewManualClock(t0)
 	s, b := newBasic(t, fake.WithClock(clock), fake.WithAttachmentTTL(10*time.Minute))
-	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
+	conv := b.co.AddConversation(fake.Conversation{ContactID: b.ana})
 	m := b.co.AddMessage(conv, fake.Message{Sender: fake.SenderContact, Media: &fake.Media{MimeType: "application/pdf", Filename: "invoice.pdf", Data: []byte("%PDF-1.7 fake")}})
 	mediaID := s.MediaID(m)
 
@@ -56,7 +56,7 @@ func TestAttachmentExchangeAndDownload(t *testing.T) {
 // header: a client naming another host must not steer the download there.
 func TestAttachmentHostIsNeverTheHostHeader(t *testing.T) {
 	s, b := newBasic(t)
-	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
+	conv := b.co.AddConversation(fake.Conversation{ContactID: b.ana})
 	m := b.co.AddMessage(conv, fake.Message{Media: &fake.Media{MimeType: "image/png", Data: []byte("png")}})
 	raw := "GET /v1/attachments/" + s.MediaID(m) + " HTTP/1.1\r\nHost: evil.example\r\nX-Api-Key: " + s.APIKey() + "\r\nConnection: close\r\n\r\n"
 	got := rawExchange(t, s, raw, false)

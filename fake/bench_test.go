@@ -49,8 +49,8 @@ func BenchmarkMessagesPage(b *testing.B) {
 	acc := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp})
 	var target string
 	for c := 0; c < convs; c++ {
-		ct := co.AddContact(fake.Contact{Account: acc, Phone: fmt.Sprintf("55119%08d", c)})
-		cv := co.AddConversation(fake.Conversation{Contact: ct})
+		ct := co.AddContact(fake.Contact{ChannelAccountID: acc, PhoneNumber: fmt.Sprintf("55119%08d", c)})
+		cv := co.AddConversation(fake.Conversation{ContactID: ct})
 		for i := 0; i < perConv; i++ {
 			m := fake.Message{Sender: fake.SenderContact, Text: "Hello, I would like to know more about your plans.", At: t0.Add(-time.Duration(perConv-i) * time.Minute)}
 			if i%2 == 1 {
@@ -122,14 +122,14 @@ func BenchmarkAnomaliesUncached(b *testing.B) {
 		if i%3 == 0 {
 			acc = bot
 		}
-		contacts = append(contacts, co.AddContact(fake.Contact{Account: acc, Phone: fmt.Sprintf("55119%08d", i)}))
+		contacts = append(contacts, co.AddContact(fake.Contact{ChannelAccountID: acc, PhoneNumber: fmt.Sprintf("55119%08d", i)}))
 	}
 	for i := 0; i < n; i++ {
 		agent := ""
 		if i%2 == 0 {
 			agent = "Marta"
 		}
-		cv := co.AddConversation(fake.Conversation{Contact: contacts[i%len(contacts)], AssignedTo: agent})
+		cv := co.AddConversation(fake.Conversation{ContactID: contacts[i%len(contacts)], AssignedTo: agent})
 		if i%10 == 0 {
 			continue // never engaged
 		}
@@ -184,8 +184,8 @@ func conversationStore(b *testing.B, n int) *fake.Server {
 	co := s.Company()
 	acc := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp})
 	for i := range n {
-		ct := co.AddContact(fake.Contact{Account: acc, Phone: fmt.Sprintf("55%011d", i)})
-		cv := co.AddConversation(fake.Conversation{Contact: ct})
+		ct := co.AddContact(fake.Contact{ChannelAccountID: acc, PhoneNumber: fmt.Sprintf("55%011d", i)})
+		cv := co.AddConversation(fake.Conversation{ContactID: ct})
 		co.AddMessage(cv, fake.Message{Sender: fake.SenderContact, Text: "hi", At: t0.Add(-time.Duration(i) * time.Second)})
 	}
 	return s
@@ -265,8 +265,8 @@ func BenchmarkEdgeAnomaliesCached(b *testing.B) {
 	co := s.Company()
 	acc := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp})
 	for i := range 100_000 {
-		ct := co.AddContact(fake.Contact{Account: acc, Phone: fmt.Sprintf("55%011d", i)})
-		cv := co.AddConversation(fake.Conversation{Contact: ct})
+		ct := co.AddContact(fake.Contact{ChannelAccountID: acc, PhoneNumber: fmt.Sprintf("55%011d", i)})
+		cv := co.AddConversation(fake.Conversation{ContactID: ct})
 		co.AddMessage(cv, fake.Message{Sender: fake.SenderContact, Text: "hi", At: t0.Add(-time.Duration(5*3600+i%(15*3600)) * time.Second)})
 	}
 	target := "/v1/conversations/anomalies?include=unassigned,automation_only&limit=100"
@@ -307,8 +307,8 @@ func BenchmarkEdgeMemoryAfterReading(b *testing.B) {
 		acc := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp})
 		var convs []string
 		for c := range 1000 {
-			ct := co.AddContact(fake.Contact{Account: acc, Phone: fmt.Sprintf("55%011d", c)})
-			cv := co.AddConversation(fake.Conversation{Contact: ct})
+			ct := co.AddContact(fake.Contact{ChannelAccountID: acc, PhoneNumber: fmt.Sprintf("55%011d", c)})
+			cv := co.AddConversation(fake.Conversation{ContactID: ct})
 			for i := range 200 {
 				co.AddMessage(cv, fake.Message{Sender: fake.SenderContact, Text: "Hello, I would like to know more about your plans.",
 					At: t0.Add(-time.Duration(c*200+i) * time.Second)})

@@ -72,57 +72,54 @@ func (c *Company) ID() string { return c.id }
 
 // APIKey returns the company's API key.
 func (c *Company) APIKey() string {
-	var key string
-	c.with(func(co *company) error { key = co.apiKey; return nil })
-	return key
+	return c.do("", func(co *company) (string, error) { return co.apiKey, nil })
 }
 
-// with runs f on the company under the write lock.
-func (c *Company) with(f func(co *company) error) {
+// do runs f on the company under the write lock and returns its result;
+// an error (named after kind, when not "") panics.
+func (c *Company) do(kind string, f func(co *company) (string, error)) string {
 	c.s.mu.Lock()
 	defer c.s.mu.Unlock()
 	co := c.s.byID[c.id]
 	if co == nil {
 		must(errors.New("the company no longer exists (the server was reloaded)"))
 	}
-	must(f(co))
+	out, err := f(co)
+	if kind != "" {
+		err = within(kind, err)
+	}
+	must(err)
+	return out
+}
+
+// with runs f on the company under the write lock; an error panics.
+func (c *Company) with(f func(co *company) error) {
+	c.do("", func(co *company) (string, error) { return "", f(co) })
 }
 
 // AddChannel adds a channel account (GET /channels) and returns its id.
 func (c *Company) AddChannel(a ChannelAccount) string {
-	var id string
-	c.with(func(co *company) (err error) {
-		id, err = c.s.addAccount(co, a, false)
-		return within("channel account", err)
-	})
-	return id
+	return c.do("channel account", func(co *company) (string, error) { return c.s.addAccount(co, a, false) })
 }
 
 // AddWebchatWidget adds a webchat widget and returns its id: the
 // channel_account_id of webchat conversations. A widget never appears
 // in /channels.
 func (c *Company) AddWebchatWidget(displayName string) string {
-	var id string
-	c.with(func(co *company) (err error) {
-		id, err = c.s.addAccount(co, ChannelAccount{Channel: convo.ChannelWebchat, DisplayName: displayName}, true)
-		return
+	return c.do("", func(co *company) (string, error) {
+		return c.s.addAccount(co, ChannelAccount{Channel: convo.ChannelWebchat, DisplayName: displayName}, true)
 	})
-	return id
 }
 
 // AddContact adds a contact (POST /chatapp/contacts, GET /chatapp/contacts/lookup) and returns its id.
 func (c *Company) AddContact(ct Contact) string {
-	var id string
-	c.with(func(co *company) (err error) { id, err = c.s.addContact(co, ct); return within("contact", err) })
-	return id
+	return c.do("contact", func(co *company) (string, error) { return c.s.addContact(co, ct) })
 }
 
 // TagID returns the id of the company's tag called name, creating the tag
 // if needed: the value to send in tag_ids (DELETE /chatapp/contacts/tags).
 func (c *Company) TagID(name string) string {
-	var id string
-	c.with(func(co *company) error { id = co.tag(name).id; return nil })
-	return id
+	return c.do("", func(co *company) (string, error) { return co.tag(name).id, nil })
 }
 
 // TagContact adds the tags (names) to a contact.
@@ -153,12 +150,7 @@ func (c *Company) ScheduleSequence(contactID, name string) {
 
 // AddConversation adds a conversation and returns its id.
 func (c *Company) AddConversation(cv Conversation) string {
-	var id string
-	c.with(func(co *company) (err error) {
-		id, err = c.s.addConversation(co, cv)
-		return within("conversation", err)
-	})
-	return id
+	return c.do("conversation", func(co *company) (string, error) { return c.s.addConversation(co, cv) })
 }
 
 // SetStatus changes a conversation's status: convo.ConversationOpen,
@@ -172,7 +164,7 @@ func (c *Company) SetStatus(conversationID string, status convo.ConversationStat
 		if status != convo.ConversationOpen && status != convo.ConversationResolved && status != convo.ConversationArchived {
 			return fmt.Errorf("unknown status %q", status)
 		}
-		conv.status = status
+		conv.Status = status
 		return nil
 	})
 }
@@ -185,6 +177,7 @@ func (c *Company) Assign(conversationID, agent string) {
 			return fmt.Errorf("unknown conversation %q", conversationID)
 		}
 		conv.assignedTo = agent
+		conv.syncWire()
 		return nil
 	})
 }
@@ -192,12 +185,7 @@ func (c *Company) Assign(conversationID, agent string) {
 // AddMessage adds a message to a conversation and returns its id. Messages
 // may be added in any time order; the read returns them newest first.
 func (c *Company) AddMessage(conversationID string, m Message) string {
-	var id string
-	c.with(func(co *company) (err error) {
-		id, err = c.s.addMessage(co, conversationID, m)
-		return within("message", err)
-	})
-	return id
+	return c.do("message", func(co *company) (string, error) { return c.s.addMessage(co, conversationID, m) })
 }
 
 // Inbound adds a text message from the contact at the given time (zero: now).
@@ -227,7 +215,7 @@ func (c *Company) Receive(accountID, phoneNumber, name string, m Message) (conve
 		}
 		ct := co.contactsByIdent[identKey{acc.id, norm}]
 		if ct == nil {
-			id, err := c.s.addContact(co, Contact{Account: acc.id, Phone: norm, Name: name, CreatedAt: m.At})
+			id, err := c.s.addContact(co, Contact{ChannelAccountID: acc.id, PhoneNumber: norm, Name: name, CreatedAt: m.At})
 			if err != nil {
 				return err
 			}
@@ -235,12 +223,12 @@ func (c *Company) Receive(accountID, phoneNumber, name string, m Message) (conve
 		}
 		var conv *conversation
 		for _, cv := range co.conversations {
-			if cv.contact == ct && cv.status == convo.ConversationOpen {
+			if cv.contact == ct && cv.Status == convo.ConversationOpen {
 				conv = cv
 			}
 		}
 		if conv == nil {
-			id, err := c.s.addConversation(co, Conversation{Contact: ct.id, CreatedAt: m.At})
+			id, err := c.s.addConversation(co, Conversation{ContactID: ct.id, CreatedAt: m.At})
 			if err != nil {
 				return err
 			}
@@ -249,8 +237,8 @@ func (c *Company) Receive(accountID, phoneNumber, name string, m Message) (conve
 		if m.Sender == "" {
 			m.Sender = SenderContact
 		}
-		conversationID = conv.id
-		messageID, err = c.s.addMessage(co, conv.id, m)
+		conversationID = conv.ID
+		messageID, err = c.s.addMessage(co, conv.ID, m)
 		return err
 	})
 	return conversationID, messageID
@@ -264,11 +252,12 @@ func (c *Company) AddReaction(messageID string, r Reaction) {
 		if m == nil || m.conv.company != co {
 			return fmt.Errorf("unknown message %q", messageID)
 		}
-		rr, err := buildReaction(r, m.at)
+		rr, err := c.s.buildReaction(r, m.at)
 		if err != nil {
 			return err
 		}
-		m.reactions = append(m.reactions, rr)
+		m.Reactions = append(m.Reactions, rr)
+		m.encode()
 		return nil
 	})
 }

@@ -17,7 +17,7 @@ import (
 // Attachments); TestLoadSeedErrorsNameThePlace has the JSON seed.
 func TestFilenameIsNeverAPath(t *testing.T) {
 	_, b := newBasic(t)
-	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
+	conv := b.co.AddConversation(fake.Conversation{ContactID: b.ana})
 	for _, fn := range []string{"uploads/2026/a.png", `C:\tmp\a.png`, "/var/storage/a.png"} {
 		assert.Panics(t, func() {
 			b.co.AddMessage(conv, fake.Message{Media: &fake.Media{MimeType: "image/png", Filename: fn}})
@@ -33,11 +33,11 @@ func TestTenancyEveryEndpoint(t *testing.T) {
 	seedBasic(t, s)
 	other := s.AddCompany("other-key")
 	oacc := other.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511977770000"})
-	oct := other.AddContact(fake.Contact{Account: oacc, Phone: "5521922221111", Sequence: "S", Tags: []string{"t"}})
-	oconv := other.AddConversation(fake.Conversation{Contact: oct})
+	oct := other.AddContact(fake.Contact{ChannelAccountID: oacc, PhoneNumber: "5521922221111", SequenceName: "S", Tags: []string{"t"}})
+	oconv := other.AddConversation(fake.Conversation{ContactID: oct})
 	other.Inbound(oconv, "waiting", t0.Add(-5*time.Hour))
 	om := other.AddMessage(oconv, fake.Message{Sender: fake.SenderContact, At: t0.Add(-4 * time.Hour), Media: &fake.Media{MimeType: "image/png"}})
-	other.AddConversation(fake.Conversation{Contact: oct})
+	other.AddConversation(fake.Conversation{ContactID: oct})
 	tag := other.TagID("t")
 	tests := []struct {
 		name, method, path string

@@ -100,7 +100,7 @@ func (s *Server) handleCreateContact(w http.ResponseWriter, r *http.Request, co 
 		s.writeError(w, r, errf(http.StatusConflict, convo.CodeContactExists, "A contact with this phone number already exists."))
 		return
 	}
-	_, err := s.addContact(co, Contact{Account: acc.id, Phone: norm, Name: name})
+	_, err := s.addContact(co, Contact{ChannelAccountID: acc.id, PhoneNumber: norm, Name: name})
 	s.mu.Unlock()
 	if err != nil {
 		s.writeError(w, r, errf(http.StatusInternalServerError, codeInternalError, "The contact could not be created."))

@@ -130,8 +130,8 @@ func TestContactIdentity(t *testing.T) {
 	st, _ := s.Conversation(conv)
 	ct, _ := s.Contact(st.ContactID)
 	assert.Equal(t, "Zoe", ct.Name)
-	assert.Equal(t, "5521977771111", ct.Phone)
-	assert.Equal(t, b.chat, ct.AccountID)
+	assert.Equal(t, "5521977771111", ct.PhoneNumber)
+	assert.Equal(t, b.chat, ct.ChannelAccountID)
 	// The lookup finds it, by either form of the number.
 	r := get(t, s, "/chatapp/contacts/lookup?phone_number_id="+b.chatPNID+"&phone_number=%2B55+21+97777-1111")
 	assert.JSONEq(t, `{"id":"`+ct.ID+`","phone_number":"5521977771111","name":"Zoe","email":null,"gender":null,"tag_names":""}`, r.Data(t, 200))
@@ -157,18 +157,18 @@ func TestContactIdentity(t *testing.T) {
 func TestCompanyWideSearchIsChatappOnly(t *testing.T) {
 	s, b := newBasic(t)
 	chat2 := b.co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000002"})
-	older := b.co.AddContact(fake.Contact{Account: chat2, Phone: "5521944441111", Name: "On chatapp", Sequence: "Onboarding"})
+	older := b.co.AddContact(fake.Contact{ChannelAccountID: chat2, PhoneNumber: "5521944441111", Name: "On chatapp", SequenceName: "Onboarding"})
 	b.co.Receive(chat2, "5521944441111", "", fake.Message{Text: "x", At: t0.Add(-2 * time.Hour)})
-	bot := b.co.AddContact(fake.Contact{Account: b.bot, Phone: "5521944441111", Name: "On botapp", Sequence: "Bot flow"})
+	bot := b.co.AddContact(fake.Contact{ChannelAccountID: b.bot, PhoneNumber: "5521944441111", Name: "On botapp", SequenceName: "Bot flow"})
 	b.co.Receive(b.bot, "5521944441111", "", fake.Message{Text: "newer", At: t0.Add(-time.Hour)})
-	onlyBot := b.co.AddContact(fake.Contact{Account: b.bot, Phone: "5521933332222", Name: "Only bot"})
+	onlyBot := b.co.AddContact(fake.Contact{ChannelAccountID: b.bot, PhoneNumber: "5521933332222", Name: "Only bot"})
 
 	r := get(t, s, "/chatapp/contacts/lookup?phone_number=5521944441111")
 	assert.JSONEq(t, `{"id":"`+older+`","phone_number":"5521944441111","name":"On chatapp","email":null,"gender":null,"tag_names":""}`, r.Data(t, 200))
 	r = call(t, s, "POST", "/v1/chatapp/sequences/cancel", map[string]string{"phone_number": "5521944441111"})
 	assert.JSONEq(t, `{"canceled":true,"message":"Sequence canceled successfully."}`, r.Data(t, 200))
 	bs, _ := s.Contact(bot)
-	assert.Equal(t, fake.SequenceScheduled, bs.Sequence, "the botapp contact's sequence is untouched")
+	assert.Equal(t, fake.SequenceScheduled, bs.SequenceStatus, "the botapp contact's sequence is untouched")
 	assertError(t, get(t, s, "/chatapp/contacts/lookup?phone_number=5521933332222"), 404, "CONTACT_NOT_FOUND", "Contact not found.", "/api/v1/chatapp/contacts/lookup", "GET", "")
 	// By a botapp provider identifier: not a chatapp number either.
 	assertError(t, get(t, s, "/chatapp/contacts/lookup?phone_number_id=acme_bot&phone_number=5521933332222"), 404, "CONTACT_NOT_FOUND", "Contact not found.", "/api/v1/chatapp/contacts/lookup", "GET", "")
@@ -185,7 +185,7 @@ func TestLookupContact(t *testing.T) {
 	assert.JSONEq(t, `{"id":"`+b.ana+`","phone_number":"5511987654321","name":"Ana","email":null,"gender":null,"tag_names":"vip,lead"}`, r.Data(t, 200))
 
 	chat2 := b.co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000002"})
-	ana2 := b.co.AddContact(fake.Contact{Account: chat2, Phone: "5511987654321", Name: "Ana (2)", Email: "ana@example.com", Gender: "female"})
+	ana2 := b.co.AddContact(fake.Contact{ChannelAccountID: chat2, PhoneNumber: "5511987654321", Name: "Ana (2)", Email: "ana@example.com", Gender: "female"})
 	b.co.Receive(chat2, "5511987654321", "", fake.Message{Text: "hi", At: t0.Add(-time.Hour)})
 	b.co.Receive(b.chat, "5511987654321", "", fake.Message{Text: "older", At: t0.Add(-2 * time.Hour)})
 	r = get(t, s, "/chatapp/contacts/lookup?phone_number=5511987654321")

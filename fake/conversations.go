@@ -1,46 +1,18 @@
 package fake
 
 import (
+	"cmp"
 	"net/http"
 	"net/url"
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/internal/phone"
 )
-
-// wireConversation is a conversation item of the list.
-type wireConversation struct {
-	ID                string                   `json:"id"`
-	ContactID         string                   `json:"contact_id"`
-	Channel           convo.Channel            `json:"channel"`
-	ChannelAccountID  string                   `json:"channel_account_id"`
-	ChannelIdentifier string                   `json:"channel_identifier"`
-	Status            convo.ConversationStatus `json:"status"`
-	Assigned          bool                     `json:"assigned"`
-	UnreadCount       int                      `json:"unread_count"`
-	LastInboundAt     *string                  `json:"last_inbound_at"`
-	LastMessageAt     *string                  `json:"last_message_at"`
-	CreatedAt         string                   `json:"created_at"`
-}
-
-func (c *conversation) wire() wireConversation {
-	wc := wireConversation{
-		ID: c.id, ContactID: c.contact.id, Channel: c.account.channel, ChannelAccountID: c.account.id,
-		ChannelIdentifier: c.contact.ident, Status: c.status, Assigned: c.assignedTo != "",
-		UnreadCount: c.unreadCount(), CreatedAt: formatTime(c.createdAt),
-	}
-	if c.lastInbound != nil {
-		wc.LastInboundAt = optTime(&c.lastInbound.at)
-	}
-	if !c.lastMessageAt.IsZero() {
-		wc.LastMessageAt = optTime(&c.lastMessageAt)
-	}
-	return wc
-}
 
 // convFilters are the filters of GET /conversations, validated: an unknown
 // value is INVALID_PARAM naming the parameter. They travel
@@ -138,7 +110,7 @@ func (f *convFilters) matches(c *conversation, asOf uint64) (time.Time, bool) {
 func (f *convFilters) matchesFields(c *conversation) bool {
 	return (f.Channel == "" || string(c.account.channel) == f.Channel) &&
 		(f.ChannelID == "" || c.account.id == f.ChannelID) &&
-		(f.Status == "all" || string(c.status) == f.Status) &&
+		(f.Status == "all" || string(c.Status) == f.Status) &&
 		(f.Assigned == nil || (c.assignedTo != "") == *f.Assigned) &&
 		(f.Identifier == "" || c.contact.ident == f.Identifier) &&
 		(f.Phone == "" || c.contact.phone == f.Phone)
@@ -150,7 +122,7 @@ func (co *company) orderIndexAfter(at int64, id string) int {
 	return sort.Search(len(co.order), func(i int) bool {
 		c := co.order[i]
 		k := c.orderKey.UnixNano()
-		return k < at || k == at && c.id < id
+		return k < at || k == at && c.ID < id
 	})
 }
 
@@ -172,19 +144,20 @@ func (s *Server) handleConversations(w http.ResponseWriter, r *http.Request, co 
 	cands := co.listCandidates(&f, cur, asOf, limit)
 	page := cands[:min(limit, len(cands))]
 	out := struct {
-		Items      []wireConversation `json:"items"`
-		NextCursor *string            `json:"next_cursor"`
-	}{Items: make([]wireConversation, 0, len(page))}
+		Items      []*conversation `json:"items"`
+		NextCursor *string         `json:"next_cursor"`
+	}{Items: make([]*conversation, 0, len(page))}
 	for _, c := range page {
-		out.Items = append(out.Items, c.c.wire())
+		out.Items = append(out.Items, c.c)
 	}
 	if len(cands) > limit {
 		last := page[len(page)-1]
-		nc := s.encodeCursor(cursor{Kind: "c", Seq: asOf, At: last.key.UnixNano(), ID: last.c.id, Filters: &f})
+		nc := s.encodeCursor(cursor{Kind: "c", Seq: asOf, At: last.key.UnixNano(), ID: last.c.ID, Filters: &f})
 		out.NextCursor = &nc
 	}
+	data := encode(out) // under the lock: the items are the stored conversations
 	s.mu.RUnlock()
-	s.writeJSON(w, http.StatusOK, out)
+	s.writeEncoded(w, http.StatusOK, part{json: data})
 }
 
 // conversationQuery reads the limit and the filters of a list request; with
@@ -236,18 +209,12 @@ func (co *company) listCandidates(f *convFilters, cur *cursor, asOf uint64, limi
 	for c := range moved {
 		key, ok := f.matches(c, asOf)
 		// strictly after the cursor in (key desc, id desc)
-		if ok && (cur == nil || key.UnixNano() < cur.At || key.UnixNano() == cur.At && c.id < cur.ID) {
+		if ok && (cur == nil || key.UnixNano() < cur.At || key.UnixNano() == cur.At && c.ID < cur.ID) {
 			cands = append(cands, listCand{c, key})
 		}
 	}
-	slices.SortFunc(cands, func(a, b listCand) int {
-		switch {
-		case listsBefore(a.key, a.c.id, b.key, b.c.id):
-			return -1
-		case listsBefore(b.key, b.c.id, a.key, a.c.id):
-			return 1
-		}
-		return 0
+	slices.SortFunc(cands, func(a, b listCand) int { // most recent key first, ties by id descending
+		return cmp.Or(b.key.Compare(a.key), strings.Compare(b.c.ID, a.c.ID))
 	})
 	return cands
 }

@@ -38,7 +38,7 @@ func (p convPage) ids() []string {
 
 func TestConversationItemExact(t *testing.T) {
 	s, b := newBasic(t)
-	cv := b.co.AddConversation(fake.Conversation{ID: "c1", Contact: b.ana, AssignedTo: "Marta", CreatedAt: t0.Add(-3 * time.Hour)})
+	cv := b.co.AddConversation(fake.Conversation{ID: "c1", ContactID: b.ana, AssignedTo: "Marta", CreatedAt: t0.Add(-3 * time.Hour)})
 	b.co.Inbound(cv, "hi", t0.Add(-2*time.Hour))
 	b.co.Inbound(cv, "anyone?", t0.Add(-90*time.Minute))
 	b.co.Reply(cv, fake.SenderAutomation, "We will answer soon", t0.Add(-89*time.Minute))
@@ -54,9 +54,9 @@ func TestConversationFilters(t *testing.T) {
 	co := b.co
 	// Ana has a second identity on another chatapp number (another contact).
 	chat2 := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000002"})
-	ana2 := co.AddContact(fake.Contact{Account: chat2, Phone: "5511987654321", Name: "Ana"})
+	ana2 := co.AddContact(fake.Contact{ChannelAccountID: chat2, PhoneNumber: "5511987654321", Name: "Ana"})
 	mk := func(id, contact string, status convo.ConversationStatus, agent string, lastAgo time.Duration) string {
-		c := co.AddConversation(fake.Conversation{ID: id, Contact: contact, Status: status, AssignedTo: agent, CreatedAt: t0.Add(-48 * time.Hour)})
+		c := co.AddConversation(fake.Conversation{ID: id, ContactID: contact, Status: status, AssignedTo: agent, CreatedAt: t0.Add(-48 * time.Hour)})
 		co.Inbound(c, "msg", t0.Add(-lastAgo))
 		return c
 	}
@@ -105,7 +105,7 @@ func TestConversationPaginationStable(t *testing.T) {
 	s, b := newBasic(t, fake.WithClock(clock))
 	var convs []string
 	for i := 0; i < 60; i++ {
-		c := b.co.AddConversation(fake.Conversation{Contact: b.ana})
+		c := b.co.AddConversation(fake.Conversation{ContactID: b.ana})
 		b.co.Inbound(c, "x", t0.Add(-time.Duration(i/2+1)*time.Minute)) // pairs share a time
 		convs = append(convs, c)
 	}
@@ -116,7 +116,7 @@ func TestConversationPaginationStable(t *testing.T) {
 		// Meanwhile: an old conversation gets a message and a new one appears.
 		clock.Advance(time.Minute)
 		b.co.Inbound(convs[59], "bump", time.Time{})
-		b.co.Inbound(b.co.AddConversation(fake.Conversation{Contact: b.ana}), "new", time.Time{})
+		b.co.Inbound(b.co.AddConversation(fake.Conversation{ContactID: b.ana}), "new", time.Time{})
 		p = listConvs(t, s, url.Values{"cursor": {*p.NextCursor}, "limit": {"25"}})
 		got = append(got, p.ids()...)
 	}
@@ -136,11 +136,11 @@ func TestConversationCursorKeepsItsFilters(t *testing.T) {
 	s, b := newBasic(t)
 	var open []string
 	for i := 0; i < 3; i++ {
-		c := b.co.AddConversation(fake.Conversation{Contact: b.ana})
+		c := b.co.AddConversation(fake.Conversation{ContactID: b.ana})
 		b.co.Inbound(c, "x", t0.Add(-time.Duration(i+1)*time.Minute))
 		open = append(open, c)
 	}
-	res := b.co.AddConversation(fake.Conversation{Contact: b.bob, Status: convo.ConversationResolved})
+	res := b.co.AddConversation(fake.Conversation{ContactID: b.bob, Status: convo.ConversationResolved})
 	b.co.Inbound(res, "x", t0.Add(-30*time.Second))
 	p := listConvs(t, s, url.Values{"limit": {"1"}})
 	require.Equal(t, open[:1], p.ids())
@@ -162,9 +162,9 @@ func TestConversationCursorKeepsItsFilters(t *testing.T) {
 // has limit); phone is normalized (any formatting), 8 to 15 digits.
 func TestConversationFilterValues(t *testing.T) {
 	s, b := newBasic(t)
-	c := b.co.AddConversation(fake.Conversation{Contact: b.ana, AssignedTo: "Marta"})
+	c := b.co.AddConversation(fake.Conversation{ContactID: b.ana, AssignedTo: "Marta"})
 	b.co.Inbound(c, "x", t0.Add(-time.Hour))
-	empty := b.co.AddConversation(fake.Conversation{Contact: b.bob, CreatedAt: t0.Add(-2 * time.Hour)})
+	empty := b.co.AddConversation(fake.Conversation{ContactID: b.bob, CreatedAt: t0.Add(-2 * time.Hour)})
 	const (
 		assigned = "assigned must be true or false"
 		status   = "status must be one of open, resolved, archived, all"

@@ -88,9 +88,9 @@ func (co *company) ensureOrder() {
 		}
 		slices.SortFunc(co.order, func(a, b *conversation) int {
 			switch {
-			case listsBefore(a.orderKey, a.id, b.orderKey, b.id):
+			case listsBefore(a.orderKey, a.ID, b.orderKey, b.ID):
 				return -1
-			case listsBefore(b.orderKey, b.id, a.orderKey, a.id):
+			case listsBefore(b.orderKey, b.ID, a.orderKey, a.ID):
 				return 1
 			}
 			return 0
@@ -100,11 +100,11 @@ func (co *company) ensureOrder() {
 	for _, c := range co.unordered {
 		c.pending = false
 		if c.inOrder {
-			i := co.orderIndex(c.orderKey, c.id)
+			i := co.orderIndex(c.orderKey, c.ID)
 			co.order = slices.Delete(co.order, i, i+1)
 		}
 		c.orderKey, c.inOrder = c.listKey(), true
-		co.order = slices.Insert(co.order, co.orderIndex(c.orderKey, c.id), c)
+		co.order = slices.Insert(co.order, co.orderIndex(c.orderKey, c.ID), c)
 	}
 	clear(co.unordered)
 	co.unordered = co.unordered[:0]
@@ -115,6 +115,6 @@ func (co *company) ensureOrder() {
 func (co *company) orderIndex(key time.Time, id string) int {
 	return sort.Search(len(co.order), func(i int) bool {
 		c := co.order[i]
-		return !listsBefore(c.orderKey, c.id, key, id)
+		return !listsBefore(c.orderKey, c.ID, key, id)
 	})
 }

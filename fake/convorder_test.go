@@ -54,8 +54,8 @@ func TestConversationPagesKeepTheFirstPagesOrderUnderChange(t *testing.T) {
 			acc := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp})
 			var convs []string
 			addConv := func() {
-				ct := co.AddContact(fake.Contact{Account: acc, Phone: fmt.Sprintf("55119%08d", len(convs))})
-				cv := co.AddConversation(fake.Conversation{Contact: ct, CreatedAt: t0.Add(-time.Duration(rng.IntN(500)) * time.Minute)})
+				ct := co.AddContact(fake.Contact{ChannelAccountID: acc, PhoneNumber: fmt.Sprintf("55119%08d", len(convs))})
+				cv := co.AddConversation(fake.Conversation{ContactID: ct, CreatedAt: t0.Add(-time.Duration(rng.IntN(500)) * time.Minute)})
 				convs = append(convs, cv)
 			}
 			addMsg := func() {
@@ -97,7 +97,7 @@ func TestConversationCursorStableWhileBackfilling(t *testing.T) {
 	s, b := newBasic(t)
 	var convs []string
 	for i := 0; i < 4; i++ {
-		convs = append(convs, b.co.AddConversation(fake.Conversation{Contact: b.ana, CreatedAt: t0.Add(-time.Duration(i+1) * time.Hour)}))
+		convs = append(convs, b.co.AddConversation(fake.Conversation{ContactID: b.ana, CreatedAt: t0.Add(-time.Duration(i+1) * time.Hour)}))
 	}
 	p := listConvs(t, s, url.Values{"limit": {"1"}})
 	got := p.ids()

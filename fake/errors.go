@@ -1,14 +1,11 @@
 package fake
 
 import (
-	"bytes"
 	"crypto/rand"
 	"encoding/binary"
-	"encoding/json"
 	"math/bits"
 	"net/http"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -128,37 +125,4 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, e *apiError)
 // ceilSeconds rounds a positive d up to whole seconds (at least 1).
 func ceilSeconds(d time.Duration) int64 {
 	return int64((d + time.Second - 1) / time.Second)
-}
-
-// bufPool recycles answer buffers: big pages would otherwise make the
-// garbage collector run often, and each run scans the whole stored state.
-var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
-// writeBody encodes v with encoding/json and writes it with the given
-// status. Encoding cannot fail: every answer is made of strings, numbers,
-// booleans and the details of fault rules, which are JSON already
-// (json.RawMessage).
-func writeBody(w http.ResponseWriter, status int, v any) {
-	buf := bufPool.Get().(*bytes.Buffer)
-	buf.Reset()
-	_ = json.NewEncoder(buf).Encode(v)
-	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-	h := w.Header()
-	h.Set("Content-Type", "application/json; charset=utf-8")
-	h.Set("Content-Length", strconv.Itoa(len(b)))
-	w.WriteHeader(status)
-	_, _ = w.Write(b)
-	if buf.Cap() <= 1<<20 {
-		bufPool.Put(buf)
-	}
-}
-
-// writeJSON writes data in the success envelope, with the given status
-// (200, 201 for contact creation).
-func (s *Server) writeJSON(w http.ResponseWriter, status int, data any) {
-	writeBody(w, status, struct {
-		Success   bool   `json:"success"`
-		Data      any    `json:"data"`
-		Timestamp string `json:"timestamp"`
-	}{true, data, formatTime(s.clock.Now())})
 }

@@ -37,7 +37,7 @@ func ExampleServer_CheckLastBody() {
 	testing.Benchmark(func(b *testing.B) {
 		s := fake.New(b)
 		line := s.Company().AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "109876543210"})
-		s.Company().AddContact(fake.Contact{Account: line, Phone: "5511987654321"})
+		s.Company().AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "5511987654321"})
 		_, err := s.Client().Contacts.UpdateCustomFields(context.Background(), &convo.UpdateCustomFieldsParams{
 			PhoneNumber: "5511987654321", CustomFields: map[string]string{"plan": "gold"},
 		})
@@ -93,7 +93,7 @@ func ExampleWithJournalBytes() {
 	s := fake.NewServer(fake.WithJournalBytes(4 << 10))
 	defer s.Close()
 	line := s.Company().AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "109876543210"})
-	s.Company().AddContact(fake.Contact{Account: line, Phone: "5511987654321"})
+	s.Company().AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "5511987654321"})
 
 	_, err := s.Client().Contacts.UpdateCustomFields(context.Background(), &convo.UpdateCustomFieldsParams{
 		PhoneNumber: "5511987654321", CustomFields: map[string]string{"notes": strings.Repeat("x", 20<<10)},

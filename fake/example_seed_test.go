@@ -51,7 +51,7 @@ func ExampleLoadSeed() {
 func ExampleWithSeed() {
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	seed := &fake.Seed{Now: &now, Companies: []fake.CompanySeed{{
-		Channels: []fake.ChannelSeed{{Ref: "bot", Channel: convo.ChannelBotapp, DisplayName: "Help bot", ProviderIdentifier: "acme_bot"}},
+		Channels: []fake.ChannelAccount{{Ref: "bot", Channel: convo.ChannelBotapp, DisplayName: "Help bot", ProviderIdentifier: "acme_bot"}},
 	}}}
 	s := fake.NewServer(fake.WithSeed(seed))
 	defer s.Close()
@@ -97,12 +97,12 @@ func ExampleServer_Load() {
 	// Load replaces the state; a faulty seed changes nothing and says where
 	// the fault is.
 	bad := &fake.Seed{Companies: []fake.CompanySeed{{
-		Contacts: []fake.ContactSeed{{Channel: "no-such-channel", Phone: "5511987654321"}},
+		Contacts: []fake.Contact{{ChannelAccountID: "no-such-channel", PhoneNumber: "5511987654321"}},
 	}}}
 	fmt.Println(s.Load(bad) != nil)
 
 	good := &fake.Seed{Companies: []fake.CompanySeed{{
-		Channels: []fake.ChannelSeed{{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"}},
+		Channels: []fake.ChannelAccount{{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"}},
 	}}}
 	fmt.Println(s.Load(good))
 	fmt.Println(len(s.Company().Contacts()))
@@ -128,7 +128,7 @@ func ExampleServer_AddCompany() {
 	defer s.Close()
 	mine := s.Company()
 	line := mine.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-	conv := mine.AddConversation(fake.Conversation{ID: "c-1", Contact: mine.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
+	conv := mine.AddConversation(fake.Conversation{ID: "c-1", ContactID: mine.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "5511987654321"})})
 
 	// Another tenant: its key sees nothing of the first company's data.
 	other := s.AddCompany("other-key")
@@ -185,7 +185,7 @@ func ExampleCompany_ID() {
 	defer s.Close()
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-	ana := co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})
+	ana := co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "5511987654321"})
 
 	// State snapshots name their company by ID.
 	st, _ := s.Contact(ana)
@@ -217,8 +217,8 @@ func ExampleCompany_AddWebchatWidget() {
 	// A widget is not a channel account: it never appears in /channels, but
 	// its id is the channel_account_id of its webchat conversations.
 	widget := co.AddWebchatWidget("Website chat")
-	visitor := co.AddContact(fake.Contact{Account: widget, ChannelIdentifier: "visitor-7f3a"})
-	co.Inbound(co.AddConversation(fake.Conversation{Contact: visitor}), "Hi!", now.Add(-time.Minute))
+	visitor := co.AddContact(fake.Contact{ChannelAccountID: widget, ChannelIdentifier: "visitor-7f3a"})
+	co.Inbound(co.AddConversation(fake.Conversation{ContactID: visitor}), "Hi!", now.Add(-time.Minute))
 
 	client := s.Client()
 	accounts, _ := client.Channels.List(context.Background())
@@ -236,10 +236,10 @@ func ExampleCompany_AddContact() {
 	sales := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000002"})
 
 	// The phone is normalized; the same phone on two numbers is two contacts.
-	a := co.AddContact(fake.Contact{Account: support, Phone: "+55 11 98765-4321", Name: "Ana", Tags: []string{"vip"}})
-	b := co.AddContact(fake.Contact{Account: sales, Phone: "5511987654321", Name: "Ana"})
+	a := co.AddContact(fake.Contact{ChannelAccountID: support, PhoneNumber: "+55 11 98765-4321", Name: "Ana", Tags: []string{"vip"}})
+	b := co.AddContact(fake.Contact{ChannelAccountID: sales, PhoneNumber: "5511987654321", Name: "Ana"})
 	st, _ := s.Contact(a)
-	fmt.Println(a != b, st.Phone, st.Tags)
+	fmt.Println(a != b, st.PhoneNumber, st.Tags)
 	// Output:
 	// true 5511987654321 [vip]
 }
@@ -249,9 +249,9 @@ func ExampleCompany_AddConversation() {
 	defer s.Close()
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-	ana := co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})
+	ana := co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "5511987654321"})
 
-	conv := co.AddConversation(fake.Conversation{ID: "c-1", Contact: ana, AssignedTo: "Marta"})
+	conv := co.AddConversation(fake.Conversation{ID: "c-1", ContactID: ana, AssignedTo: "Marta"})
 	st, _ := s.Conversation(conv)
 	fmt.Println(conv, st.Channel, st.Status, st.AssignedTo)
 	// Output:
@@ -264,11 +264,11 @@ func ExampleCompany_AddMessage() {
 	defer s.Close()
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
+	conv := co.AddConversation(fake.Conversation{ContactID: co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "5511987654321"})})
 
 	// Any message: here an image the contact sent, with a caption and a
 	// reaction from the agent.
-	co.AddMessage(conv, fake.Message{ID: "m-1", Sender: fake.SenderContact, Text: "my receipt", At: now.Add(-time.Hour),
+	co.AddMessage(conv, fake.Message{MessageID: "m-1", Sender: fake.SenderContact, Text: "my receipt", At: now.Add(-time.Hour),
 		Media:     &fake.Media{MimeType: "image/png", Filename: "receipt.png", Data: []byte("png")},
 		Reactions: []fake.Reaction{{Emoji: "👍", Direction: convo.DirectionOutbound}}})
 
@@ -285,12 +285,12 @@ func ExampleCompany_Inbound() {
 	defer s.Close()
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
+	conv := co.AddConversation(fake.Conversation{ContactID: co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "5511987654321"})})
 
 	// A text from the contact, five hours ago: an unanswered conversation.
 	co.Inbound(conv, "Where is my order?", now.Add(-5*time.Hour))
 	st, _ := s.Conversation(conv)
-	fmt.Println(st.LastInboundAt.Format(time.Kitchen), st.UnreadCount)
+	fmt.Println(st.LastInboundAt.Format(time.Kitchen), *st.UnreadCount)
 	// Output:
 	// 5:00AM 1
 }
@@ -301,7 +301,7 @@ func ExampleCompany_Reply() {
 	defer s.Close()
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
+	conv := co.AddConversation(fake.Conversation{ContactID: co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "5511987654321"})})
 	co.Inbound(conv, "Where is my order?", now.Add(-6*time.Hour))
 
 	// Only automation answered: the conversation is no longer unanswered,
@@ -336,7 +336,7 @@ func ExampleCompany_AddReaction() {
 	defer s.Close()
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
+	conv := co.AddConversation(fake.Conversation{ContactID: co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "5511987654321"})})
 	msg := co.Reply(conv, fake.SenderAgent, "Your order shipped.", now.Add(-time.Hour))
 
 	co.AddReaction(msg, fake.Reaction{Emoji: "🎉"}) // from the contact
@@ -352,7 +352,7 @@ func ExampleCompany_Assign() {
 	defer s.Close()
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
+	conv := co.AddConversation(fake.Conversation{ContactID: co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "5511987654321"})})
 
 	co.Assign(conv, "Marta")
 	page, _ := s.Client().Conversations.List(context.Background(), &convo.ListConversationsParams{Assigned: convo.Bool(true)})
@@ -370,7 +370,7 @@ func ExampleCompany_SetStatus() {
 	defer s.Close()
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
+	conv := co.AddConversation(fake.Conversation{ContactID: co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "5511987654321"})})
 
 	co.SetStatus(conv, convo.ConversationResolved)
 	client := s.Client()
@@ -386,7 +386,7 @@ func ExampleCompany_TagContact() {
 	defer s.Close()
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-	ana := co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})
+	ana := co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "5511987654321"})
 
 	co.TagContact(ana, "vip", "lead")
 	contact, _ := s.Client().Contacts.Lookup(context.Background(), &convo.LookupContactParams{PhoneNumber: "5511987654321"})
@@ -400,7 +400,7 @@ func ExampleCompany_TagID() {
 	defer s.Close()
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-	ana := co.AddContact(fake.Contact{Account: line, Phone: "5511987654321", Tags: []string{"vip", "lead"}})
+	ana := co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "5511987654321", Tags: []string{"vip", "lead"}})
 
 	// Tag ids are company-wide; RemoveTags takes them.
 	_, err := s.Client().Contacts.RemoveTags(context.Background(), &convo.RemoveTagsParams{
@@ -417,12 +417,12 @@ func ExampleCompany_ScheduleSequence() {
 	defer s.Close()
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-	ana := co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})
+	ana := co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "5511987654321"})
 
 	co.ScheduleSequence(ana, "Onboarding")
 	res, _ := s.Client().Sequences.Cancel(context.Background(), &convo.CancelSequenceParams{PhoneNumber: "5511987654321"})
 	st, _ := s.Contact(ana)
-	fmt.Println(res.Canceled, st.Sequence, st.SequenceName)
+	fmt.Println(res.Canceled, st.SequenceStatus, st.SequenceName)
 	// Output:
 	// true canceled Onboarding
 }
@@ -432,14 +432,14 @@ func ExampleCompany_Contacts() {
 	defer s.Close()
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "109876543210"})
-	co.AddContact(fake.Contact{Account: line, Phone: "5511987654321", Name: "Ana"})
+	co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "5511987654321", Name: "Ana"})
 
 	// Assert on what the code under test created.
 	_, err := s.Client().Contacts.Create(context.Background(), &convo.CreateContactParams{
 		PhoneNumberID: "109876543210", PhoneNumber: "5521998765432", Name: "Bruno",
 	})
 	for _, c := range co.Contacts() {
-		fmt.Println(c.Name, c.Phone)
+		fmt.Println(c.Name, c.PhoneNumber)
 	}
 	fmt.Println(err)
 	// Output:
@@ -453,7 +453,7 @@ func ExampleCompany_ContactByPhone() {
 	defer s.Close()
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "109876543210"})
-	co.AddContact(fake.Contact{Account: line, Phone: "5511987654321", CustomFields: map[string]string{"plan": "silver"}})
+	co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "5511987654321", CustomFields: map[string]string{"plan": "silver"}})
 
 	_, err := s.Client().Contacts.UpdateCustomFields(context.Background(), &convo.UpdateCustomFieldsParams{
 		PhoneNumber: "5511987654321", CustomFields: map[string]string{"plan": "gold"},
@@ -470,14 +470,14 @@ func ExampleServer_Contact() {
 	defer s.Close()
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-	ana := co.AddContact(fake.Contact{Account: line, Phone: "5511987654321", Name: "Ana", Email: "ana@example.com"})
+	ana := co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "5511987654321", Name: "Ana", Email: "ana@example.com"})
 
 	st, ok := s.Contact(ana)
-	fmt.Println(ok, st.Name, st.Email, st.Channel)
+	fmt.Println(ok, st.Name, st.Email, st.PhoneNumber)
 	_, ok = s.Contact("no-such-id")
 	fmt.Println(ok)
 	// Output:
-	// true Ana ana@example.com chatapp
+	// true Ana ana@example.com 5511987654321
 	// false
 }
 
@@ -487,12 +487,12 @@ func ExampleServer_Conversation() {
 	defer s.Close()
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
+	conv := co.AddConversation(fake.Conversation{ContactID: co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "5511987654321"})})
 	co.Inbound(conv, "Hi", now.Add(-2*time.Hour))
 	co.Reply(conv, fake.SenderAgent, "Hello!", now.Add(-time.Hour))
 
 	st, _ := s.Conversation(conv)
-	fmt.Println(st.Status, st.MessageCount, st.UnreadCount, st.LastMessageAt.Format(time.Kitchen))
+	fmt.Println(st.Status, st.MessageCount, *st.UnreadCount, st.LastMessageAt.Format(time.Kitchen))
 	// Output:
 	// open 2 0 9:00AM
 }
@@ -503,7 +503,7 @@ func ExampleServer_Message() {
 	defer s.Close()
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
+	conv := co.AddConversation(fake.Conversation{ContactID: co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "5511987654321"})})
 	msg := co.Reply(conv, fake.SenderPhone, "Sent from my phone", now.Add(-time.Hour))
 
 	// The sender kind is not on the wire; the state shows it.
@@ -519,7 +519,7 @@ func ExampleServer_MediaID() {
 	defer s.Close()
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-	conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: line, Phone: "5511987654321"})})
+	conv := co.AddConversation(fake.Conversation{ContactID: co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "5511987654321"})})
 	withFile := co.AddMessage(conv, fake.Message{Sender: fake.SenderContact, At: now.Add(-time.Hour),
 		Media: &fake.Media{MimeType: "application/pdf", Filename: "invoice.pdf", Data: []byte("%PDF")}})
 	text := co.Inbound(conv, "See attached", now.Add(-time.Minute))

@@ -19,8 +19,8 @@ func Example() {
 
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, DisplayName: "Support", ProviderIdentifier: "5511940000001"})
-	ana := co.AddContact(fake.Contact{Account: line, Phone: "+55 11 98765-4321", Name: "Ana"})
-	conv := co.AddConversation(fake.Conversation{Contact: ana})
+	ana := co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "+55 11 98765-4321", Name: "Ana"})
+	conv := co.AddConversation(fake.Conversation{ContactID: ana})
 	co.Inbound(conv, "Where is my order?", clock.Now().Add(-5*time.Hour))
 	co.AddMessage(conv, fake.Message{Sender: fake.SenderContact, At: clock.Now().Add(-299 * time.Minute),
 		Media: &fake.Media{MimeType: "image/png", Filename: "receipt.png", Data: []byte("png bytes")}})
@@ -83,7 +83,7 @@ func ExampleServer_RequestsMatching() {
 	defer s.Close()
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-	co.AddContact(fake.Contact{Account: line, Phone: "+55 11 98765-4321", Name: "Ana"})
+	co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "+55 11 98765-4321", Name: "Ana"})
 
 	s.AddFault(fake.Fault{Method: "PATCH", Path: "/chatapp/contacts/custom-fields", Status: 503, Times: 1})
 	client := s.Client(convo.WithRetryWait(time.Millisecond, time.Millisecond))
@@ -113,7 +113,7 @@ func ExampleServer_Reset() {
 	start := len(co.Contacts())
 
 	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp})
-	co.AddContact(fake.Contact{Account: line, Phone: "5511900001111"})
+	co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "5511900001111"})
 	fmt.Println(len(co.Contacts()) - start)
 
 	s.Reset()

@@ -78,7 +78,7 @@ func TestFaultMatchingTimesAndRetryAfter(t *testing.T) {
 
 func TestFaultOnAttachmentFiles(t *testing.T) {
 	s, b := newBasic(t)
-	m := b.co.AddMessage(b.co.AddConversation(fake.Conversation{Contact: b.ana}), fake.Message{Media: &fake.Media{MimeType: "image/png"}})
+	m := b.co.AddMessage(b.co.AddConversation(fake.Conversation{ContactID: b.ana}), fake.Message{Media: &fake.Media{MimeType: "image/png"}})
 	r := get(t, s, "/attachments/"+s.MediaID(m))
 	require.Equal(t, 200, r.Status)
 	var data struct {

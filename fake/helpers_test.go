@@ -189,13 +189,13 @@ func seedBasic(t *testing.T, s *fake.Server) basic {
 	b.chat = co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, DisplayName: "Support", ProviderIdentifier: b.chatPNID})
 	b.bot = co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelBotapp, DisplayName: "Help bot", ProviderIdentifier: "acme_bot"})
 	b.widget = co.AddWebchatWidget("Website")
-	b.ana = co.AddContact(fake.Contact{Account: b.chat, Phone: "+55 (11) 98765-4321", Name: "Ana", Tags: []string{"vip", "lead"}, CustomFields: map[string]string{"plan": "gold"}})
-	b.bob = co.AddContact(fake.Contact{Account: b.bot, ChannelIdentifier: "bob-77", Name: "Bob"})
-	b.visitor = co.AddContact(fake.Contact{Account: b.widget, ChannelIdentifier: "visitor-1", Name: "Visitor"})
+	b.ana = co.AddContact(fake.Contact{ChannelAccountID: b.chat, PhoneNumber: "+55 (11) 98765-4321", Name: "Ana", Tags: []string{"vip", "lead"}, CustomFields: map[string]string{"plan": "gold"}})
+	b.bob = co.AddContact(fake.Contact{ChannelAccountID: b.bot, ChannelIdentifier: "bob-77", Name: "Bob"})
+	b.visitor = co.AddContact(fake.Contact{ChannelAccountID: b.widget, ChannelIdentifier: "visitor-1", Name: "Visitor"})
 	return b
 }
 
-func mustContact(t *testing.T, s *fake.Server, id string) fake.ContactState {
+func mustContact(t *testing.T, s *fake.Server, id string) fake.Contact {
 	t.Helper()
 	c, ok := s.Contact(id)
 	require.True(t, ok)

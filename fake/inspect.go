@@ -1,8 +1,10 @@
 package fake
 
 import (
+	"cmp"
 	"maps"
-	"sort"
+	"slices"
+	"strings"
 	"time"
 
 	convo "github.com/convoapi/convo-go"
@@ -68,37 +70,13 @@ func (s *Server) Clear() {
 	s.limiter.reset()
 }
 
-// ContactState is a snapshot of a contact, for assertions.
-type ContactState struct {
-	ID                string            // contact id
-	CompanyID         string            // the company (tenant) it belongs to
-	AccountID         string            // the account or widget of its identity
-	Channel           convo.Channel     // that account's channel
-	Phone             string            // normalized phone ("" for some botapp/webchat contacts)
-	ChannelIdentifier string            // native address on the channel
-	Name              string            // name
-	Email, Gender     string            // "" when null
-	Tags              []string          // tag names, in the order they were added
-	TagIDs            []string          // the matching tag ids
-	CustomFields      map[string]string // a copy of the custom fields
-	Sequence          string            // "", SequenceScheduled or SequenceCanceled
-	SequenceName      string            // name of the (last) scheduled sequence
-	CreatedAt         time.Time         // creation time
-	LastInteractionAt time.Time         // latest message of its conversations, else CreatedAt
-}
-
-func (ct *contact) state() ContactState {
-	st := ContactState{
-		ID: ct.id, CompanyID: ct.account.company.id, AccountID: ct.account.id, Channel: convo.Channel(ct.account.channel),
-		Phone: ct.phone, ChannelIdentifier: ct.ident, Name: ct.name,
-		CustomFields: maps.Clone(ct.customFields), Sequence: ct.sequence, SequenceName: ct.sequenceName,
-		CreatedAt: ct.createdAt, LastInteractionAt: ct.lastInteraction(),
-	}
-	if ct.email != nil {
-		st.Email = *ct.email
-	}
-	if ct.gender != nil {
-		st.Gender = *ct.gender
+// state is the contact as inspection shows it.
+func (ct *contact) state() Contact {
+	st := Contact{
+		ID: ct.id, CompanyID: ct.account.company.id, ChannelAccountID: ct.account.id,
+		PhoneNumber: ct.phone, ChannelIdentifier: ct.ident, Name: ct.name,
+		CustomFields: maps.Clone(ct.customFields), SequenceStatus: ct.sequence, SequenceName: ct.sequenceName,
+		CreatedAt: ct.createdAt, LastInteractionAt: ct.lastInteraction(), Email: deref(ct.email), Gender: deref(ct.gender),
 	}
 	for _, t := range ct.tags {
 		st.Tags = append(st.Tags, t.name)
@@ -108,12 +86,12 @@ func (ct *contact) state() ContactState {
 }
 
 // Contact returns the contact with the given id, in any company.
-func (s *Server) Contact(id string) (ContactState, bool) {
+func (s *Server) Contact(id string) (Contact, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	ct, ok := s.index[id].(*contact)
 	if !ok {
-		return ContactState{}, false
+		return Contact{}, false
 	}
 	return ct.state(), true
 }
@@ -121,16 +99,16 @@ func (s *Server) Contact(id string) (ContactState, bool) {
 // ContactByPhone returns the company's contact with that phone (normalized
 // by the server's rule: digits only) on the account accountID; with
 // accountID "", the one with the most recent interaction on any account.
-func (c *Company) ContactByPhone(accountID, phoneNumber string) (ContactState, bool) {
+func (c *Company) ContactByPhone(accountID, phoneNumber string) (Contact, bool) {
 	norm, err := phone.Normalize(phoneNumber)
 	if err != nil {
-		return ContactState{}, false
+		return Contact{}, false
 	}
 	c.s.mu.RLock()
 	defer c.s.mu.RUnlock()
 	co := c.s.byID[c.id]
 	if co == nil {
-		return ContactState{}, false
+		return Contact{}, false
 	}
 	var ct *contact
 	if accountID == "" {
@@ -139,61 +117,41 @@ func (c *Company) ContactByPhone(accountID, phoneNumber string) (ContactState, b
 		ct = co.contactsByIdent[identKey{accountID, norm}]
 	}
 	if ct == nil {
-		return ContactState{}, false
+		return Contact{}, false
 	}
 	return ct.state(), true
 }
 
 // Contacts returns the company's contacts, ordered by creation time then id.
-func (c *Company) Contacts() []ContactState {
+func (c *Company) Contacts() []Contact {
 	c.s.mu.RLock()
 	defer c.s.mu.RUnlock()
 	co := c.s.byID[c.id]
 	if co == nil {
 		return nil
 	}
-	out := make([]ContactState, 0, len(co.contacts))
+	out := make([]Contact, 0, len(co.contacts))
 	for _, ct := range co.contacts {
 		out = append(out, ct.state())
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if !out[i].CreatedAt.Equal(out[j].CreatedAt) {
-			return out[i].CreatedAt.Before(out[j].CreatedAt)
-		}
-		return out[i].ID < out[j].ID
-	})
+	slices.SortFunc(out, func(a, b Contact) int { return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), strings.Compare(a.ID, b.ID)) })
 	return out
 }
 
-// ConversationState is a snapshot of a conversation, for assertions.
-type ConversationState struct {
-	ID                string                   // conversation id
-	CompanyID         string                   // the company (tenant)
-	ContactID         string                   // the contact
-	AccountID         string                   // channel_account_id: account or widget
-	Channel           convo.Channel            // chatapp, botapp or webchat
-	ChannelIdentifier string                   // the contact's native address
-	Status            convo.ConversationStatus // open, resolved or archived
-	AssignedTo        string                   // the agent; "" when unassigned
-	UnreadCount       int                      // unread_count as the list shows it
-	CreatedAt         time.Time                // created_at
-	LastInboundAt     time.Time                // zero when the contact never wrote
-	LastMessageAt     time.Time                // zero when there is no message
-	MessageCount      int                      // messages stored (never shown on the wire; docs/behaviour.md, "Messages")
-}
-
-// Conversation returns the conversation with the given id, in any company.
-func (s *Server) Conversation(id string) (ConversationState, bool) {
+// Conversation returns the conversation with the given id, in any company,
+// with the fields the server sets (its messages are left out).
+func (s *Server) Conversation(id string) (Conversation, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	cv, ok := s.index[id].(*conversation)
 	if !ok {
-		return ConversationState{}, false
+		return Conversation{}, false
 	}
-	st := ConversationState{
-		ID: cv.id, CompanyID: cv.company.id, ContactID: cv.contact.id, AccountID: cv.account.id,
-		Channel: convo.Channel(cv.account.channel), ChannelIdentifier: cv.contact.ident, Status: convo.ConversationStatus(cv.status),
-		AssignedTo: cv.assignedTo, UnreadCount: cv.unreadCount(), CreatedAt: cv.createdAt,
+	unread := cv.unreadCount()
+	st := Conversation{
+		ID: cv.ID, CompanyID: cv.company.id, ContactID: cv.contact.id, ChannelAccountID: cv.account.id,
+		Channel: cv.account.channel, ChannelIdentifier: cv.contact.ident, Status: cv.Status,
+		AssignedTo: cv.assignedTo, UnreadCount: &unread, CreatedAt: cv.createdAt,
 		LastMessageAt: cv.lastMessageAt, MessageCount: len(cv.msgs),
 	}
 	if cv.lastInbound != nil {
@@ -202,38 +160,50 @@ func (s *Server) Conversation(id string) (ConversationState, bool) {
 	return st, true
 }
 
-// MessageState is a snapshot of a message, for assertions and for finding
-// the media_id of a seeded media message.
-type MessageState struct {
-	ID             string            // message_id
-	ConversationID string            // its conversation
-	Direction      convo.Direction   // inbound or outbound
-	Sender         Sender            // who wrote it
-	Type           convo.MessageType // message type
-	At             time.Time         // when it was sent
-	MediaStatus    convo.MediaStatus // "" for messages without a media block
-	MediaID        string            // "" unless the media is available
-	Reactions      int               // number of reactions
-}
-
-// Message returns the message with the given id, in any company.
-func (s *Server) Message(id string) (MessageState, bool) {
+// Message returns the message with the given id, in any company, with the
+// fields the server sets (its media's data is left out).
+func (s *Server) Message(id string) (Message, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	m, ok := s.index[id].(*message)
 	if !ok {
-		return MessageState{}, false
+		return Message{}, false
 	}
-	st := MessageState{ID: m.id, ConversationID: m.conv.id, Direction: convo.Direction(m.direction), Sender: m.sender, Type: convo.MessageType(m.typ), At: m.at, Reactions: len(m.reactions)}
-	if m.media != nil {
-		st.MediaStatus, st.MediaID = convo.MediaStatus(m.media.status), m.media.id
-	}
-	return st, true
+	return m.state(), true
 }
 
 // MediaID returns the media_id of a seeded message ("" when the message has
 // no available media).
 func (s *Server) MediaID(messageID string) string {
 	m, _ := s.Message(messageID)
-	return m.MediaID
+	if m.Media == nil {
+		return ""
+	}
+	return m.Media.MediaID
+}
+
+// state is the message as inspection shows it.
+func (m *message) state() Message {
+	st := Message{
+		MessageID: m.MessageID, ConversationID: m.conv.ID, Sender: m.sender, Direction: m.Direction, Type: m.Type,
+		Text: deref(m.Text), Status: convo.MessageStatus(deref(m.Status)), At: m.at,
+		DeliveredAt: (*time.Time)(m.DeliveredAt), ReadAt: (*time.Time)(m.ReadAt), FailureReason: deref(m.FailureReason),
+	}
+	if md := m.Media; md != nil {
+		st.Media = &Media{MediaStatus: md.MediaStatus, MediaID: deref(md.MediaID), MimeType: deref(md.MimeType), Filename: deref(md.Filename)}
+		if md.FileSize != nil {
+			st.Media.FileSize = *md.FileSize
+		}
+	}
+	for _, r := range m.Reactions {
+		st.Reactions = append(st.Reactions, Reaction{Emoji: r.Emoji, Direction: r.Direction, ReactedAt: time.Time(r.ReactedAt)})
+	}
+	return st
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
 }

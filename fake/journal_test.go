@@ -137,7 +137,7 @@ func TestJournalByteBudget(t *testing.T) {
 // the journal's Path and the filters' pattern, whichever prefix was sent.
 func TestOnePathFormForFaultsJournalAndFilters(t *testing.T) {
 	s, b := newBasic(t)
-	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
+	conv := b.co.AddConversation(fake.Conversation{ContactID: b.ana})
 	const pattern = "/conversations/*/messages"
 	s.AddFault(fake.Fault{Path: "/api/v1" + pattern, Status: 503, Times: 1})
 	assert.Equal(t, pattern, s.Faults()[0].Fault.Path, "a leading /v1 or /api/v1 means the same as without it")
@@ -214,7 +214,7 @@ func TestResetRestoresTheStartClearEmpties(t *testing.T) {
 	startNow := clock.Now()
 
 	acc := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp})
-	co.AddContact(fake.Contact{Account: acc, Phone: "5511900001111"})
+	co.AddContact(fake.Contact{ChannelAccountID: acc, PhoneNumber: "5511900001111"})
 	require.NoError(t, s.Load(&fake.Seed{Companies: []fake.CompanySeed{{APIKey: "loaded-key"}}}))
 	s.AddCompany("second")
 	clock.Advance(48 * time.Hour)

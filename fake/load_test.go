@@ -96,7 +96,7 @@ func TestLoadUnderFaults(t *testing.T) {
 		p := phoneOf(i)
 		n := 0
 		for _, c := range b.co.Contacts() {
-			if c.Phone == p && c.AccountID == b.chat {
+			if c.PhoneNumber == p && c.ChannelAccountID == b.chat {
 				n++
 			}
 		}

@@ -40,18 +40,18 @@ func ids(items []map[string]any) []string {
 func TestMessagesExactShapes(t *testing.T) {
 	s, b := newBasic(t)
 	co := b.co
-	conv := co.AddConversation(fake.Conversation{Contact: b.ana})
+	conv := co.AddConversation(fake.Conversation{ContactID: b.ana})
 	at := func(h int) time.Time { return t0.Add(-time.Duration(h) * time.Hour) }
-	mText := co.AddMessage(conv, fake.Message{ID: "m-text", Sender: fake.SenderContact, Text: "Hi there", At: at(10),
-		Reactions: []fake.Reaction{{Emoji: "👍", Direction: convo.DirectionOutbound, At: at(9)}}})
-	mImg := co.AddMessage(conv, fake.Message{ID: "m-img", Sender: fake.SenderAgent, Text: "Our catalog", Status: "read", At: at(8),
+	mText := co.AddMessage(conv, fake.Message{MessageID: "m-text", Sender: fake.SenderContact, Text: "Hi there", At: at(10),
+		Reactions: []fake.Reaction{{Emoji: "👍", Direction: convo.DirectionOutbound, ReactedAt: at(9)}}})
+	mImg := co.AddMessage(conv, fake.Message{MessageID: "m-img", Sender: fake.SenderAgent, Text: "Our catalog", Status: "read", At: at(8),
 		Media: &fake.Media{MimeType: "image/jpeg", Filename: "catalog.jpg", Data: []byte("jpegdata")}})
-	co.AddMessage(conv, fake.Message{ID: "m-unknown", Sender: fake.SenderContact, Type: "audio", At: at(7),
-		Media: &fake.Media{Status: convo.MediaUnknown, MimeType: "audio/ogg"}})
-	co.AddMessage(conv, fake.Message{ID: "m-noref", Sender: fake.SenderContact, Type: "document", At: at(6)})
-	co.AddMessage(conv, fake.Message{ID: "m-sys", Sender: fake.SenderSystem, Text: "ignored", At: at(5)})
-	co.AddMessage(conv, fake.Message{ID: "m-unsup", Sender: fake.SenderContact, Type: "unsupported", At: at(4)})
-	co.AddMessage(conv, fake.Message{ID: "m-failed", Sender: fake.SenderAutomation, Text: "Reminder", Status: "failed", FailureReason: "outside session window", At: at(3)})
+	co.AddMessage(conv, fake.Message{MessageID: "m-unknown", Sender: fake.SenderContact, Type: "audio", At: at(7),
+		Media: &fake.Media{MediaStatus: convo.MediaUnknown, MimeType: "audio/ogg"}})
+	co.AddMessage(conv, fake.Message{MessageID: "m-noref", Sender: fake.SenderContact, Type: "document", At: at(6)})
+	co.AddMessage(conv, fake.Message{MessageID: "m-sys", Sender: fake.SenderSystem, Text: "ignored", At: at(5)})
+	co.AddMessage(conv, fake.Message{MessageID: "m-unsup", Sender: fake.SenderContact, Type: "unsupported", At: at(4)})
+	co.AddMessage(conv, fake.Message{MessageID: "m-failed", Sender: fake.SenderAutomation, Text: "Reminder", Status: "failed", FailureReason: "outside session window", At: at(3)})
 	mediaID := s.MediaID(mImg)
 	require.NotEmpty(t, mediaID)
 	_ = mText
@@ -91,8 +91,8 @@ func TestMessagesExactShapes(t *testing.T) {
 
 func TestMessagesForgedCursor(t *testing.T) {
 	s, b := newBasic(t)
-	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
-	conv2 := b.co.AddConversation(fake.Conversation{Contact: b.ana, Status: convo.ConversationResolved})
+	conv := b.co.AddConversation(fake.Conversation{ContactID: b.ana})
+	conv2 := b.co.AddConversation(fake.Conversation{ContactID: b.ana, Status: convo.ConversationResolved})
 	for i := 0; i < 3; i++ {
 		b.co.Inbound(conv, "x", t0.Add(-time.Duration(i+1)*time.Minute))
 	}
@@ -116,10 +116,10 @@ func TestMessagesForgedCursor(t *testing.T) {
 
 func TestReactionsAreNeverItems(t *testing.T) {
 	s, b := newBasic(t)
-	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
+	conv := b.co.AddConversation(fake.Conversation{ContactID: b.ana})
 	m := b.co.Reply(conv, fake.SenderAgent, "Deal?", t0.Add(-time.Hour))
 	b.co.AddReaction(m, fake.Reaction{Emoji: "❤️"})
-	b.co.AddReaction(m, fake.Reaction{Emoji: "👍", At: t0.Add(-10 * time.Minute)})
+	b.co.AddReaction(m, fake.Reaction{Emoji: "👍", ReactedAt: t0.Add(-10 * time.Minute)})
 	p := readMessages(t, s, conv, nil)
 	require.Len(t, p.Items, 1)
 	raw, _ := json.Marshal(p.Items[0]["reactions"])
@@ -134,7 +134,7 @@ func TestReactionsAreNeverItems(t *testing.T) {
 // A default filename does not depend on the machine's MIME database.
 func TestMediaBlockByType(t *testing.T) {
 	s, b := newBasic(t)
-	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
+	conv := b.co.AddConversation(fake.Conversation{ContactID: b.ana})
 	noRef := `{"media_id":null,"media_status":"no_reference","mime_type":null,"file_size":null,"filename":null}`
 	tests := []struct {
 		name  string
@@ -147,9 +147,9 @@ func TestMediaBlockByType(t *testing.T) {
 		{"audio without media", fake.Message{Type: "audio"}, noRef, "null"},
 		{"video without media", fake.Message{Type: "video"}, noRef, "null"},
 		{"sticker without media", fake.Message{Type: "sticker"}, noRef, "null"},
-		{"sticker unknown", fake.Message{Type: "sticker", Media: &fake.Media{Status: convo.MediaUnknown, MimeType: "image/webp", Size: 300}},
+		{"sticker unknown", fake.Message{Type: "sticker", Media: &fake.Media{MediaStatus: convo.MediaUnknown, MimeType: "image/webp", FileSize: 300}},
 			`{"media_id":null,"media_status":"unknown","mime_type":"image/webp","file_size":300,"filename":null}`, "null"},
-		{"image explicit no_reference", fake.Message{Type: "image", Text: "caption", Media: &fake.Media{Status: convo.MediaNoReference, MimeType: "image/png"}}, noRef, `"caption"`},
+		{"image explicit no_reference", fake.Message{Type: "image", Text: "caption", Media: &fake.Media{MediaStatus: convo.MediaNoReference, MimeType: "image/png"}}, noRef, `"caption"`},
 		{"text", fake.Message{Text: "hi"}, "", `"hi"`},
 		{"location", fake.Message{Type: "location"}, "", "null"},
 		{"contact card", fake.Message{Type: "contact"}, "", "null"},
@@ -158,13 +158,13 @@ func TestMediaBlockByType(t *testing.T) {
 	}
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			tc.msg.ID = fmt.Sprintf("m%02d", i)
+			tc.msg.MessageID = fmt.Sprintf("m%02d", i)
 			tc.msg.At = t0.Add(-time.Duration(i+1) * time.Minute)
 			b.co.AddMessage(conv, tc.msg)
 			p := readMessages(t, s, conv, url.Values{"limit": {"100"}})
 			var it map[string]any
 			for _, item := range p.Items {
-				if item["message_id"] == tc.msg.ID {
+				if item["message_id"] == tc.msg.MessageID {
 					it = item
 				}
 			}
@@ -202,7 +202,7 @@ func TestMediaBlockByType(t *testing.T) {
 func TestMessagesWindowAndSince(t *testing.T) {
 	now := t0.Add(500*time.Millisecond + 700*time.Microsecond) // 10:00:00.5007
 	s, b := newBasic(t, fake.WithClock(fake.NewManualClock(now)))
-	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
+	conv := b.co.AddConversation(fake.Conversation{ContactID: b.ana})
 	start := time.Date(2026, 10, 23, 10, 0, 0, 500_000_000, time.UTC) // now - 30 days, to the ms
 	in := b.co.Inbound(conv, "edge", start)
 	out := b.co.Inbound(conv, "just out", start.Add(-time.Millisecond))
@@ -241,7 +241,7 @@ func TestMessagesWindowAndSince(t *testing.T) {
 // limits refused.
 func TestMessagesPageSize(t *testing.T) {
 	s, b := newBasic(t)
-	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
+	conv := b.co.AddConversation(fake.Conversation{ContactID: b.ana})
 	for i := 0; i < 120; i++ {
 		b.co.Inbound(conv, fmt.Sprint(i), t0.Add(-time.Duration(i+1)*time.Minute))
 	}
@@ -280,7 +280,7 @@ func TestMessagesCursorStable(t *testing.T) {
 			clock := fake.NewManualClock(t0)
 			s := newServer(t, fake.WithClock(clock))
 			b := seedBasic(t, s)
-			conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
+			conv := b.co.AddConversation(fake.Conversation{ContactID: b.ana})
 			existing := map[string]bool{}
 			for i := range tc.n {
 				existing[b.co.Inbound(conv, fmt.Sprint(i), tc.at(i))] = true

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"mime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -64,6 +64,54 @@ func within(prefix string, err error) error {
 	return &fieldError{field: prefix, msg: err.Error()}
 }
 
+// now is the time of seeded entries left without one: the clock's, or the
+// seed's while one loads. The caller holds s.mu.
+func (s *Server) now() time.Time {
+	if !s.loadNow.IsZero() {
+		return s.loadNow
+	}
+	return s.clock.Now()
+}
+
+// parseAgo reads a duration before now: Go durations ("90m", "3h30m") plus a
+// leading days part ("2d", "2d4h").
+func parseAgo(s string) (time.Duration, error) {
+	var days time.Duration
+	if i := strings.IndexByte(s, 'd'); i > 0 {
+		n, err := strconv.Atoi(s[:i])
+		if err != nil {
+			return 0, fmt.Errorf("bad duration %q", s)
+		}
+		days, s = time.Duration(n)*24*time.Hour, s[i+1:]
+		if s == "" {
+			return days, nil
+		}
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("bad duration %q (want e.g. 90m, 3h, 2d4h)", s)
+	}
+	return days + d, nil
+}
+
+// when resolves a time given as an instant (at) or as a duration before
+// now (ago); fields name them in errors. Neither: now.
+func (s *Server) when(at time.Time, ago, atField, agoField string) (time.Time, error) {
+	switch {
+	case ago == "" && at.IsZero():
+		return s.now(), nil
+	case ago == "":
+		return at, nil
+	case !at.IsZero():
+		return time.Time{}, fieldErr(atField, "give %s or %s, not both", atField, agoField)
+	}
+	d, err := parseAgo(ago)
+	if err != nil {
+		return time.Time{}, fieldErr(agoField, "%v", err)
+	}
+	return s.now().Add(-d), nil
+}
+
 func (s *Server) addAccount(co *company, a ChannelAccount, widget bool) (string, error) {
 	switch {
 	case widget:
@@ -118,15 +166,15 @@ func (s *Server) newID(id string) (string, error) {
 }
 
 func (s *Server) addContact(co *company, ct Contact) (string, error) {
-	acc := co.accountsByID[ct.Account]
+	acc := co.accountsByID[ct.ChannelAccountID]
 	if acc == nil {
-		return "", fieldErr("channel", "unknown account %q", ct.Account)
+		return "", fieldErr("channel", "unknown account %q", ct.ChannelAccountID)
 	}
 	var norm string
-	if ct.Phone != "" {
+	if ct.PhoneNumber != "" {
 		var err error
-		if norm, err = phone.Normalize(ct.Phone); err != nil {
-			return "", fieldErr("phone", "%q: %v", ct.Phone, err)
+		if norm, err = phone.Normalize(ct.PhoneNumber); err != nil {
+			return "", fieldErr("phone", "%q: %v", ct.PhoneNumber, err)
 		}
 	} else if acc.channel == convo.ChannelChatapp {
 		return "", fieldErr("phone", "a chatapp contact needs a phone")
@@ -146,9 +194,9 @@ func (s *Server) addContact(co *company, ct Contact) (string, error) {
 	if other := co.contactsByIdent[key]; other != nil {
 		return "", fieldErr(dupField, "%s is already contact %s on account %s (a contact is unique per account and phone)", key.ident, other.id, acc.id)
 	}
-	created := ct.CreatedAt
-	if created.IsZero() {
-		created = s.clock.Now()
+	created, err := s.when(ct.CreatedAt, ct.CreatedAgo, "created_at", "created_ago")
+	if err != nil {
+		return "", err
 	}
 	if strings.ContainsRune(ct.Name, 0) {
 		return "", fieldErr("name", "holds a NUL character, which the service refuses in a name")
@@ -171,8 +219,8 @@ func (s *Server) addContact(co *company, ct Contact) (string, error) {
 	for _, t := range ct.Tags {
 		cn.addTag(co.tag(t))
 	}
-	if ct.Sequence != "" {
-		cn.sequence, cn.sequenceName = SequenceScheduled, ct.Sequence
+	if ct.SequenceName != "" {
+		cn.sequence, cn.sequenceName = SequenceScheduled, ct.SequenceName
 	}
 	co.contacts[id] = cn
 	co.contactsByIdent[key] = cn
@@ -224,9 +272,9 @@ func (ct *contact) addTag(t *tag) {
 }
 
 func (s *Server) addConversation(co *company, cv Conversation) (string, error) {
-	ct := co.contacts[cv.Contact]
+	ct := co.contacts[cv.ContactID]
 	if ct == nil {
-		return "", fieldErr("contact", "unknown contact %q", cv.Contact)
+		return "", fieldErr("contact", "unknown contact %q", cv.ContactID)
 	}
 	status := cv.Status
 	if status == "" {
@@ -242,267 +290,27 @@ func (s *Server) addConversation(co *company, cv Conversation) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	created := cv.CreatedAt
-	if created.IsZero() {
-		created = s.clock.Now()
+	created, err := s.when(cv.CreatedAt, cv.CreatedAgo, "created_at", "created_ago")
+	if err != nil {
+		return "", err
 	}
 	s.seq++
 	conv := &conversation{
-		id: id, company: co, contact: ct, account: ct.account, status: status,
+		ID: id, ContactID: ct.id, Channel: ct.account.channel, ChannelAccountID: ct.account.id, ChannelIdentifier: ct.ident,
+		Status: status, company: co, contact: ct, account: ct.account,
 		assignedTo: cv.AssignedTo, createdAt: created, createdAt0: created, createdSeq: s.seq, unreadOverride: cv.UnreadCount,
 	}
+	conv.CreatedAt = (*stamp)(&conv.createdAt)
+	conv.syncWire()
 	co.conversations = append(co.conversations, conv)
 	co.noteMove(conv, s.seq)
 	co.convsByID[id] = conv
 	ct.conversationCount++
 	s.index[id] = conv
+	for k, m := range cv.Messages {
+		if _, err := s.addMessage(co, id, m); err != nil {
+			return "", within(fmt.Sprintf("messages[%d]", k), err)
+		}
+	}
 	return id, nil
-}
-
-// statuses interns the delivery status values: a million messages share
-// five strings.
-var statuses = map[string]*string{}
-
-func init() {
-	for _, v := range []string{"queued", "sent", "delivered", "read", "failed"} {
-		statuses[v] = &v
-	}
-}
-
-func internStatus(v string) *string {
-	if p, ok := statuses[v]; ok {
-		return p
-	}
-	return &v
-}
-
-var mediaTypes = map[string]bool{"image": true, "document": true, "audio": true, "video": true, "sticker": true}
-
-func (s *Server) addMessage(co *company, conversationID string, m Message) (string, error) {
-	conv := co.convsByID[conversationID]
-	if conv == nil {
-		return "", fmt.Errorf("unknown conversation %q", conversationID)
-	}
-	if err := resolveSender(&m); err != nil {
-		return "", err
-	}
-	id, err := s.newID(m.ID)
-	if err != nil {
-		return "", err
-	}
-	at := m.At
-	if at.IsZero() {
-		at = s.clock.Now()
-	}
-	msg := &message{id: id, conv: conv, direction: m.Direction, sender: m.Sender, typ: m.Type, at: at, failureReason: optString(m.FailureReason)}
-	special := m.Type == "system" || m.Type == "unsupported" // no text or media of their own (docs/behaviour.md, "Messages")
-	if !special {
-		msg.text = optString(m.Text)
-	}
-	if m.Status != "" {
-		if statuses[string(m.Status)] == nil {
-			return "", fieldErr("status", "unknown status %q (want queued, sent, delivered, read or failed)", m.Status)
-		}
-		msg.status = internStatus(string(m.Status))
-	} else if m.Direction == convo.DirectionOutbound && !special {
-		msg.status = internStatus("delivered")
-	}
-	st := ""
-	if msg.status != nil {
-		st = *msg.status
-	}
-	if st != "queued" {
-		msg.sentAt = &msg.at
-	}
-	msg.setTimes(m.DeliveredAt, m.ReadAt, st)
-	if mediaTypes[string(m.Type)] {
-		md := m.Media
-		if md == nil {
-			md = &Media{Status: convo.MediaNoReference}
-		}
-		built, err := s.buildMedia(co, md)
-		if err != nil {
-			return "", within("media", err)
-		}
-		msg.media = built
-	}
-	for i, r := range m.Reactions {
-		rr, err := buildReaction(r, at)
-		if err != nil {
-			return "", within(fmt.Sprintf("reactions[%d]", i), err)
-		}
-		msg.reactions = append(msg.reactions, rr)
-	}
-	s.seq++
-	conv.insertMessage(msg, s.seq)
-	s.index[id] = msg
-	// The anomaly cache is deliberately left alone (docs/behaviour.md, "Anomaly report").
-	return id, nil
-}
-
-// resolveSender fills in a seeded message's sender, direction and type where
-// they are left out, and refuses a sender and direction that disagree.
-func resolveSender(m *Message) error {
-	switch {
-	case m.Sender == "" && m.Direction == convo.DirectionOutbound:
-		m.Sender = SenderAgent
-	case m.Sender == "":
-		m.Sender = SenderContact
-	}
-	switch m.Sender {
-	case SenderContact, SenderAgent, SenderPhone, SenderAutomation, SenderSystem:
-	default:
-		return fieldErr("sender", "unknown sender %q (want contact, agent, phone, automation or system)", m.Sender)
-	}
-	if m.Direction == "" {
-		m.Direction = convo.DirectionOutbound
-		if m.Sender == SenderContact {
-			m.Direction = convo.DirectionInbound
-		}
-	}
-	if m.Direction != convo.DirectionInbound && m.Direction != convo.DirectionOutbound {
-		return fieldErr("direction", "unknown direction %q (want inbound or outbound)", m.Direction)
-	}
-	if (m.Sender == SenderContact) != (m.Direction == convo.DirectionInbound) && m.Sender != SenderSystem {
-		return fieldErr("direction", "sender %s cannot send a message %s", m.Sender, m.Direction)
-	}
-	if m.Type == "" {
-		m.Type = "text"
-		if m.Media != nil {
-			m.Type = convo.MessageType(typeForMIME(m.Media.MimeType))
-		}
-	}
-	if m.Sender == SenderSystem && m.Type == "text" {
-		m.Type = "system"
-	}
-	return nil
-}
-
-// setTimes sets the delivered and read times a status implies where the
-// seed gives none: a second and a minute after the message.
-func (msg *message) setTimes(deliveredAt, readAt *time.Time, st string) {
-	msg.deliveredAt, msg.readAt = deliveredAt, readAt
-	if msg.deliveredAt == nil && (st == "delivered" || st == "read") {
-		t := msg.at.Add(time.Second)
-		msg.deliveredAt = &t
-	}
-	if msg.readAt == nil && st == "read" {
-		t := msg.at.Add(time.Minute)
-		msg.readAt = &t
-	}
-}
-
-func typeForMIME(m string) string {
-	switch {
-	case strings.HasPrefix(m, "image/"):
-		return "image"
-	case strings.HasPrefix(m, "audio/"):
-		return "audio"
-	case strings.HasPrefix(m, "video/"):
-		return "video"
-	}
-	return "document"
-}
-
-func (s *Server) buildMedia(co *company, md *Media) (*media, error) {
-	status := md.Status
-	if status == "" {
-		status = convo.MediaAvailable
-		if len(md.Data) == 0 && md.Size == 0 && md.MimeType == "" {
-			status = convo.MediaNoReference
-		}
-	}
-	// Spec §2.3 rule 1: a message never carries a storage path, so a file
-	// name is a bare name.
-	if strings.ContainsAny(md.Filename, `/\`) {
-		return nil, fieldErr("filename", "%q is a path; a message never carries a storage path: give a bare file name", md.Filename)
-	}
-	out := &media{status: status, company: co}
-	switch status {
-	case convo.MediaAvailable:
-		out.id = newUUID()
-		out.data = md.Data
-		if len(out.data) == 0 {
-			n := md.Size
-			if n <= 0 {
-				n = 1024
-			}
-			out.data = filler(md.MimeType, n)
-		}
-		size := int64(len(out.data))
-		out.size = &size
-		mt := md.MimeType
-		if mt == "" {
-			mt = "application/octet-stream"
-		}
-		out.mime = &mt
-		fn := md.Filename
-		if fn == "" {
-			fn = "file" + extensionFor(mt)
-		}
-		out.filename = &fn
-		co.media[out.id] = out
-	case convo.MediaUnknown:
-		out.mime, out.filename = optString(md.MimeType), optString(md.Filename)
-		if md.Size > 0 {
-			size := md.Size
-			out.size = &size
-		}
-	case convo.MediaNoReference:
-	default:
-		return nil, fieldErr("status", "unknown status %q (want available, unknown or no_reference)", status)
-	}
-	return out, nil
-}
-
-// extensions are the default file name extensions of common MIME types:
-// a fixed table, so that a default filename does not depend on the
-// machine's MIME database (mime.ExtensionsByType does).
-var extensions = map[string]string{
-	"image/jpeg": ".jpg", "image/png": ".png", "image/gif": ".gif", "image/webp": ".webp",
-	"audio/ogg": ".ogg", "audio/mpeg": ".mp3", "audio/mp4": ".m4a", "audio/aac": ".aac", "audio/amr": ".amr",
-	"video/mp4": ".mp4", "video/3gpp": ".3gp", "video/quicktime": ".mov",
-	"application/pdf": ".pdf", "text/plain": ".txt", "application/zip": ".zip",
-	"application/msword": ".doc", "application/vnd.ms-excel": ".xls",
-	"application/vnd.openxmlformats-officedocument.wordprocessingml.document": ".docx",
-	"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet":       ".xlsx",
-	"application/octet-stream": ".bin",
-}
-
-// extensionFor is the extension of a default filename: from the table, else
-// none.
-func extensionFor(mimeType string) string {
-	mt, _, err := mime.ParseMediaType(mimeType)
-	if err != nil {
-		return ""
-	}
-	return extensions[mt]
-}
-
-// filler makes n bytes standing for a file of the given type.
-func filler(mimeType string, n int64) []byte {
-	b := make([]byte, n)
-	pattern := "fake " + mimeType + " content\n"
-	for i := range b {
-		b[i] = pattern[i%len(pattern)]
-	}
-	return b
-}
-
-func buildReaction(r Reaction, msgAt time.Time) (reaction, error) {
-	if r.Emoji == "" {
-		return reaction{}, fieldErr("emoji", "emoji is empty")
-	}
-	dir := r.Direction
-	if dir == "" {
-		dir = convo.DirectionInbound
-	}
-	if dir != convo.DirectionInbound && dir != convo.DirectionOutbound {
-		return reaction{}, fieldErr("direction", "unknown direction %q (want inbound or outbound)", dir)
-	}
-	at := r.At
-	if at.IsZero() {
-		at = msgAt.Add(time.Minute)
-	}
-	return reaction{emoji: r.Emoji, direction: dir, at: at}, nil
 }

@@ -66,7 +66,9 @@ func TestRequestBodies(t *testing.T) {
 	ok := call(t, s, "POST", contacts, create(`Ana \ud83d\ude00 \u00e9`))
 	assert.Equal(t, http.StatusCreated, ok.Status, "%s", ok.Body)
 
-	assert.Panics(t, func() { b.co.AddContact(fake.Contact{Account: b.chat, Phone: "5511933334444", Name: "x\x00"}) })
+	assert.Panics(t, func() {
+		b.co.AddContact(fake.Contact{ChannelAccountID: b.chat, PhoneNumber: "5511933334444", Name: "x\x00"})
+	})
 }
 
 // Every integer query parameter of api/openapi.yaml (limit of listMessages,
@@ -80,7 +82,7 @@ func TestIntegerParameters(t *testing.T) {
 	doc, err := oascheck.Load()
 	require.NoError(t, err)
 	s, b := newBasic(t)
-	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
+	conv := b.co.AddConversation(fake.Conversation{ContactID: b.ana})
 	checked := 0
 	for path, item := range doc.Paths.Map() {
 		if item.Get == nil || strings.Contains(strings.ReplaceAll(path, "{conversation_id}", ""), "{") {

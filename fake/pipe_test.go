@@ -61,7 +61,7 @@ func TestInMemoryNetworkDownloadInSynctest(t *testing.T) {
 		s := fake.New(t, fake.WithInMemoryNetwork(), fake.WithAttachmentTTL(15*time.Minute))
 		co := s.Company()
 		acc := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000001"})
-		conv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: acc, Phone: "5511900000010"})})
+		conv := co.AddConversation(fake.Conversation{ContactID: co.AddContact(fake.Contact{ChannelAccountID: acc, PhoneNumber: "5511900000010"})})
 		co.AddMessage(conv, fake.Message{Sender: fake.SenderContact, At: s.Clock().Now().Add(-time.Hour),
 			Media: &fake.Media{MimeType: "image/png", Filename: "a.png", Data: []byte("png")}})
 		c := s.Client()

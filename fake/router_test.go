@@ -16,7 +16,7 @@ import (
 // segment and reaches its endpoint, which answers with its own 404 code.
 func TestEscapedIDReachesItsEndpoint(t *testing.T) {
 	s, b := newBasic(t)
-	conv := b.co.AddConversation(fake.Conversation{ID: "abc/def", Contact: b.ana})
+	conv := b.co.AddConversation(fake.Conversation{ID: "abc/def", ContactID: b.ana})
 	b.co.Inbound(conv, "hello", t0.Add(-time.Hour))
 	tests := []struct {
 		name, path string
@@ -43,7 +43,7 @@ func TestEscapedIDReachesItsEndpoint(t *testing.T) {
 // body, errors included.
 func TestHeadMirrorsGet(t *testing.T) {
 	s, b := newBasic(t)
-	conv := b.co.AddConversation(fake.Conversation{Contact: b.ana})
+	conv := b.co.AddConversation(fake.Conversation{ContactID: b.ana})
 	b.co.Inbound(conv, "hello", t0.Add(-time.Hour))
 	for _, p := range []string{
 		"/v1/channels", "/api/v1/conversations", "/v1/conversations/" + conv + "/messages",

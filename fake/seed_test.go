@@ -46,7 +46,7 @@ func TestSampleSeedLoads(t *testing.T) {
 	assert.JSONEq(t, `{"id":"5a1c0000-2222-4a5b-9c3d-000000000001","phone_number":"5511987654321","name":"Ana Souza","email":"ana@example.com","gender":"female","tag_names":"vip,customer"}`, r.Data(t, 200))
 	ct, ok := s.Contact("5a1c0000-2222-4a5b-9c3d-000000000001")
 	require.True(t, ok)
-	assert.Equal(t, fake.SequenceScheduled, ct.Sequence)
+	assert.Equal(t, fake.SequenceScheduled, ct.SequenceStatus)
 	assert.Equal(t, map[string]string{"plan": "gold"}, ct.CustomFields)
 
 	// The second company sees only its own data.
@@ -111,6 +111,7 @@ func TestLoadSeedErrorsNameThePlace(t *testing.T) {
 		{msgs + `{"reactions":[{"emoji":"x"},{"emoji":"y","direction":"up"}]}]}]}]}`, `companies[0].conversations[0].messages[0].reactions[1].direction: unknown direction "up"`},
 		{msgs + `{"reactions":[{"emoji":""}]}]}]}]}`, `companies[0].conversations[0].messages[0].reactions[0].emoji: emoji is empty`},
 		{msgs + `{"reactions":[{"emoji":"x","at":"now"}]}]}]}]}`, `companies[0].conversations[0].messages[0].reactions[0].at: "now" is not an RFC 3339 date-time`},
+		{msgs + `{"reactions":[{"emoji":"x","ago":"soon"}]}]}]}]}`, `companies[0].conversations[0].messages[0].reactions[0].ago: bad duration "soon"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.want, func(t *testing.T) {
@@ -132,7 +133,7 @@ func TestLoadReplacesAndRestoresOnError(t *testing.T) {
 	assert.Len(t, co.Contacts(), 3, "old handles stay valid")
 
 	now := t0.Add(-72 * time.Hour)
-	bad := &fake.Seed{Now: &now, Companies: []fake.CompanySeed{{Channels: []fake.ChannelSeed{{Channel: "sms"}}}}}
+	bad := &fake.Seed{Now: &now, Companies: []fake.CompanySeed{{Channels: []fake.ChannelAccount{{Channel: "sms"}}}}}
 	require.Error(t, s.Load(bad))
 	assert.Len(t, co.Contacts(), 3, "a failed load keeps the previous state")
 	assert.Equal(t, t0, s.Clock().Now(), "a seed that does not load does not move the clock")

@@ -16,7 +16,7 @@ import (
 func TestCancelSequenceCompanyWideMostRecent(t *testing.T) {
 	s, b := newBasic(t)
 	chat2 := b.co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000002"})
-	ana2 := b.co.AddContact(fake.Contact{Account: chat2, Phone: b.anaPhone, Sequence: "Winback"})
+	ana2 := b.co.AddContact(fake.Contact{ChannelAccountID: chat2, PhoneNumber: b.anaPhone, SequenceName: "Winback"})
 	b.co.ScheduleSequence(b.ana, "Onboarding")
 	b.co.Receive(chat2, b.anaPhone, "", fake.Message{Text: "recent", At: t0.Add(-time.Minute)})
 	b.co.Receive(b.chat, b.anaPhone, "", fake.Message{Text: "older", At: t0.Add(-time.Hour)})
@@ -24,8 +24,8 @@ func TestCancelSequenceCompanyWideMostRecent(t *testing.T) {
 	assert.JSONEq(t, `{"canceled":true,"message":"Sequence canceled successfully."}`, r.Data(t, 200))
 	c1, _ := s.Contact(b.ana)
 	c2, _ := s.Contact(ana2)
-	assert.Equal(t, fake.SequenceScheduled, c1.Sequence)
-	assert.Equal(t, fake.SequenceCanceled, c2.Sequence)
+	assert.Equal(t, fake.SequenceScheduled, c1.SequenceStatus)
+	assert.Equal(t, fake.SequenceCanceled, c2.SequenceStatus)
 }
 
 // Fifty concurrent cancels of one scheduled sequence: exactly one says
@@ -66,9 +66,9 @@ func TestCancelSequenceStates(t *testing.T) {
 		assert.JSONEq(t, want, call(t, s, "POST", "/v1/chatapp/sequences/cancel", body).Data(t, 200))
 	}
 	ct, _ := s.Contact(b.ana)
-	assert.Equal(t, fake.SequenceCanceled, ct.Sequence)
+	assert.Equal(t, fake.SequenceCanceled, ct.SequenceStatus)
 	// A contact that never had a sequence: false.
-	b.co.AddContact(fake.Contact{Account: b.chat, Phone: "5521911110000"})
+	b.co.AddContact(fake.Contact{ChannelAccountID: b.chat, PhoneNumber: "5521911110000"})
 	assert.JSONEq(t, `{"canceled":false,"message":"No scheduled sequence to cancel."}`,
 		call(t, s, "POST", "/v1/chatapp/sequences/cancel", map[string]string{"phone_number": "5521911110000"}).Data(t, 200))
 	// CANCEL_FAILED through a fault rule; the sequence stays scheduled.
@@ -77,7 +77,7 @@ func TestCancelSequenceStates(t *testing.T) {
 	r := call(t, s, "POST", "/v1/chatapp/sequences/cancel", map[string]string{"phone_number": b.anaPhone})
 	assertError(t, r, 500, "CANCEL_FAILED", "The sequence could not be canceled.", "/api/v1/chatapp/sequences/cancel", "POST", "")
 	ct, _ = s.Contact(b.ana)
-	assert.Equal(t, fake.SequenceScheduled, ct.Sequence)
+	assert.Equal(t, fake.SequenceScheduled, ct.SequenceStatus)
 	r = call(t, s, "POST", "/v1/chatapp/sequences/cancel", map[string]string{"phone_number": b.anaPhone})
 	assert.JSONEq(t, `{"canceled":true,"message":"Sequence canceled successfully."}`, r.Data(t, 200), "the rule ran out")
 	r = call(t, s, "POST", "/v1/chatapp/sequences/cancel", map[string]string{"phone_number": "5599999999999"})

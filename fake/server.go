@@ -21,7 +21,7 @@ const DefaultAPIKey = "fake-api-key"
 const (
 	DefaultRateLimit       = 1000.0          // requests per second per key: ordinary tests never hit it
 	DefaultRateBurst       = 1000            // bucket size of the default rate limit
-	DefaultAnomalyCacheTTL = 5 * time.Minute // spec §4.4 rule 3: "a few minutes"
+	DefaultAnomalyCacheTTL = 5 * time.Minute // docs/behaviour.md, "Anomaly report": a few minutes
 	DefaultAttachmentTTL   = 15 * time.Minute
 	DefaultJournalLimit    = 10000
 	DefaultJournalBytes    = 32 << 20 // bytes of the journal's budget: 32 MiB
@@ -40,6 +40,7 @@ type Server struct {
 	seq       uint64
 	files     map[string]*fileGrant // attachment URL token -> grant
 	index     objectIndex           // global id -> object, for the state getters
+	loadNow   time.Time             // while a seed loads: the now of its times and defaults
 
 	clock      *Clock
 	errIDs     *errorIDs
@@ -86,7 +87,8 @@ func WithClock(c *Clock) Option { return func(cfg *config) { cfg.clock = c } }
 // WithAPIKey sets the API key of the default company (default [DefaultAPIKey]).
 func WithAPIKey(key string) Option { return func(cfg *config) { cfg.apiKey = key } }
 
-// WithRateLimit sets the request limit per API key (spec §8): a token
+// WithRateLimit sets the request limit per API key (docs/behaviour.md,
+// "Rate limits and retries"): a token
 // bucket of burst tokens refilled at perSecond on the server's clock, the
 // three header forms counted together. perSecond <= 0 disables the limit.
 // Default: [DefaultRateLimit] per second, burst [DefaultRateBurst].
@@ -95,19 +97,19 @@ func WithRateLimit(perSecond float64, burst int) Option {
 }
 
 // WithAnomalyRateLimit gives the anomalies endpoint its own limit per key
-// (spec §8: "set for about one pass per day"): calls requests per period,
+// (docs/behaviour.md, "Rate limits and retries": set for about one pass per day): calls requests per period,
 // e.g. WithAnomalyRateLimit(1, 24*time.Hour). Off by default.
 func WithAnomalyRateLimit(calls int, per time.Duration) Option {
 	return func(cfg *config) { cfg.anomalyCalls, cfg.anomalyPer = calls, per }
 }
 
 // WithAnomalyCacheTTL sets how long an anomaly report stays cached per
-// company and bucket (spec §4.4 rule 3). Default [DefaultAnomalyCacheTTL]; 0
+// company and bucket (docs/behaviour.md, "Anomaly report"). Default [DefaultAnomalyCacheTTL]; 0
 // disables the cache.
 func WithAnomalyCacheTTL(d time.Duration) Option { return func(cfg *config) { cfg.anomalyTTL = d } }
 
 // WithAttachmentTTL sets how long a temporary attachment URL stays valid
-// (spec §4.2). Default [DefaultAttachmentTTL].
+// (getAttachment, GET /attachments/{media_id}). Default [DefaultAttachmentTTL].
 func WithAttachmentTTL(d time.Duration) Option { return func(cfg *config) { cfg.attachmentTTL = d } }
 
 // WithSeed loads seed at start (see [Server.Load]). When the seed has a now
@@ -261,7 +263,8 @@ func (s *Server) Close() {
 	})
 }
 
-// URL returns the base URL of the API, ending in /v1 (spec §1), e.g.
+// URL returns the base URL of the API, ending in /v1 (docs/behaviour.md,
+// "Connecting"), e.g.
 // http://127.0.0.1:40123/v1. It is "" for a server built by [NewHandler].
 func (s *Server) URL() string {
 	switch {

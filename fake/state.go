@@ -4,7 +4,9 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -37,6 +39,8 @@ type company struct {
 	tagsByID   map[string]*tag
 
 	anomalyCache map[anomalyCacheKey]*anomalyResult
+	reportMu     sync.Mutex     // guards report, which readers fill
+	report       *encodedReport // the latest report made of cached results
 
 	// order lists the conversations by list key (see listKey), most recent
 	// first, ties by id descending, so that a page of the conversation list
@@ -87,13 +91,32 @@ type contact struct {
 	conversationCount int
 }
 
+// conversation is a stored conversation. Its exported fields are the item
+// of GET /conversations, kept up to date as it changes (syncWire).
 type conversation struct {
-	id         string
+	// What the anomaly report reads of every conversation comes first,
+	// together (computeAnomalies).
+	lastInbound   *message  // derived from msgs, maintained on insert (see recompute)
+	lastInboundAt time.Time // lastInbound's time
+	repliesAfter  int       // outbound replies (agent, phone, automation) after lastInbound, not failed
+	humanAfter    int       // of which from a person (agent, phone)
+	assignedTo    string
+
+	ID                string                   `json:"id"`
+	ContactID         string                   `json:"contact_id"`
+	Channel           convo.Channel            `json:"channel"`
+	ChannelAccountID  string                   `json:"channel_account_id"`
+	ChannelIdentifier string                   `json:"channel_identifier"`
+	Status            convo.ConversationStatus `json:"status"`
+	Assigned          bool                     `json:"assigned"`
+	UnreadCount       int                      `json:"unread_count"`
+	LastInboundAt     *stamp                   `json:"last_inbound_at"`
+	LastMessageAt     *stamp                   `json:"last_message_at"`
+	CreatedAt         *stamp                   `json:"created_at"`
+
 	company    *company
 	contact    *contact
 	account    *account
-	status     convo.ConversationStatus
-	assignedTo string
 	createdAt  time.Time
 	createdSeq uint64
 	// createdAt0 is createdAt before any message: a backfilled message can
@@ -112,10 +135,7 @@ type conversation struct {
 	movedSeq uint64
 
 	// Derived from msgs, maintained on insert (see recompute).
-	lastInbound    *message
 	lastMessageAt  time.Time // zero when no message
-	repliesAfter   int       // outbound replies (agent, phone, automation) after lastInbound, not failed
-	humanAfter     int       // of which from a person (agent, phone)
 	unread         int       // inbound messages after the last human reply
 	lmaHistory     []lmaPoint
 	unreadOverride *int
@@ -129,38 +149,90 @@ type lmaPoint struct {
 	at  time.Time
 }
 
+// message is a stored message. Its exported fields are the message as GET
+// /conversations/{conversation_id}/messages shows it, encoded once when
+// written (encoded); the others are the fake's.
 type message struct {
-	id            string
-	conv          *conversation
-	direction     convo.Direction
-	sender        Sender
-	typ           convo.MessageType
-	status        *string
-	text          *string
-	media         *media
-	reactions     []reaction
-	at            time.Time
-	sentAt        *time.Time
-	deliveredAt   *time.Time
-	readAt        *time.Time
-	failureReason *string
-	seq           uint64
+	MessageID     string            `json:"message_id"`
+	Direction     convo.Direction   `json:"direction"`
+	Type          convo.MessageType `json:"type"`
+	Status        *string           `json:"status"`
+	Text          *string           `json:"text"`
+	Media         *media            `json:"media"`
+	Reactions     []reaction        `json:"reactions"`
+	SentAt        *stamp            `json:"sent_at"`
+	DeliveredAt   *stamp            `json:"delivered_at"`
+	ReadAt        *stamp            `json:"read_at"`
+	FailureReason *string           `json:"failure_reason"`
+	Raw           raw               `json:"raw"`
+
+	conv    *conversation
+	sender  Sender
+	at      time.Time
+	seq     uint64
+	encoded []byte // the exported fields in JSON
 }
 
+// encode keeps the message's JSON; it runs whenever the message changes.
+func (m *message) encode() {
+	m.encoded, _ = json.Marshal(m) // nothing in a message fails to encode
+}
+
+// reaction is a stored reaction, as the message read shows it.
 type reaction struct {
-	emoji     string
-	direction convo.Direction
-	at        time.Time
+	Emoji     string          `json:"emoji"`
+	Direction convo.Direction `json:"direction"`
+	ReactedAt stamp           `json:"reacted_at"`
 }
 
+// media is a stored media block, as the message read shows it: on every
+// media message, media_id null unless the file is available.
 type media struct {
-	id       string // empty unless status is available
-	status   convo.MediaStatus
-	mime     *string
-	size     *int64
-	filename *string
-	data     []byte
-	company  *company
+	MediaID     *string           `json:"media_id"`
+	MediaStatus convo.MediaStatus `json:"media_status"`
+	MimeType    *string           `json:"mime_type"`
+	FileSize    *int64            `json:"file_size"`
+	Filename    *string           `json:"filename"`
+	data        []byte
+	company     *company
+}
+
+// raw is the raw object of a message: an internal-looking form of the
+// content, outside the contract (docs/behaviour.md, "Messages"). It carries
+// the sender kind and never a URL or a storage path; system and unsupported
+// messages have none (null).
+type raw struct{ m *message }
+
+// MarshalJSON implements json.Marshaler.
+func (r raw) MarshalJSON() ([]byte, error) {
+	m := r.m
+	if m == nil || m.Type == convo.MessageSystem || m.Type == convo.MessageUnsupported {
+		return []byte("null"), nil
+	}
+	var c struct {
+		Body     *string           `json:"body,omitempty"`
+		FileSize *int64            `json:"file_size,omitempty"`
+		MimeType *string           `json:"mime_type,omitempty"`
+		Type     convo.MessageType `json:"type"`
+	}
+	c.Body, c.Type = m.Text, m.Type
+	if md := m.Media; md != nil && md.MediaID != nil {
+		c.MimeType, c.FileSize = md.MimeType, md.FileSize
+	}
+	return json.Marshal(struct {
+		Content           any    `json:"content"`
+		Origin            Sender `json:"origin"`
+		ProviderMessageID string `json:"provider_message_id"`
+	}{c, m.sender, "pmid." + strings.ReplaceAll(m.MessageID, "-", "")})
+}
+
+// stamp is a time as the API writes every time: UTC, milliseconds
+// (formatTime).
+type stamp time.Time
+
+// MarshalText implements encoding.TextMarshaler.
+func (t stamp) MarshalText() ([]byte, error) {
+	return time.Time(t).UTC().AppendFormat(make([]byte, 0, len(timestampLayout)), timestampLayout), nil
 }
 
 func newCompany(apiKey string) *company {
@@ -208,7 +280,7 @@ func msgLess(at time.Time, id string, m *message) bool {
 	if !at.Equal(m.at) {
 		return at.Before(m.at)
 	}
-	return id < m.id
+	return id < m.MessageID
 }
 
 // insertMessage places m in c.msgs (binary search; appending is the common
@@ -216,11 +288,11 @@ func msgLess(at time.Time, id string, m *message) bool {
 func (c *conversation) insertMessage(m *message, seq uint64) {
 	m.seq = seq
 	n := len(c.msgs)
-	if n == 0 || msgLess(c.msgs[n-1].at, c.msgs[n-1].id, m) {
+	if n == 0 || msgLess(c.msgs[n-1].at, c.msgs[n-1].MessageID, m) {
 		c.msgs = append(c.msgs, m)
 		c.appendDerived(m)
 	} else {
-		i := sort.Search(n, func(i int) bool { return msgLess(m.at, m.id, c.msgs[i]) })
+		i := sort.Search(n, func(i int) bool { return msgLess(m.at, m.MessageID, c.msgs[i]) })
 		c.msgs = append(c.msgs, nil)
 		copy(c.msgs[i+1:], c.msgs[i:])
 		c.msgs[i] = m
@@ -228,6 +300,7 @@ func (c *conversation) insertMessage(m *message, seq uint64) {
 	}
 	if m.at.After(c.lastMessageAt) {
 		c.lastMessageAt = m.at
+		c.LastMessageAt = (*stamp)(&c.lastMessageAt)
 		c.lmaHistory = append(c.lmaHistory, lmaPoint{seq: seq, at: m.at})
 		c.company.noteMove(c, seq)
 	}
@@ -237,23 +310,35 @@ func (c *conversation) insertMessage(m *message, seq uint64) {
 	if ct := c.contact; m.at.After(ct.lastMessageAt) {
 		ct.lastMessageAt = m.at
 	}
+	c.syncWire()
+}
+
+// syncWire brings the list item's derived fields up to date.
+func (c *conversation) syncWire() {
+	c.Assigned = c.assignedTo != ""
+	c.UnreadCount = c.unreadCount()
+	c.LastInboundAt = nil
+	if c.lastInbound != nil {
+		c.lastInboundAt = c.lastInbound.at
+		c.LastInboundAt = (*stamp)(&c.lastInboundAt)
+	}
 }
 
 // countsAsInbound: the contact spoke. System messages (by sender or by
 // type) never count.
 func (m *message) countsAsInbound() bool {
-	return m.direction == convo.DirectionInbound && m.sender != SenderSystem && m.typ != "system"
+	return m.Direction == convo.DirectionInbound && m.sender != SenderSystem && m.Type != "system"
 }
 
 // countsAsReply: something was sent to the contact (docs/behaviour.md, "Anomaly report": unanswered).
 // System messages (by sender or by type) never count.
 func (m *message) countsAsReply() bool {
-	return m.direction == convo.DirectionOutbound && m.typ != "system" &&
+	return m.Direction == convo.DirectionOutbound && m.Type != "system" &&
 		(m.sender == SenderAgent || m.sender == SenderPhone || m.sender == SenderAutomation)
 }
 
 // failed: the message has status failed, so nothing went out.
-func (m *message) failed() bool { return m.status != nil && *m.status == "failed" }
+func (m *message) failed() bool { return m.Status != nil && *m.Status == "failed" }
 
 func (m *message) human() bool { return m.sender == SenderAgent || m.sender == SenderPhone }
 

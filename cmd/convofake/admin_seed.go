@@ -5,8 +5,6 @@ import (
 	"io"
 	"net/http"
 	"time"
-
-	"github.com/convoapi/convo-go/fake"
 )
 
 type infoJSON struct {
@@ -97,8 +95,9 @@ func (a *admin) seed(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return errorf(http.StatusBadRequest, "invalid_seed", "%s", redactSecrets(err.Error(), serverKeys(a.srv)...))
 	}
-	if err := a.checkSeed(seed, before); err != nil {
-		return err
+	if seed.Now != nil && !a.srv.Clock().Manual() { // the fake's own text would advise Go code
+		return errorf(http.StatusBadRequest, "invalid_seed",
+			`seed: now: convofake runs on the real clock, which cannot be set; remove "now" from the seed, or restart convofake with --clock=frozen (or --clock=frozen:<RFC 3339 time>, or a --seed file with "now")`)
 	}
 	if err := a.srv.Load(seed); err != nil {
 		secrets := append(seedKeys(seed), serverKeys(a.srv)...)
@@ -114,19 +113,5 @@ func (a *admin) seed(w http.ResponseWriter, r *http.Request) error {
 			"company", company, "from", "companies[0].api_key")
 	}
 	writeJSON(w, http.StatusOK, out)
-	return nil
-}
-
-// checkSeed refuses, before loading, what the fake would refuse with advice
-// for Go code or with a key in the text: two companies sharing a key, and a
-// "now" on a real clock.
-func (a *admin) checkSeed(seed *fake.Seed, defaultKey string) error {
-	if err := checkSeedKeys(seed, defaultKey); err != nil {
-		return errorf(http.StatusBadRequest, "invalid_seed", "%v", err)
-	}
-	if seed.Now != nil && !a.srv.Clock().Manual() {
-		return errorf(http.StatusBadRequest, "invalid_seed",
-			`seed: now: convofake runs on the real clock, which cannot be set; remove "now" from the seed, or restart convofake with --clock=frozen (or --clock=frozen:<RFC 3339 time>, or a --seed file with "now")`)
-	}
 	return nil
 }

@@ -165,7 +165,7 @@ func TestAttachmentURLsPointAtTheListeningAddress(t *testing.T) {
 			"media":{"status":"available","mime_type":"text/plain","filename":"note.txt","content":"hello"}}]}]}]}`
 	require.Equal(t, http.StatusOK, p.admin(http.MethodPost, "/_fake/seed", seed).status)
 	msg := p.admin(http.MethodGet, "/_fake/state/messages/pic", "").json(t)
-	mediaID, _ := msg["media_id"].(string)
+	mediaID, _ := msg["media"].(map[string]any)["media_id"].(string)
 	require.NotEmpty(t, mediaID, "%v", msg)
 
 	r := p.api("/v1/attachments/"+mediaID, "k")

@@ -6,6 +6,8 @@ import (
 	"net"
 	"net/netip"
 	"syscall"
+
+	"github.com/convoapi/convo-go/internal/netx"
 )
 
 // listen opens the listener of flag (--addr or --admin-addr) on addr. Its
@@ -29,13 +31,6 @@ func listenHint(flagName string, err error) string {
 		return "no interface of this machine has that address: try " + flagName + " 127.0.0.1:8080, or :8080 for every interface"
 	}
 	return "give host:port, e.g. " + flagName + " 127.0.0.1:8080, or 127.0.0.1:0 for any free port"
-}
-
-// isLoopback reports whether a listener accepts connections from this
-// machine only.
-func isLoopback(addr string) bool {
-	ap, err := netip.ParseAddrPort(addr)
-	return err == nil && ap.Addr().Unmap().IsLoopback()
 }
 
 // localURL is the http:// URL at which this machine reaches a listener: its
@@ -72,7 +67,7 @@ func placeAdmin(cfg *config, apiAddr string) adminPlace {
 	switch {
 	case cfg.adminAddr != "":
 		return adminOwnAddr
-	case isLoopback(apiAddr) || cfg.adminOnPublic:
+	case netx.IsLoopback(apiAddr) || cfg.adminOnPublic:
 		return adminOnAddr
 	}
 	return adminOff

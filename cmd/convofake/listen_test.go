@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/convoapi/convo-go/internal/netx"
 )
 
 func TestListenerAddresses(t *testing.T) {
@@ -19,7 +21,7 @@ func TestListenerAddresses(t *testing.T) {
 		{"[::]:8080", false, "http://127.0.0.1:8080"},
 		{"192.168.1.10:80", false, "http://192.168.1.10:80"},
 	} {
-		assert.Equal(t, tc.loopback, isLoopback(tc.addr), tc.addr)
+		assert.Equal(t, tc.loopback, netx.IsLoopback(tc.addr), tc.addr)
 		assert.Equal(t, tc.url, localURL(tc.addr), tc.addr)
 	}
 }

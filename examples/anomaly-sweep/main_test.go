@@ -37,8 +37,8 @@ func newService(t *testing.T) *fake.Server {
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, DisplayName: "Sales", ProviderIdentifier: "5511900000001"})
 	conv := func(id, phone, agent string) string {
-		ct := co.AddContact(fake.Contact{Account: line, Phone: phone})
-		return co.AddConversation(fake.Conversation{ID: id, Contact: ct, AssignedTo: agent})
+		ct := co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: phone})
+		return co.AddConversation(fake.Conversation{ID: id, ContactID: ct, AssignedTo: agent})
 	}
 	ago := func(d time.Duration) time.Time { return now.Add(-d) }
 

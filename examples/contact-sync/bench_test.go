@@ -47,7 +47,7 @@ func BenchmarkSyncOverNetwork(b *testing.B) {
 				for i := range tc.rows {
 					tag := ""
 					if i%3 == 0 {
-						s.Company().AddContact(fake.Contact{Account: acc, Phone: fmt.Sprintf("55119%08d", i), Name: "Old", Tags: []string{"trial"}})
+						s.Company().AddContact(fake.Contact{ChannelAccountID: acc, PhoneNumber: fmt.Sprintf("55119%08d", i), Name: "Old", Tags: []string{"trial"}})
 						tag = s.Company().TagID("trial")
 					}
 					fmt.Fprintf(&csv, "55119%08d,Row %d,City %d,%s\n", i, i, i%9, tag)

@@ -32,14 +32,14 @@ func newWorld(t *testing.T) *world {
 	co := s.Company()
 	acc := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, DisplayName: "Sales", ProviderIdentifier: line})
 	co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelBotapp, DisplayName: "Bot", ProviderIdentifier: "bot-1"})
-	co.AddContact(fake.Contact{Account: acc, Phone: "5511987654321", Name: "Ana Souza",
+	co.AddContact(fake.Contact{ChannelAccountID: acc, PhoneNumber: "5511987654321", Name: "Ana Souza",
 		Tags: []string{"vip", "newsletter", "trial"}, CustomFields: map[string]string{"city": "São Paulo", "plan": "gold"}})
-	co.AddContact(fake.Contact{Account: acc, Phone: "5511911112222", Name: "Carla Mendes", Tags: []string{"trial"}})
-	co.AddContact(fake.Contact{Account: acc, Phone: "5511933334444", Name: "Eva Martins", CustomFields: map[string]string{"city": "Recife"}})
+	co.AddContact(fake.Contact{ChannelAccountID: acc, PhoneNumber: "5511911112222", Name: "Carla Mendes", Tags: []string{"trial"}})
+	co.AddContact(fake.Contact{ChannelAccountID: acc, PhoneNumber: "5511933334444", Name: "Eva Martins", CustomFields: map[string]string{"city": "Recife"}})
 	return &world{s: s, account: acc}
 }
 
-func (w *world) contact(t *testing.T, phone string) fake.ContactState {
+func (w *world) contact(t *testing.T, phone string) fake.Contact {
 	t.Helper()
 	ct, ok := w.s.Company().ContactByPhone(w.account, phone)
 	require.True(t, ok, "no contact %s", phone)
@@ -215,13 +215,13 @@ func TestConcurrentSyncMatchesSequential(t *testing.T) {
 	run := func(concurrency string) (out string, contacts map[string]any) {
 		w := newWorld(t)
 		for i := 0; i < 300; i += 3 { // a third of the rows' contacts exist already
-			w.s.Company().AddContact(fake.Contact{Account: w.account, Phone: fmt.Sprintf("55119%08d", i), Name: "Old", Tags: []string{"trial"}})
+			w.s.Company().AddContact(fake.Contact{ChannelAccountID: w.account, PhoneNumber: fmt.Sprintf("55119%08d", i), Name: "Old", Tags: []string{"trial"}})
 		}
 		code, out, errOut := syncCSV(t, "--file", writeCSV(t, bigCSV(w, 300)), "--phone-number-id", line, "--concurrency", concurrency)
 		require.Equal(t, 0, code, errOut)
 		contacts = map[string]any{}
 		for _, ct := range w.s.Company().Contacts() {
-			contacts[ct.Phone] = []any{ct.CustomFields, len(ct.TagIDs)}
+			contacts[ct.PhoneNumber] = []any{ct.CustomFields, len(ct.TagIDs)}
 		}
 		// The first line of stderr names the fake's address; tag ids are
 		// random per fake.

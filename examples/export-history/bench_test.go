@@ -34,7 +34,7 @@ func BenchmarkExportOverNetwork(b *testing.B) {
 	co := s.Company()
 	acc := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000001"})
 	for c := range convs {
-		cv := co.AddConversation(fake.Conversation{Contact: co.AddContact(fake.Contact{Account: acc, Phone: fmt.Sprintf("55119%08d", c)})})
+		cv := co.AddConversation(fake.Conversation{ContactID: co.AddContact(fake.Contact{ChannelAccountID: acc, PhoneNumber: fmt.Sprintf("55119%08d", c)})})
 		for i := range perConv {
 			co.AddMessage(cv, fake.Message{Sender: fake.SenderContact, Text: "Hello, I would like to know more about your plans.",
 				At: t0.Add(-time.Duration(c*perConv+i) * time.Minute)})

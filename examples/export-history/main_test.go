@@ -49,7 +49,7 @@ func newWorld(t *testing.T, t0 time.Time) *world {
 	n := 0
 	add := func(conv string, daysAgo int, at time.Duration, m fake.Message) {
 		n++
-		m.ID, m.At = fmt.Sprintf("msg-%02d", n), t0.AddDate(0, 0, -daysAgo).Add(at)
+		m.MessageID, m.At = fmt.Sprintf("msg-%02d", n), t0.AddDate(0, 0, -daysAgo).Add(at)
 		if m.Sender == "" {
 			m.Sender = fake.SenderContact
 		}
@@ -58,28 +58,28 @@ func newWorld(t *testing.T, t0 time.Time) *world {
 		}
 		co.AddMessage(conv, m)
 		if daysAgo <= 82 {
-			w.want[m.ID] = conv
+			w.want[m.MessageID] = conv
 		}
 		if m.Media != nil && len(m.Media.Data) > 0 {
-			w.data[m.ID] = m.Media.Data
+			w.data[m.MessageID] = m.Media.Data
 		}
 	}
 	for i, c := range []struct {
 		id     string
 		status convo.ConversationStatus
 	}{{convA, convo.ConversationOpen}, {convB, convo.ConversationResolved}, {convC, convo.ConversationArchived}, {convD, convo.ConversationOpen}, {convE, convo.ConversationOpen}} {
-		ct := co.AddContact(fake.Contact{Account: w.acc, Phone: fmt.Sprint("55119000000", 10+i)})
-		co.AddConversation(fake.Conversation{ID: c.id, Contact: ct, Status: c.status})
+		ct := co.AddContact(fake.Contact{ChannelAccountID: w.acc, PhoneNumber: fmt.Sprint("55119000000", 10+i)})
+		co.AddConversation(fake.Conversation{ID: c.id, ContactID: ct, Status: c.status})
 	}
 	add(convA, 60, 0, fake.Message{})
 	add(convA, 45, 0, fake.Message{Type: "image", Text: "the sofa", Media: &fake.Media{MimeType: "image/png", Filename: "sofa.png", Data: []byte("\x89PNG sofa")}})
 	add(convA, 31, 0, fake.Message{Sender: fake.SenderAgent})
-	add(convA, 10, 0, fake.Message{Type: "document", Media: &fake.Media{Status: convo.MediaUnknown, MimeType: "application/pdf"}})
+	add(convA, 10, 0, fake.Message{Type: "document", Media: &fake.Media{MediaStatus: convo.MediaUnknown, MimeType: "application/pdf"}})
 	add(convA, 2, 0, fake.Message{Sender: fake.SenderAutomation, Reactions: []fake.Reaction{{Emoji: "👍"}}})
 	add(convA, 0, -time.Hour, fake.Message{})
 	add(convB, 40, 0, fake.Message{})
 	add(convB, 40, time.Minute, fake.Message{Sender: fake.SenderAgent, Type: "document", Media: &fake.Media{MimeType: "application/pdf", Data: []byte("%PDF-1.4 quote")}})
-	add(convB, 40, 2*time.Minute, fake.Message{Type: "audio", Media: &fake.Media{Status: convo.MediaNoReference}})
+	add(convB, 40, 2*time.Minute, fake.Message{Type: "audio", Media: &fake.Media{MediaStatus: convo.MediaNoReference}})
 	add(convB, 39, 0, fake.Message{Sender: fake.SenderAgent})
 	add(convC, 100, 0, fake.Message{}) // all before --since
 	add(convC, 99, 0, fake.Message{Sender: fake.SenderAgent})
@@ -350,10 +350,10 @@ func bigWorld(tb testing.TB, n, perConv int) *fake.Server {
 	co := s.Company()
 	acc := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000001"})
 	for c := range n {
-		ct := co.AddContact(fake.Contact{ID: fmt.Sprintf("00000000-0000-4000-8000-1%011d", c), Account: acc, Phone: fmt.Sprintf("55119%08d", c)})
-		cv := co.AddConversation(fake.Conversation{ID: fmt.Sprintf("00000000-0000-4000-8000-2%011d", c), Contact: ct})
+		ct := co.AddContact(fake.Contact{ID: fmt.Sprintf("00000000-0000-4000-8000-1%011d", c), ChannelAccountID: acc, PhoneNumber: fmt.Sprintf("55119%08d", c)})
+		cv := co.AddConversation(fake.Conversation{ID: fmt.Sprintf("00000000-0000-4000-8000-2%011d", c), ContactID: ct})
 		for i := range perConv {
-			m := fake.Message{ID: fmt.Sprintf("m-%d-%d", c, i), Sender: fake.SenderContact, Text: fmt.Sprint("hello ", i),
+			m := fake.Message{MessageID: fmt.Sprintf("m-%d-%d", c, i), Sender: fake.SenderContact, Text: fmt.Sprint("hello ", i),
 				At: t0.Add(-time.Duration(c*perConv+i) * time.Minute)}
 			if i%5 == 4 {
 				m.Text, m.Media = "", &fake.Media{MimeType: "image/png", Filename: fmt.Sprintf("p%d-%d.png", c, i), Data: []byte(fmt.Sprint("png ", c, i))}

@@ -41,30 +41,30 @@ func newServiceAt(t *testing.T, start time.Time) *fake.Server {
 
 	// Ana: 3 unread, a photo we can fetch, a document we cannot, reactions.
 	ana := co.AddConversation(fake.Conversation{AssignedTo: "marta",
-		Contact: co.AddContact(fake.Contact{Account: sales, Phone: "+55 11 98765-4321", Name: "Ana"})})
+		ContactID: co.AddContact(fake.Contact{ChannelAccountID: sales, PhoneNumber: "+55 11 98765-4321", Name: "Ana"})})
 	co.Inbound(ana, "Hi! Is the blue sofa still available?", ago(26*time.Hour))
 	reply := co.Reply(ana, fake.SenderAgent, "Yes, two left in stock.", ago(25*time.Hour))
-	co.AddReaction(reply, fake.Reaction{Emoji: "👍", At: ago(24 * time.Hour)})
+	co.AddReaction(reply, fake.Reaction{Emoji: "👍", ReactedAt: ago(24 * time.Hour)})
 	co.AddMessage(ana, fake.Message{Type: "document", Text: "My old quote", At: ago(6 * time.Hour),
-		Media: &fake.Media{Status: convo.MediaUnknown, MimeType: "application/pdf"}})
+		Media: &fake.Media{MediaStatus: convo.MediaUnknown, MimeType: "application/pdf"}})
 	co.AddMessage(ana, fake.Message{Type: "image", Text: "Where it would go", At: ago(5*time.Hour + 30*time.Minute),
 		Media: &fake.Media{MimeType: "image/png", Filename: "room.png", Data: []byte("\x89PNG\r\n\x1a\n fake room")}})
 	co.Inbound(ana, "Can you deliver on Saturday?", ago(5*time.Hour))
 
 	// Bruno: answered by automation only, unassigned.
 	bruno := co.AddConversation(fake.Conversation{
-		Contact: co.AddContact(fake.Contact{Account: sales, Phone: "5521998765432", Name: "Bruno"})})
+		ContactID: co.AddContact(fake.Contact{ChannelAccountID: sales, PhoneNumber: "5521998765432", Name: "Bruno"})})
 	co.Inbound(bruno, "Do you ship to Rio?", ago(8*time.Hour))
 	co.Reply(bruno, fake.SenderAutomation, "An agent will answer soon.", ago(8*time.Hour-time.Minute))
 
 	// Carla: resolved, not listed as open.
 	carla := co.AddConversation(fake.Conversation{Status: convo.ConversationResolved,
-		Contact: co.AddContact(fake.Contact{Account: sales, Phone: "5531988881234", Name: "Carla"})})
+		ContactID: co.AddContact(fake.Contact{ChannelAccountID: sales, PhoneNumber: "5531988881234", Name: "Carla"})})
 	co.Inbound(carla, "Thanks!", ago(3*time.Hour))
 
 	// Diego, on the bot: never wrote.
 	diego := co.AddConversation(fake.Conversation{
-		Contact: co.AddContact(fake.Contact{Account: bot, ChannelIdentifier: "tg-diego", Name: "Diego"})})
+		ContactID: co.AddContact(fake.Contact{ChannelAccountID: bot, ChannelIdentifier: "tg-diego", Name: "Diego"})})
 	co.Reply(diego, fake.SenderAutomation, "Welcome!", ago(48*time.Hour))
 	return s
 }

@@ -21,9 +21,9 @@ func seedFixture(s *fake.Server) {
 	web := co.AddWebchatWidget("Site chat")
 	for i, acct := range []string{sales, sales, sales, bot, web, sales} {
 		phone := []string{"+55 11 98765-0001", "+55 11 98765-0002", "+55 11 98765-0003", "+55 11 98765-0004", "+55 11 98765-0005", "+55 11 98765-0006"}[i]
-		ct := co.AddContact(fake.Contact{Account: acct, Phone: phone, Name: "Contact " + phone[len(phone)-1:]})
+		ct := co.AddContact(fake.Contact{ChannelAccountID: acct, PhoneNumber: phone, Name: "Contact " + phone[len(phone)-1:]})
 		status := []string{"open", "open", "resolved", "open", "archived", "open"}[i]
-		cv := co.AddConversation(fake.Conversation{Contact: ct, Status: convo.ConversationStatus(status)})
+		cv := co.AddConversation(fake.Conversation{ContactID: ct, Status: convo.ConversationStatus(status)})
 		co.Inbound(cv, "Hello, anyone there?", now.Add(-time.Duration(10+i)*time.Hour))
 		if i%2 == 0 {
 			co.Reply(cv, fake.SenderAgent, "Hi! How can I help?", now.Add(-time.Duration(9+i)*time.Hour))
@@ -32,7 +32,7 @@ func seedFixture(s *fake.Server) {
 			Media:     &fake.Media{MimeType: "image/jpeg", Filename: "receipt.jpg", Data: []byte("\xff\xd8 jpeg bytes")},
 			Reactions: []fake.Reaction{{Emoji: "👍", Direction: "outbound"}}})
 		co.AddMessage(cv, fake.Message{Sender: fake.SenderContact, Type: "image", At: now.Add(-time.Duration(7+i) * time.Hour),
-			Media: &fake.Media{Status: "unknown", MimeType: "image/png"}})
+			Media: &fake.Media{MediaStatus: "unknown", MimeType: "image/png"}})
 		co.AddMessage(cv, fake.Message{Sender: fake.SenderSystem, Type: "system", At: now.Add(-time.Duration(6+i) * time.Hour)})
 		co.Inbound(cv, "Still waiting…", now.Add(-time.Duration(5+i)*time.Hour))
 		co.Inbound(cv, "An old message", now.Add(-60*24*time.Hour))

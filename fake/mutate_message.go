@@ -1,0 +1,275 @@
+package fake
+
+import (
+	"fmt"
+	"mime"
+	"strings"
+	"time"
+
+	convo "github.com/convoapi/convo-go"
+)
+
+// This file holds the mutations behind seeding a message: its sender,
+// times, media and reactions, checked and filled in as [Server.Load] and
+// [Company.AddMessage] share them, under the state lock held by the caller.
+
+// statuses interns the delivery status values: a million messages share
+// five strings.
+var statuses = map[string]*string{}
+
+func init() {
+	for _, v := range []string{"queued", "sent", "delivered", "read", "failed"} {
+		statuses[v] = &v
+	}
+}
+
+func internStatus(v string) *string {
+	if p, ok := statuses[v]; ok {
+		return p
+	}
+	return &v
+}
+
+var mediaTypes = map[string]bool{"image": true, "document": true, "audio": true, "video": true, "sticker": true}
+
+func (s *Server) addMessage(co *company, conversationID string, m Message) (string, error) {
+	conv := co.convsByID[conversationID]
+	if conv == nil {
+		return "", fmt.Errorf("unknown conversation %q", conversationID)
+	}
+	if err := resolveSender(&m); err != nil {
+		return "", err
+	}
+	id, err := s.newID(m.MessageID)
+	if err != nil {
+		return "", err
+	}
+	at, err := s.when(m.At, m.Ago, "at", "ago")
+	if err != nil {
+		return "", err
+	}
+	msg := &message{MessageID: id, conv: conv, Direction: m.Direction, sender: m.Sender, Type: m.Type, at: at,
+		FailureReason: optString(m.FailureReason), Reactions: []reaction{}}
+	msg.Raw = raw{msg}
+	special := m.Type == "system" || m.Type == "unsupported" // no text or media of their own (docs/behaviour.md, "Messages")
+	if !special {
+		msg.Text = optString(m.Text)
+	}
+	if m.Status != "" {
+		if statuses[string(m.Status)] == nil {
+			return "", fieldErr("status", "unknown status %q (want queued, sent, delivered, read or failed)", m.Status)
+		}
+		msg.Status = internStatus(string(m.Status))
+	} else if m.Direction == convo.DirectionOutbound && !special {
+		msg.Status = internStatus("delivered")
+	}
+	st := ""
+	if msg.Status != nil {
+		st = *msg.Status
+	}
+	if st != "queued" {
+		msg.SentAt = (*stamp)(&msg.at)
+	}
+	msg.setTimes(m.DeliveredAt, m.ReadAt, st)
+	if mediaTypes[string(m.Type)] {
+		md := m.Media
+		if md == nil {
+			md = &Media{MediaStatus: convo.MediaNoReference}
+		}
+		built, err := s.buildMedia(co, md)
+		if err != nil {
+			return "", within("media", err)
+		}
+		msg.Media = built
+	}
+	for i, r := range m.Reactions {
+		rr, err := s.buildReaction(r, at)
+		if err != nil {
+			return "", within(fmt.Sprintf("reactions[%d]", i), err)
+		}
+		msg.Reactions = append(msg.Reactions, rr)
+	}
+	msg.encode()
+	s.seq++
+	conv.insertMessage(msg, s.seq)
+	s.index[id] = msg
+	// The anomaly cache is deliberately left alone (docs/behaviour.md, "Anomaly report").
+	return id, nil
+}
+
+// resolveSender fills in a seeded message's sender, direction and type where
+// they are left out, and refuses a sender and direction that disagree.
+func resolveSender(m *Message) error {
+	switch {
+	case m.Sender == "" && m.Direction == convo.DirectionOutbound:
+		m.Sender = SenderAgent
+	case m.Sender == "":
+		m.Sender = SenderContact
+	}
+	switch m.Sender {
+	case SenderContact, SenderAgent, SenderPhone, SenderAutomation, SenderSystem:
+	default:
+		return fieldErr("sender", "unknown sender %q (want contact, agent, phone, automation or system)", m.Sender)
+	}
+	if m.Direction == "" {
+		m.Direction = convo.DirectionOutbound
+		if m.Sender == SenderContact {
+			m.Direction = convo.DirectionInbound
+		}
+	}
+	if m.Direction != convo.DirectionInbound && m.Direction != convo.DirectionOutbound {
+		return fieldErr("direction", "unknown direction %q (want inbound or outbound)", m.Direction)
+	}
+	if (m.Sender == SenderContact) != (m.Direction == convo.DirectionInbound) && m.Sender != SenderSystem {
+		return fieldErr("direction", "sender %s cannot send a message %s", m.Sender, m.Direction)
+	}
+	if m.Type == "" {
+		m.Type = "text"
+		if m.Media != nil {
+			m.Type = convo.MessageType(typeForMIME(m.Media.MimeType))
+		}
+	}
+	if m.Sender == SenderSystem && m.Type == "text" {
+		m.Type = "system"
+	}
+	return nil
+}
+
+// setTimes sets the delivered and read times a status implies where the
+// seed gives none: a second and a minute after the message.
+func (msg *message) setTimes(deliveredAt, readAt *time.Time, st string) {
+	if deliveredAt == nil && (st == "delivered" || st == "read") {
+		t := msg.at.Add(time.Second)
+		deliveredAt = &t
+	}
+	if readAt == nil && st == "read" {
+		t := msg.at.Add(time.Minute)
+		readAt = &t
+	}
+	msg.DeliveredAt, msg.ReadAt = (*stamp)(deliveredAt), (*stamp)(readAt)
+}
+
+func typeForMIME(m string) string {
+	switch {
+	case strings.HasPrefix(m, "image/"):
+		return "image"
+	case strings.HasPrefix(m, "audio/"):
+		return "audio"
+	case strings.HasPrefix(m, "video/"):
+		return "video"
+	}
+	return "document"
+}
+
+func (s *Server) buildMedia(co *company, md *Media) (*media, error) {
+	data := md.Data
+	if len(data) == 0 {
+		data = []byte(md.Content)
+	}
+	status := md.MediaStatus
+	if status == "" {
+		status = convo.MediaAvailable
+		if len(data) == 0 && md.FileSize == 0 && md.MimeType == "" {
+			status = convo.MediaNoReference
+		}
+	}
+	// A message never carries a storage path (docs/behaviour.md,
+	// "Messages"), so a file name is a bare name.
+	if strings.ContainsAny(md.Filename, `/\`) {
+		return nil, fieldErr("filename", "%q is a path; a message never carries a storage path: give a bare file name", md.Filename)
+	}
+	out := &media{MediaStatus: status, company: co}
+	switch status {
+	case convo.MediaAvailable:
+		id := newUUID()
+		out.MediaID = &id
+		out.data = data
+		if len(out.data) == 0 {
+			n := md.FileSize
+			if n <= 0 {
+				n = 1024
+			}
+			out.data = filler(md.MimeType, n)
+		}
+		size := int64(len(out.data))
+		out.FileSize = &size
+		mt := md.MimeType
+		if mt == "" {
+			mt = "application/octet-stream"
+		}
+		out.MimeType = &mt
+		fn := md.Filename
+		if fn == "" {
+			fn = "file" + extensionFor(mt)
+		}
+		out.Filename = &fn
+		co.media[id] = out
+	case convo.MediaUnknown:
+		out.MimeType, out.Filename = optString(md.MimeType), optString(md.Filename)
+		if md.FileSize > 0 {
+			size := md.FileSize
+			out.FileSize = &size
+		}
+	case convo.MediaNoReference:
+	default:
+		return nil, fieldErr("status", "unknown status %q (want available, unknown or no_reference)", status)
+	}
+	return out, nil
+}
+
+// extensions are the default file name extensions of common MIME types:
+// a fixed table, so that a default filename does not depend on the
+// machine's MIME database (mime.ExtensionsByType does).
+var extensions = map[string]string{
+	"image/jpeg": ".jpg", "image/png": ".png", "image/gif": ".gif", "image/webp": ".webp",
+	"audio/ogg": ".ogg", "audio/mpeg": ".mp3", "audio/mp4": ".m4a", "audio/aac": ".aac", "audio/amr": ".amr",
+	"video/mp4": ".mp4", "video/3gpp": ".3gp", "video/quicktime": ".mov",
+	"application/pdf": ".pdf", "text/plain": ".txt", "application/zip": ".zip",
+	"application/msword": ".doc", "application/vnd.ms-excel": ".xls",
+	"application/vnd.openxmlformats-officedocument.wordprocessingml.document": ".docx",
+	"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet":       ".xlsx",
+	"application/octet-stream": ".bin",
+}
+
+// extensionFor is the extension of a default filename: from the table, else
+// none.
+func extensionFor(mimeType string) string {
+	mt, _, err := mime.ParseMediaType(mimeType)
+	if err != nil {
+		return ""
+	}
+	return extensions[mt]
+}
+
+// filler makes n bytes standing for a file of the given type.
+func filler(mimeType string, n int64) []byte {
+	b := make([]byte, n)
+	pattern := "fake " + mimeType + " content\n"
+	for i := range b {
+		b[i] = pattern[i%len(pattern)]
+	}
+	return b
+}
+
+func (s *Server) buildReaction(r Reaction, msgAt time.Time) (reaction, error) {
+	if r.Emoji == "" {
+		return reaction{}, fieldErr("emoji", "emoji is empty")
+	}
+	dir := r.Direction
+	if dir == "" {
+		dir = convo.DirectionInbound
+	}
+	if dir != convo.DirectionInbound && dir != convo.DirectionOutbound {
+		return reaction{}, fieldErr("direction", "unknown direction %q (want inbound or outbound)", dir)
+	}
+	at := r.ReactedAt
+	if r.Ago != "" || !at.IsZero() {
+		var err error
+		if at, err = s.when(r.ReactedAt, r.Ago, "at", "ago"); err != nil {
+			return reaction{}, err
+		}
+	} else {
+		at = msgAt.Add(time.Minute)
+	}
+	return reaction{Emoji: r.Emoji, Direction: dir, ReactedAt: stamp(at)}, nil
+}

@@ -1,0 +1,138 @@
+package fake
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+)
+
+// This file names the place of a seed document's decoding errors.
+
+// decodeError turns an error of decoding a seed document into one that
+// names the place: line and column for syntax; the JSON path for wrong
+// types (with line and column), unknown fields and values a field cannot
+// hold.
+func decodeError(data []byte, err error) error {
+	var syn *json.SyntaxError
+	if errors.As(err, &syn) {
+		line, col := position(data, syn.Offset)
+		return fmt.Errorf("seed: line %d, column %d: %v", line, col, syn)
+	}
+	var v any
+	if json.Unmarshal(data, &v) == nil {
+		if path, msg := badValue(v, reflect.TypeFor[Seed](), ""); path != "" {
+			var typ *json.UnmarshalTypeError
+			if errors.As(err, &typ) {
+				line, col := position(data, typ.Offset)
+				path = fmt.Sprintf("%s (line %d, column %d)", path, line, col)
+			}
+			return fmt.Errorf("seed: %s: %s", path, msg)
+		}
+	}
+	return fmt.Errorf("seed: %w", err)
+}
+
+// atPath names the JSON path of a seeding error: path.field for an error
+// about one field (companies[0].conversations[0].messages[0].sender: ...),
+// else path itself.
+func atPath(path string, err error) error {
+	var fe *fieldError
+	if errors.As(err, &fe) {
+		return fmt.Errorf("%s.%s: %s", path, fe.field, fe.msg)
+	}
+	return fmt.Errorf("%s: %w", path, err)
+}
+
+var (
+	timeType  = reflect.TypeFor[time.Time]()
+	bytesType = reflect.TypeFor[[]byte]()
+)
+
+// badValue returns the JSON path of the first value of v (keys in sorted
+// order) that the Go type t cannot take, and why: a value of the wrong JSON
+// type, a field t does not have, a time that is not RFC 3339, bytes that
+// are not base64; "" when there is none.
+func badValue(v any, t reflect.Type, path string) (string, string) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if want, got := jsonKind(t), jsonKindOf(v); got != "null" && want != got {
+		return path, fmt.Sprintf("want %s, got JSON %s", want, got)
+	}
+	switch x := v.(type) {
+	case string:
+		if _, err := time.Parse(time.RFC3339, x); t == timeType && err != nil {
+			return path, fmt.Sprintf("%q is not an RFC 3339 date-time (e.g. 2026-11-22T10:00:00Z)", x)
+		}
+		if _, err := base64.StdEncoding.DecodeString(x); t == bytesType && err != nil {
+			return path, "not base64"
+		}
+	case map[string]any:
+		if t.Kind() == reflect.Map {
+			return "", ""
+		}
+		fields := map[string]reflect.Type{}
+		for i := range t.NumField() {
+			name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+			fields[name] = t.Field(i).Type
+		}
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			p := strings.TrimPrefix(path+"."+k, ".")
+			ft, ok := fields[k]
+			if !ok {
+				return p, fmt.Sprintf("unknown field %q (SEED.md lists the fields)", k)
+			}
+			if bad, msg := badValue(x[k], ft, p); bad != "" {
+				return bad, msg
+			}
+		}
+	case []any:
+		for i, e := range x {
+			if bad, msg := badValue(e, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); bad != "" {
+				return bad, msg
+			}
+		}
+	}
+	return "", ""
+}
+
+// jsonKind is the JSON type a value of Go type t is written as.
+func jsonKind(t reflect.Type) string {
+	switch {
+	case t == timeType || t == bytesType || t.Kind() == reflect.String:
+		return "string"
+	case t.Kind() == reflect.Struct || t.Kind() == reflect.Map:
+		return "object"
+	case t.Kind() == reflect.Slice:
+		return "array"
+	case t.Kind() == reflect.Bool:
+		return "bool"
+	}
+	return "number"
+}
+
+// jsonKindOf is the JSON type of a value decoded into an any.
+func jsonKindOf(v any) string {
+	if v == nil {
+		return "null"
+	}
+	return jsonKind(reflect.TypeOf(v))
+}
+
+func position(data []byte, offset int64) (line, col int) {
+	line, col = 1, 1
+	for i := int64(0); i < offset && i < int64(len(data)); i++ {
+		if data[i] == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	return line, col
+}
