@@ -70,10 +70,6 @@ func (a *admin) contacts(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func notFound(kind, id string) error {
-	return errorf(http.StatusNotFound, "not_found", "no %s with id %q", kind, id)
-}
-
 // contact, conversation, message: GET /_fake/state/{kind}/{id}: the
 // object as the fake's inspection returns it, in the keys of a seed
 // document (SEED.md) plus those the server sets.
