@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"regexp"
 	"runtime"
 	"strings"
 	"time"
@@ -92,9 +93,9 @@ type Client struct {
 	maxRetries int
 	timeout    time.Duration // WithTimeout given to NewClient; 0: none
 	middleware []Middleware
-	extra      http.Header // WithHeader given to NewClient
-	keyForms   []string    // the forms of apiKey that redaction looks for
-	gates      *rateGates  // nil when WithRateLimitGate(false)
+	extra      http.Header    // WithHeader given to NewClient
+	keyRE      *regexp.Regexp // apiKey in every escaped form (see keyPattern)
+	gates      *rateGates     // nil when WithRateLimitGate(false)
 	logger     *slog.Logger
 	insecure   bool // plain http allowed to non-loopback hosts
 
@@ -279,7 +280,7 @@ func NewClient(opts ...Option) (*Client, error) {
 		maxRetries: s.maxRetries,
 		timeout:    s.timeout,
 		middleware: s.middleware,
-		keyForms:   keyForms(s.apiKey),
+		keyRE:      keyPattern(s.apiKey),
 		logger:     s.logger,
 		insecure:   s.insecureHTTP,
 		userAgent:  "convo-go/" + Version + " go/" + runtime.Version(),

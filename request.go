@@ -340,7 +340,7 @@ func (c *Client) roundTrip(req *retryablehttp.Request, info *callInfo, buf *byte
 		}
 		if c.logger != nil && c.logger.Enabled(info, slog.LevelDebug) {
 			c.logger.LogAttrs(info, slog.LevelDebug, "convo: reading the body failed",
-				slog.String("method", info.method), slog.String("path", req.URL.EscapedPath()),
+				slog.String("method", info.method), slog.String("path", c.redactCall(info, req.URL.EscapedPath())),
 				slog.Int("attempt", info.attempt), slog.Int("status", resp.StatusCode),
 				slog.String("error", c.redactCall(info, withoutURL(readErr).Error())))
 		}
@@ -574,7 +574,7 @@ func (t *attemptTransport) send(req *http.Request) (*http.Response, error) {
 func (t *attemptTransport) log(req *http.Request, info *callInfo, start time.Time, resp *http.Response, err error) {
 	attrs := []slog.Attr{
 		slog.String("method", req.Method),
-		slog.String("path", req.URL.EscapedPath()), // as sent: an id's "/" stays %2F
+		slog.String("path", t.c.redactCall(info, req.URL.EscapedPath())), // as sent; an id may hold the key
 		slog.Duration("duration", time.Since(start)),
 		slog.Int("attempt", info.attempt),
 	}
