@@ -212,7 +212,7 @@ func (c *Client) fetchFile(ctx context.Context, rawURL string, w io.Writer) (int
 	if err != nil {
 		return 0, c.transportError(ctx, http.MethodGet, "(attachment on "+u.Host+")", err)
 	}
-	defer closeBody(resp.Body)
+	defer discard(resp)
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return 0, &FileError{StatusCode: resp.StatusCode, Host: u.Host}
 	}

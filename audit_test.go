@@ -286,8 +286,8 @@ func TestAuditRetriedLargeBodiesKeepTheConnection(t *testing.T) {
 // The body of a retried response larger than the drain limit still reaches
 // the caller's typed error whole (read through, not truncated).
 func TestAuditExhaustedRetriesKeepAHugeLastBody(t *testing.T) {
-	big := strings.Repeat("x", drainLimit*2)
-	env := newMock(t, WithRetryWait(0, 0), WithMaxResponseBytes(drainLimit*4))
+	big := strings.Repeat("x", 8<<20)
+	env := newMock(t, WithRetryWait(0, 0), WithMaxResponseBytes(16<<20))
 	env.mock.RegisterNoResponder(responder(502, big))
 	err := env.c.Do(context.Background(), "GET", "/x", nil, nil, nil)
 	var apiErr *Error

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"regexp"
 	"runtime"
 	"strings"
 	"time"
@@ -93,9 +92,9 @@ type Client struct {
 	maxRetries int
 	timeout    time.Duration // WithTimeout given to NewClient; 0: none
 	middleware []Middleware
-	extra      http.Header    // WithHeader given to NewClient
-	keyRE      *regexp.Regexp // apiKey in every escaped form (see keyPattern)
-	gates      *rateGates     // nil when WithRateLimitGate(false)
+	extra      http.Header // WithHeader given to NewClient
+	key        *keyMatcher // finds apiKey in any escaped form, for redaction
+	gates      *rateGates  // nil when WithRateLimitGate(false)
 	logger     *slog.Logger
 	insecure   bool // plain http allowed to non-loopback hosts
 
@@ -280,7 +279,7 @@ func NewClient(opts ...Option) (*Client, error) {
 		maxRetries: s.maxRetries,
 		timeout:    s.timeout,
 		middleware: s.middleware,
-		keyRE:      keyPattern(s.apiKey),
+		key:        newKeyMatcher(s.apiKey),
 		logger:     s.logger,
 		insecure:   s.insecureHTTP,
 		userAgent:  "convo-go/" + Version + " go/" + runtime.Version(),

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // redacted replaces the API key wherever redaction finds it.
@@ -22,12 +23,19 @@ const redacted = "[REDACTED]"
 // A short key inside a longer word is not recognisable as the key there.
 const shortKeyLen = 8
 
-// keyPattern returns a regular expression that matches key however a server
-// or a library may have escaped it on the way back: each character as is or
-// in any of its escaped forms (see escapedForms), mixed freely, so that an
-// encoder that escapes only some characters (Python's json escapes every
-// non-ASCII one, PHP's every "/") is caught as well as one that escapes all.
-func keyPattern(key string) *regexp.Regexp {
+// keyMatcher finds a key however a server or a library may have escaped it
+// on the way back: each character as is or in any of its escaped forms (see
+// escapedForms), mixed freely, so that an encoder that escapes only some
+// characters (Python's json escapes every non-ASCII one, PHP's every "/") is
+// caught as well as one that escapes all.
+type keyMatcher struct {
+	re    *regexp.Regexp
+	lead  string // the characters a match can start with: a cheap pre-test
+	short bool   // shorter than shortKeyLen: replaced only as a whole token
+}
+
+// newKeyMatcher returns the matcher of key; nil for an empty key.
+func newKeyMatcher(key string) *keyMatcher {
 	if key == "" {
 		return nil
 	}
@@ -42,7 +50,14 @@ func keyPattern(key string) *regexp.Regexp {
 		}
 		b.WriteByte(')')
 	}
-	return regexp.MustCompile(b.String())
+	first, _ := utf8.DecodeRuneInString(key)
+	return &keyMatcher{re: regexp.MustCompile(b.String()), lead: string(first) + `\%&+` + string(latin1Lead(first)),
+		short: len(key) < shortKeyLen}
+}
+
+// latin1Lead is the first character of r's Latin-1 mis-decoding.
+func latin1Lead(r rune) rune {
+	return rune([]byte(string(r))[0])
 }
 
 // escapedForms are the patterns of one character of a key: itself; JSON's
@@ -52,7 +67,7 @@ func keyPattern(key string) *regexp.Regexp {
 // (%XX per byte, any case; "+" for a space); and HTML's &#N;, &#xH; and
 // named entities.
 func escapedForms(r rune) []string {
-	utf8 := []byte(string(r))
+	bytes := []byte(string(r))
 	forms := []string{regexp.QuoteMeta(string(r))}
 	var u16 strings.Builder
 	if r1, r2 := utf16.EncodeRune(r); r1 != unicode.ReplacementChar {
@@ -61,9 +76,9 @@ func escapedForms(r rune) []string {
 		fmt.Fprintf(&u16, `(?i:\\u%04x)`, r)
 	}
 	forms = append(forms, u16.String(), fmt.Sprintf(`(?i:\\U%08x)`, r))
-	if len(utf8) > 1 { // each byte read as a Latin-1 character: mojibake
+	if len(bytes) > 1 { // each byte read as a Latin-1 character: mojibake
 		var latin1 strings.Builder
-		for _, c := range utf8 {
+		for _, c := range bytes {
 			latin1.WriteRune(rune(c))
 		}
 		forms = append(forms, regexp.QuoteMeta(latin1.String()))
@@ -78,7 +93,7 @@ func escapedForms(r rune) []string {
 	}
 	perByte := func(format string) string {
 		var s strings.Builder
-		for _, c := range utf8 {
+		for _, c := range bytes {
 			fmt.Fprintf(&s, format, c)
 		}
 		return "(?i:" + s.String() + ")"
@@ -97,25 +112,24 @@ func escapedForms(r rune) []string {
 	return forms
 }
 
-// redactKey replaces every match of re (a key's pattern) in s. short says
-// the key is shorter than shortKeyLen: then only a match that does not
-// touch a letter or a digit on either side is replaced.
-func redactKey(s string, re *regexp.Regexp, short bool) string {
-	if re == nil || s == "" {
+// redact replaces every match of the key in s; a short key only where the
+// match does not touch a letter or a digit on either side.
+func (m *keyMatcher) redact(s string) string {
+	if m == nil || !strings.ContainsAny(s, m.lead) {
 		return s
 	}
-	if !short {
-		return re.ReplaceAllLiteralString(s, redacted)
+	if !m.short {
+		return m.re.ReplaceAllLiteralString(s, redacted)
 	}
 	var b strings.Builder
 	last := 0
-	for _, m := range re.FindAllStringIndex(s, -1) {
-		if (m[0] > 0 && alnum(s[m[0]-1])) || (m[1] < len(s) && alnum(s[m[1]])) {
+	for _, loc := range m.re.FindAllStringIndex(s, -1) {
+		if (loc[0] > 0 && alnum(s[loc[0]-1])) || (loc[1] < len(s) && alnum(s[loc[1]])) {
 			continue
 		}
-		b.WriteString(s[last:m[0]])
+		b.WriteString(s[last:loc[0]])
 		b.WriteString(redacted)
-		last = m[1]
+		last = loc[1]
 	}
 	if last == 0 {
 		return s
@@ -131,14 +145,14 @@ func alnum(c byte) bool {
 // redact removes the client's API key, in every form, from text that came
 // from elsewhere (a server's message, a transport error).
 func (c *Client) redact(s string) string {
-	return redactKey(s, c.keyRE, len(c.apiKey) < shortKeyLen)
+	return c.key.redact(s)
 }
 
 // redactCall is redact plus the call's own key, when WithAPIKey set one.
 func (c *Client) redactCall(info *callInfo, s string) string {
 	s = c.redact(s)
 	if info != nil && info.apiKey != "" && info.apiKey != c.apiKey {
-		s = redactKey(s, keyPattern(info.apiKey), len(info.apiKey) < shortKeyLen)
+		s = newKeyMatcher(info.apiKey).redact(s)
 	}
 	return s
 }

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/go-querystring/query"
@@ -334,7 +335,7 @@ func (c *Client) roundTrip(req *retryablehttp.Request, info *callInfo, buf *byte
 		buf.Reset()
 		var readErr error
 		tooLarge, readErr = readCapped(buf, resp.Body, resp.ContentLength, c.maxBody)
-		closeBody(resp.Body)
+		_ = resp.Body.Close() // read to its end, or refused: never waited for
 		if readErr == nil {
 			return resp, tooLarge, nil
 		}
@@ -445,12 +446,39 @@ func readCapped(buf *bytes.Buffer, r io.Reader, size, max int64) (tooLarge bool,
 	return false, nil
 }
 
-// closeBody drains what is left (up to drainLimit) and closes, so the
-// connection goes back to the pool; a body with more left than that is cut,
-// and its connection with it.
-func closeBody(b io.ReadCloser) {
-	_, _ = io.CopyN(io.Discard, b, drainLimit)
-	_ = b.Close()
+// drainLimit and drainWindow bound what is read of a body only to free its
+// connection: what is left of a proxy's error page, if it arrives at once.
+const (
+	drainLimit  = 4 << 20
+	drainWindow = 100 * time.Millisecond
+)
+
+// discard ends a response nobody will read further. A body announced larger
+// than drainLimit is closed unread; any other is drained (see drainSoon).
+func discard(resp *http.Response) {
+	if resp.ContentLength > drainLimit {
+		_ = resp.Body.Close()
+		return
+	}
+	_, _ = drainSoon(io.Discard, resp.Body)
+}
+
+// drainSoon copies what is left of body into w, at most drainLimit bytes
+// for at most drainWindow, then closes it: a connection whose answer is
+// already arriving goes back to the pool, and one that trickles is dropped
+// rather than waited for, perhaps for minutes. late says the window ran out
+// (w has what arrived in time); err is a read failure before that.
+func drainSoon(w io.Writer, body io.ReadCloser) (late bool, err error) {
+	var expired atomic.Bool
+	// Closing the body from the timer unblocks a read that waits.
+	stop := time.AfterFunc(drainWindow, func() { expired.Store(true); _ = body.Close() })
+	_, err = io.Copy(w, io.LimitReader(body, drainLimit))
+	stop.Stop()
+	_ = body.Close()
+	if expired.Load() {
+		return true, nil
+	}
+	return false, err
 }
 
 // transportError wraps a failure to get a response. The URL (with its query
@@ -561,8 +589,8 @@ func (t *attemptTransport) send(req *http.Request) (*http.Response, error) {
 		if resp.Request == nil {
 			resp.Request = req // backoff finds the call through it
 		}
-		if resp.StatusCode == http.StatusTooManyRequests {
-			gate.holdFor(resp)
+		if wait, ok := retryAfter(resp.Header); ok && resp.StatusCode == http.StatusTooManyRequests {
+			gate.holdFor(wait, holdLimit(info.path, t.c.maxWait))
 		}
 	}
 	if t.c.logger != nil && t.c.logger.Enabled(ctx, slog.LevelDebug) {

@@ -30,7 +30,9 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 		return false, ctxErr
 	}
 	info := callInfoFrom(ctx) // every request of the pipeline carries it
-	if !retryable(info, resp, err) || info.retries >= info.maxRetries {
+	if !retryable(info, resp, err) || info.retries >= info.maxRetries || (resp != nil && resp.ContentLength > c.maxBody) {
+		// A body announced over the cap is refused, not waited for, on a
+		// retry path as on the success path.
 		return false, nil // the budget is per call, body reads included
 	}
 	wait, shortest := c.planWait(resp, info.retries)
@@ -92,7 +94,7 @@ func (c *Client) retryBodyRead(ctx context.Context, info *callInfo, err error) b
 // response, hence no context) draws its own jitter.
 func (c *Client) planWait(resp *http.Response, n int) (wait, shortest time.Duration) {
 	if resp != nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) {
-		if w, ok := retryAfter(resp.Header, serviceNow(resp.Header)); ok {
+		if w, ok := retryAfter(resp.Header); ok {
 			return w, w
 		}
 	}
@@ -107,43 +109,47 @@ func (c *Client) planWait(resp *http.Response, n int) (wait, shortest time.Durat
 // retried: the service's error envelopes are a few hundred bytes.
 const keepLimit = 64 << 10
 
-// drainLimit bounds what is read of a body only to free its connection:
-// large enough for any error page a proxy or load balancer sends.
-const drainLimit = 4 << 20
-
-// keepConnection reads a response that is about to be retried to its end, so
-// that its connection goes back to the pool: retryablehttp drains only 4 KiB
-// and then closes, which would drop the connection under a proxy's larger
-// error page. The first keepLimit bytes stay readable from memory, because if
-// the retries run out this response is the one the caller's typed error is
-// built from; the rest, up to drainLimit, is read and dropped. A body larger
-// than that is cut there, and its connection closed.
+// keepConnection reads a response that is about to be retried, so that its
+// connection goes back to the pool (retryablehttp would drain only 4 KiB and
+// close). The first keepLimit bytes stay readable from memory, because if the
+// retries run out this response is the one the caller's typed error is
+// built from; a body that does not arrive at once is not waited for (see
+// drainSoon), and keeps what came in time.
 func keepConnection(resp *http.Response) {
-	buf, err := io.ReadAll(io.LimitReader(resp.Body, keepLimit))
-	if err == nil {
-		// The rest, if any, is read only to reach the end; a body larger
-		// than drainLimit is cut there and its connection closed.
-		_, err = io.Copy(io.Discard, io.LimitReader(resp.Body, drainLimit))
-	}
-	if err != nil {
+	head := &headWriter{max: keepLimit}
+	late, err := drainSoon(head, resp.Body)
+	switch {
+	case late || err == nil:
+		resp.Body = io.NopCloser(bytes.NewReader(head.buf))
+	default:
 		// Cut mid-answer: what was read comes first, then the failure.
-		resp.Body = readCloser{io.MultiReader(bytes.NewReader(buf), resp.Body), resp.Body}
-		return
+		resp.Body = io.NopCloser(io.MultiReader(bytes.NewReader(head.buf), failingReader{err}))
 	}
-	_ = resp.Body.Close()
-	resp.Body = io.NopCloser(bytes.NewReader(buf))
 }
 
-type readCloser struct {
-	io.Reader
-	io.Closer
+// failingReader fails every read with err.
+type failingReader struct{ err error }
+
+func (r failingReader) Read([]byte) (int, error) { return 0, r.err }
+
+// headWriter keeps the first max bytes written to it and drops the rest.
+type headWriter struct {
+	buf []byte
+	max int
+}
+
+func (w *headWriter) Write(p []byte) (int, error) {
+	if room := w.max - len(w.buf); room > 0 {
+		w.buf = append(w.buf, p[:min(room, len(p))]...)
+	}
+	return len(p), nil
 }
 
 // withinCap reports whether the wait the server asks for (if any) is within
 // the call's maximum retry wait; a longer one returns the typed error at once.
 // The context's deadline is checked by checkRetry against the planned wait.
 func withinCap(resp *http.Response, maxWait time.Duration) bool {
-	wait, ok := retryAfter(resp.Header, serviceNow(resp.Header))
+	wait, ok := retryAfter(resp.Header)
 	return !ok || wait <= maxWait
 }
 
@@ -196,29 +202,32 @@ func serviceNow(h http.Header) time.Time {
 	return time.Now()
 }
 
-// retryAfter reads a Retry-After header: whole seconds or an HTTP date, the
-// date measured from now (the service's clock: see serviceNow).
-func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
+// MaxRetryAfter is the longest wait a Retry-After header is believed to ask
+// for: the anomaly report's own limit allows about one pass a day. A longer
+// one — or a negative or unparsable one, such as "1e12" — is nonsense, and
+// the client treats every kind of nonsense alike: as if the header were
+// absent, so the call retries on its exponential backoff and nothing is held.
+const MaxRetryAfter = 24 * time.Hour
+
+// retryAfter reads a Retry-After header: whole seconds, or an HTTP date
+// measured from the service's clock (see serviceNow; a date already passed
+// asks for no wait). ok is false when the header is absent or nonsense (see
+// MaxRetryAfter).
+func retryAfter(h http.Header) (wait time.Duration, ok bool) {
 	v := strings.TrimSpace(h.Get("Retry-After"))
 	if v == "" {
 		return 0, false
 	}
 	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if secs < 0 {
-			return 0, false
-		}
-		if secs > int64(100*365*24*time.Hour/time.Second) {
-			secs = int64(100 * 365 * 24 * time.Hour / time.Second)
-		}
-		return time.Duration(secs) * time.Second, true
+		wait = time.Duration(secs) * time.Second
+		return wait, secs >= 0 && secs <= int64(MaxRetryAfter/time.Second)
 	}
-	if t, err := http.ParseTime(v); err == nil {
-		if d := t.Sub(now); d > 0 {
-			return d, true
-		}
-		return 0, true
+	t, err := http.ParseTime(v)
+	if err != nil {
+		return 0, false
 	}
-	return 0, false
+	wait = max(t.Sub(serviceNow(h)), 0)
+	return wait, wait <= MaxRetryAfter
 }
 
 // repeatable reports whether a request may be sent twice without harm.
