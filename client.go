@@ -177,7 +177,10 @@ func WithMaxResponseBytes(n int64) Option {
 // off. When the service answers 429 with a Retry-After, the gate holds every
 // new request of the whole Client (every goroutine) until that time, so the
 // service hears nothing from this client during the wait it asked for,
-// instead of one more 429 per goroutine. A call held by the gate waits only
+// instead of one more 429 per goroutine — but never longer than the client's
+// maximum retry wait: a longer wait is the asking call's alone (it gets its
+// typed 429 at once), so that one answer cannot stall every other call. A
+// call held by the gate waits only
 // as long as its context and its maximum retry wait allow: when either would
 // end first, it returns the typed 429 (errors.Is ErrRateLimited, RetryAfter
 // set to what is left of the wait) at once, without a request. The anomaly
