@@ -1,6 +1,7 @@
 package convo
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -312,8 +313,8 @@ func NewClient(opts ...Option) (*Client, error) {
 }
 
 // buildTransport assembles the retrying client around the caller's transport:
-// retryablehttp → http.Client (same-host redirects only) → attempt logger →
-// the caller's RoundTripper.
+// retryablehttp → http.Client (same-host redirects only) → attempt
+// (middleware, gate, log) → stall timeout → the caller's RoundTripper.
 func (c *Client) buildTransport(s config) {
 	var hc http.Client
 	if s.httpClient != nil {
@@ -321,11 +322,15 @@ func (c *Client) buildTransport(s config) {
 	}
 	c.inner = hc.Transport
 	if c.inner == nil {
-		c.inner = http.DefaultTransport
+		c.inner = defaultTransport()
+	}
+	next := c.inner
+	if limit := s.stallTimeout; limit > 0 || !s.stallSet {
+		next = &stallTransport{next: c.inner, limit: cmp.Or(limit, DefaultStallTimeout)}
 	}
 	// The wrapper has no CloseIdleConnections method on purpose: retryablehttp
 	// calls it whenever retries run out, which would throw away the pool.
-	hc.Transport = &attemptTransport{c: c, next: c.inner}
+	hc.Transport = &attemptTransport{c: c, next: next}
 	hc.CheckRedirect = c.checkRedirect
 	c.rc = &retryablehttp.Client{
 		HTTPClient:   &hc,
@@ -342,7 +347,7 @@ func (c *Client) buildTransport(s config) {
 	// no client-wide timeout (it would cut large files; the context governs),
 	// and no redirect at all (it could bounce through a host we do not know).
 	files := hc
-	files.Transport = c.inner
+	files.Transport = next
 	files.Jar = nil
 	files.Timeout = 0
 	files.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
@@ -384,7 +389,7 @@ func (c Client) GoString() string { return c.String() }
 
 // CloseIdleConnections closes the idle connections of the underlying
 // transport, if it supports that. Without WithHTTPClient that transport is
-// http.DefaultTransport, shared with the rest of the program. The client never
+// the package's default one, shared by every client built without it. The client never
 // calls it on its own: giving up on a call keeps the pool.
 func (c *Client) CloseIdleConnections() {
 	if ci, ok := c.inner.(interface{ CloseIdleConnections() }); ok {

@@ -71,6 +71,8 @@ type config struct {
 	userAgent    string
 	insecureHTTP bool
 	noGate       bool
+	stallTimeout time.Duration
+	stallSet     bool
 
 	// Calls only.
 	response  *Response
