@@ -14,11 +14,12 @@ import (
 // keeps receiving bytes (see WithStallTimeout).
 const DefaultStallTimeout = 30 * time.Second
 
-// DefaultMaxIdleConnsPerHost is the number of idle connections per host the
-// default transport keeps: enough for the concurrency a bulk run uses
-// (Parallel runs 8 calls at once by default; users go higher), so that
-// connections are reused rather than opened and closed on every call.
-const DefaultMaxIdleConnsPerHost = 256
+// DefaultMaxConnsPerHost is the number of connections per host the default
+// transport opens at most, and keeps idle: enough for the concurrency a bulk
+// run uses (Parallel runs 8 calls at once by default; users go higher), so
+// that connections are reused rather than opened and closed on every call.
+// Calls beyond it wait for a connection to come free.
+const DefaultMaxConnsPerHost = 256
 
 // ErrStalled is the cause of a call abandoned because no byte arrived within
 // the stall timeout. It comes wrapped in a *TransportError, whose Timeout
@@ -51,12 +52,13 @@ func WithStallTimeout(d time.Duration) Option {
 
 // defaultTransport is the transport of every client built without
 // WithHTTPClient: http.DefaultTransport's settings, with an idle pool sized
-// for concurrent use (DefaultMaxIdleConnsPerHost), shared by those clients
+// for concurrent use (DefaultMaxConnsPerHost), shared by those clients
 // as http.DefaultTransport would be.
 var defaultTransport = sync.OnceValue(func() *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConns = 0 // no overall cap: the per-host one bounds the pool
-	t.MaxIdleConnsPerHost = DefaultMaxIdleConnsPerHost
+	t.MaxIdleConnsPerHost = DefaultMaxConnsPerHost
+	t.MaxConnsPerHost = DefaultMaxConnsPerHost
 	return t
 })
 
