@@ -96,6 +96,7 @@ type Client struct {
 	extra      http.Header // WithHeader given to NewClient
 	key        *keyMatcher // finds apiKey in any escaped form, for redaction
 	gates      *rateGates  // nil when WithRateLimitGate(false)
+	finder     *rateFinder // nil when WithAdaptiveRate(false)
 	logger     *slog.Logger
 	insecure   bool // plain http allowed to non-loopback hosts
 
@@ -290,6 +291,9 @@ func NewClient(opts ...Option) (*Client, error) {
 	}
 	if !s.noGate {
 		c.gates = new(rateGates)
+	}
+	if !s.noFinder {
+		c.finder = new(rateFinder)
 	}
 	for _, ua := range []string{s.userAgent, s.header.Get("User-Agent")} {
 		if ua = strings.TrimSpace(ua); ua != "" {

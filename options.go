@@ -71,6 +71,7 @@ type config struct {
 	userAgent    string
 	insecureHTTP bool
 	noGate       bool
+	noFinder     bool
 	stallTimeout time.Duration
 	stallSet     bool
 

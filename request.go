@@ -577,8 +577,11 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 func (t *attemptTransport) send(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
 	info := callInfoFrom(ctx)
-	gate := t.c.gates.forPath(info.path)
+	gate, finder := t.c.gates.forPath(info.path), t.c.finderFor(info.path)
 	if err := gate.wait(ctx, info.maxWait); err != nil {
+		return nil, err
+	}
+	if err := finder.wait(ctx); err != nil {
 		return nil, err
 	}
 	if req.Response == nil { // a redirect hop is the same attempt
@@ -590,14 +593,32 @@ func (t *attemptTransport) send(req *http.Request) (*http.Response, error) {
 		if resp.Request == nil {
 			resp.Request = req // backoff finds the call through it
 		}
-		if wait, ok := retryAfter(resp.Header); ok && resp.StatusCode == http.StatusTooManyRequests {
-			gate.holdFor(wait, holdLimit(info.path, t.c.maxWait))
-		}
+		t.c.rateLimits(resp, info.path, gate, finder)
 	}
 	if t.c.logger != nil && t.c.logger.Enabled(ctx, slog.LevelDebug) {
 		t.log(req, info, start, resp, err)
 	}
 	return resp, err
+}
+
+// rateLimits tells the rate finder how an answer went, and closes the gate
+// on a 429 that asks for a wait the finder does not pace through.
+func (c *Client) rateLimits(resp *http.Response, path string, gate *rateGate, finder *rateFinder) {
+	if resp.StatusCode != http.StatusTooManyRequests {
+		finder.observe(false)
+		return
+	}
+	wait, ok := retryAfter(resp.Header)
+	if !ok {
+		return
+	}
+	if wait > 0 && wait <= shortRetryAfter {
+		finder.observe(true) // a bucket's refusal, rounded up to the second
+		if finder.paces() {
+			return
+		}
+	}
+	gate.holdFor(wait, holdLimit(path, c.maxWait))
 }
 
 func (t *attemptTransport) log(req *http.Request, info *callInfo, start time.Time, resp *http.Response, err error) {

@@ -95,6 +95,9 @@ func (c *Client) retryBodyRead(ctx context.Context, info *callInfo, err error) b
 func (c *Client) planWait(resp *http.Response, n int) (wait, shortest time.Duration) {
 	if resp != nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) {
 		if w, ok := retryAfter(resp.Header); ok {
+			if resp.StatusCode == http.StatusTooManyRequests && w > 0 && w <= shortRetryAfter && c.pacesRetry(resp) {
+				return 0, 0 // the rate finder spaces the retry
+			}
 			return w, w
 		}
 	}
@@ -103,6 +106,15 @@ func (c *Client) planWait(resp *http.Response, n int) (wait, shortest time.Durat
 		return wait, baseBackoff(c.rc.RetryWaitMin, c.rc.RetryWaitMax, n) / 2
 	}
 	return wait, wait
+}
+
+// pacesRetry reports whether the rate finder paces the retry of resp's call.
+func (c *Client) pacesRetry(resp *http.Response) bool {
+	if resp.Request == nil {
+		return false
+	}
+	info := callInfoFrom(resp.Request.Context())
+	return info != nil && c.finderFor(info.path).paces()
 }
 
 // keepLimit bounds what is kept in memory of an answer about to be
