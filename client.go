@@ -11,6 +11,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
@@ -93,6 +94,8 @@ type Client struct {
 	maxRetries int
 	timeout    time.Duration // WithTimeout given to NewClient; 0: none
 	middleware []Middleware
+	trace      *Trace
+	retiring   *sync.Map   // routes whose retirement was logged (a pointer: a Client is printed by value)
 	extra      http.Header // WithHeader given to NewClient
 	key        *keyMatcher // finds apiKey in any escaped form, for redaction
 	gates      *rateGates  // nil when WithRateLimitGate(false)
@@ -284,6 +287,8 @@ func NewClient(opts ...Option) (*Client, error) {
 		maxRetries: s.maxRetries,
 		timeout:    s.timeout,
 		middleware: s.middleware,
+		trace:      s.trace,
+		retiring:   new(sync.Map),
 		key:        newKeyMatcher(s.apiKey),
 		logger:     s.logger,
 		insecure:   s.insecureHTTP,
@@ -343,7 +348,7 @@ func (c *Client) buildTransport(s config) {
 		RetryWaitMax: s.retryWaitMax,
 		RetryMax:     math.MaxInt32, // the budget is per call: checkRetry enforces it
 		CheckRetry:   c.checkRetry,
-		Backoff:      c.backoff,
+		Backoff:      noBackoff,
 		ErrorHandler: keepLastResponse,
 	}
 	// Downloads go to the temporary file host: same transport, no key, no

@@ -76,7 +76,7 @@ func holdLimit(path string, clientMax time.Duration) time.Duration {
 // when the hold would outlast the call's context deadline or its maximum
 // retry wait; it returns the context's error if the context ends while
 // waiting.
-func (g *rateGate) wait(ctx context.Context, maxWait time.Duration) error {
+func (g *rateGate) wait(ctx context.Context, info *callInfo) error {
 	if g == nil {
 		return nil
 	}
@@ -89,9 +89,10 @@ func (g *rateGate) wait(ctx context.Context, maxWait time.Duration) error {
 		if d <= 0 {
 			return nil
 		}
-		if dl, ok := ctx.Deadline(); d > maxWait || (ok && time.Until(dl) < d) {
+		if dl, ok := ctx.Deadline(); d > info.maxWait || (ok && time.Until(dl) < d) {
 			return &gateHeld{wait: d}
 		}
+		info.traceWait(ctx, WaitGate, d)
 		timer := time.NewTimer(d)
 		select {
 		case <-ctx.Done():

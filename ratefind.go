@@ -65,7 +65,7 @@ func (f *rateFinder) paces() bool {
 // applies at once to all of them. A turn that would come after the
 // context's deadline is not waited for: the call fails at once, as when the
 // gate holds it.
-func (f *rateFinder) wait(ctx context.Context) error {
+func (f *rateFinder) wait(ctx context.Context, info *callInfo) error {
 	if f == nil {
 		return nil
 	}
@@ -87,6 +87,7 @@ func (f *rateFinder) wait(ctx context.Context) error {
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < d {
 			return &gateHeld{wait: d}
 		}
+		info.traceWait(ctx, WaitPace, d)
 		timer := time.NewTimer(d)
 		select {
 		case <-ctx.Done():

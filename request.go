@@ -142,8 +142,7 @@ type callInfo struct {
 	middleware []Middleware // the call's own (WithMiddleware on the call)
 	meta       Response
 
-	wait    time.Duration // the wait checkRetry planned, handed to backoff
-	waitSet bool
+	trace   *Trace // the client's, or the call's own (WithTrace)
 }
 
 type callInfoKey struct{}
@@ -229,11 +228,13 @@ func (c *Client) send(ctx context.Context, method, path string, q string, body a
 		defer cancel()
 	}
 	m := &info.meta
+	ctx = info.traceStart(ctx)
 	err = c.exchange(ctx, info, q, body, out, noContentOK, o.header)
 	m.Attempts, m.Duration = info.attempt, time.Since(start)
 	if err != nil {
 		err = c.finishError(err, info)
 	}
+	info.traceDone(ctx, err)
 	if o.response != nil {
 		*o.response = *m
 	}
@@ -243,7 +244,8 @@ func (c *Client) send(ctx context.Context, method, path string, q string, body a
 // newCallInfo is the one place where a call's record is made: the client's
 // settings, overridden by the call's options.
 func (c *Client) newCallInfo(method, path string, o *config) *callInfo {
-	info := &callInfo{method: method, path: path, maxRetries: c.maxRetries, maxWait: c.maxWait, apiKey: o.apiKey, middleware: o.middleware}
+	info := &callInfo{method: method, path: path, maxRetries: c.maxRetries, maxWait: c.maxWait, apiKey: o.apiKey,
+		middleware: o.middleware, trace: cmp.Or(o.trace, c.trace)}
 	if o.retriesSet {
 		info.maxRetries = o.maxRetries
 	}
@@ -272,6 +274,7 @@ func (c *Client) exchange(ctx context.Context, info *callInfo, q string, body an
 	}
 	data := buf.Bytes()
 	info.meta.StatusCode, info.meta.Header = resp.StatusCode, resp.Header
+	c.noteRetirement(info, resp.Header)
 	switch {
 	case resp.StatusCode < 200 || resp.StatusCode > 299:
 		return c.parseError(resp, info, data, tooLarge)
@@ -346,7 +349,11 @@ func (c *Client) roundTrip(req *retryablehttp.Request, info *callInfo, buf *byte
 				slog.Int("attempt", info.attempt), slog.Int("status", resp.StatusCode),
 				slog.String("error", c.redactCall(info, withoutURL(readErr).Error())))
 		}
-		if !c.retryBodyRead(info, info, readErr) {
+		// A body cut mid-answer is never seen by the retry engine, which
+		// hands the response over before the body is read: the policy is
+		// asked here, with the rules of a transport error (only methods
+		// safe to repeat, within the call's deadline and retry budget).
+		if retry, _ := c.checkRetry(info, nil, readErr); !retry {
 			return nil, false, c.transportError(info, info.method, info.path, readErr)
 		}
 	}
@@ -565,6 +572,9 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	if info == nil { // not a request of the pipeline: nothing to add
 		return t.next.RoundTrip(req)
 	}
+	if req.Response == nil { // a redirect hop is the same attempt
+		info.attempt++
+	}
 	fromCtx, _ := req.Context().Value(middlewareKey{}).([]Middleware)
 	if len(t.c.middleware)+len(fromCtx)+len(info.middleware) == 0 {
 		return t.send(req)
@@ -578,20 +588,19 @@ func (t *attemptTransport) send(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
 	info := callInfoFrom(ctx)
 	gate, finder := t.c.gates.forPath(info.path), t.c.finderFor(info.path)
-	if err := gate.wait(ctx, info.maxWait); err != nil {
+	if err := gate.wait(ctx, info); err != nil {
+		info.attempt-- // not sent: not an attempt
 		return nil, err
 	}
-	if err := finder.wait(ctx); err != nil {
+	if err := finder.wait(ctx, info); err != nil {
+		info.attempt--
 		return nil, err
-	}
-	if req.Response == nil { // a redirect hop is the same attempt
-		info.attempt++
 	}
 	start := time.Now()
 	resp, err := t.next.RoundTrip(req)
 	if resp != nil {
 		if resp.Request == nil {
-			resp.Request = req // backoff finds the call through it
+			resp.Request = req // the retry policy finds the call through it
 		}
 		t.c.rateLimits(resp, info.path, gate, finder)
 	}

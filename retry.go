@@ -18,8 +18,8 @@ import (
 // returns an error only when the context has ended (the transport failure of
 // the attempt, if any, else the context's error).
 //
-// It also plans the wait before the next attempt (backoff only hands it over):
-// a wait that would end after the context's deadline is not started, and the
+// It also waits before the next attempt (the retry engine's own backoff is
+// zero): a wait that would end after the context's deadline is not started, and the
 // call returns the last answer's typed error at once rather than sleeping
 // until the deadline and reporting only context.DeadlineExceeded.
 func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
@@ -40,11 +40,30 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 		return false, nil
 	}
 	info.retries++
-	info.wait, info.waitSet = wait, true
 	if resp != nil {
 		keepConnection(resp)
 	}
+	if err := c.sleep(ctx, info, WaitRetry, wait); err != nil {
+		return false, err
+	}
 	return true, nil
+}
+
+// sleep waits d before the call's next step, telling the call's trace why;
+// it returns the context's error if the context ends first.
+func (c *Client) sleep(ctx context.Context, info *callInfo, reason WaitReason, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	info.traceWait(ctx, reason, d)
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer.C:
+		return nil
+	}
 }
 
 // retryable reports whether the outcome of an attempt (a response, or the
@@ -64,29 +83,6 @@ func retryable(info *callInfo, resp *http.Response, err error) bool {
 		return repeatable(info.method)
 	}
 	return false
-}
-
-// retryBodyRead decides on a failure while reading a response body (the
-// connection cut mid-answer), which retryablehttp never sees since it hands
-// the response over before the body is read. The rules are those of a
-// transport error — only methods safe to repeat, never past the context's
-// deadline — and the retries come out of the same per-call budget. It waits
-// the backoff and reports whether to send the request again.
-func (c *Client) retryBodyRead(ctx context.Context, info *callInfo, err error) bool {
-	if retry, _ := c.checkRetry(ctx, nil, err); !retry {
-		return false
-	}
-	info.waitSet = false
-	if info.wait > 0 {
-		timer := time.NewTimer(info.wait)
-		defer timer.Stop()
-		select {
-		case <-ctx.Done():
-			return false
-		case <-timer.C:
-		}
-	}
-	return true
 }
 
 // planWait returns the wait before retry n and the shortest wait it could be:
@@ -165,19 +161,8 @@ func withinCap(resp *http.Response, maxWait time.Duration) bool {
 	return !ok || wait <= maxWait
 }
 
-// backoff returns the wait checkRetry planned for this response (Retry-After
-// on 429 and 503, else a jittered exponential delay). After a transport error
-// there is no response to carry the plan, and it draws the jittered delay:
-// attempt n waits between half and all of min·2ⁿ, capped at max.
-func (c *Client) backoff(min, max time.Duration, attempt int, resp *http.Response) time.Duration {
-	if resp != nil && resp.Request != nil {
-		if info := callInfoFrom(resp.Request.Context()); info != nil && info.waitSet {
-			info.waitSet = false
-			return info.wait
-		}
-	}
-	return jitteredBackoff(min, max, attempt)
-}
+// noBackoff is the retry engine's backoff: checkRetry has already waited.
+func noBackoff(_, _ time.Duration, _ int, _ *http.Response) time.Duration { return 0 }
 
 // baseBackoff is min·2ⁿ capped at max: the longest jittered wait of attempt n.
 // A min of 0 means no wait at all (as in retryablehttp), not max.
@@ -273,8 +258,15 @@ func retryableTransportError(err error) bool {
 // response, hand that response (body intact) back to the pipeline so the
 // caller gets the typed error of the last answer rather than a generic one.
 func keepLastResponse(resp *http.Response, err error, _ int) (*http.Response, error) {
-	if resp != nil {
+	if resp != nil && (err == nil || !isContextError(err)) {
 		return resp, nil
 	}
+	if resp != nil {
+		discard(resp) // the context ended during the wait: that is the outcome
+	}
 	return nil, err
+}
+
+func isContextError(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
