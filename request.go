@@ -142,7 +142,7 @@ type callInfo struct {
 	middleware []Middleware // the call's own (WithMiddleware on the call)
 	meta       Response
 
-	trace   *Trace // the client's, or the call's own (WithTrace)
+	trace *Trace // the client's, or the call's own (WithTrace)
 }
 
 type callInfoKey struct{}
