@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/convoapi/convo-go/internal/netx"
@@ -139,9 +140,15 @@ func (s *AttachmentsService) Download(ctx context.Context, msg Message, w io.Wri
 // Get or ForMessage) into w, without asking for its address again, under the
 // same rules as Download: no key sent, no redirect followed, and one fresh
 // address asked for when this one has expired (see [Attachment.Expired], or
-// the file host answers 403, 404 or 410). opts apply to the requests for
-// an address (the API calls), not to the download from the file host, which
-// carries none of the API's headers.
+// the file host answers 403, 404 or 410) — before the transfer or on the way.
+//
+// A transfer cut part-way (the connection lost, or no byte for the stall
+// timeout: see WithStallTimeout) resumes from the byte reached with a Range
+// request, never starting over; up to the client's maximum retries in a row
+// without progress. When the attachment states its file_size, the bytes
+// written must add up to it, else the error wraps ErrIncompleteDownload.
+// opts apply to the requests for an address (the API calls), not to the
+// download from the file host, which carries none of the API's headers.
 func (s *AttachmentsService) DownloadAttachment(ctx context.Context, att *Attachment, w io.Writer, opts ...Option) (int64, error) {
 	if w == nil {
 		return 0, errors.New("convo: Attachments.DownloadAttachment: nil writer")
@@ -149,28 +156,81 @@ func (s *AttachmentsService) DownloadAttachment(ctx context.Context, att *Attach
 	if att == nil {
 		return 0, errors.New("convo: Attachments.DownloadAttachment: nil attachment")
 	}
-	for fresh := false; ; fresh = true {
-		if !fresh && att.Expired() {
-			if err := requireID("Attachments.DownloadAttachment", "media id", att.MediaID); err != nil {
-				return 0, err
-			}
-			var err error
-			if att, err = s.Get(ctx, att.MediaID, opts...); err != nil {
-				return 0, err
-			}
-			fresh = true
+	d := download{s: s, att: att, w: w, opts: opts}
+	return d.run(ctx)
+}
+
+// download is one DownloadAttachment: the bytes written so far, and whether
+// the address was renewed (once at most).
+type download struct {
+	s       *AttachmentsService
+	att     *Attachment
+	w       io.Writer
+	opts    []Option
+	written int64
+	renewed bool
+	stuck   int // cuts in a row without progress
+}
+
+func (d *download) run(ctx context.Context) (int64, error) {
+	if d.att.Expired() {
+		if err := d.renew(ctx); err != nil {
+			return 0, err
 		}
-		n, err := s.c.fetchFile(ctx, att.URL, w)
+	}
+	for {
+		before := d.written
+		n, err := d.s.c.fetchFile(ctx, d.att.URL, d.written, d.w)
+		d.written += n
 		var fe *FileError
-		if !fresh && n == 0 && att.MediaID != "" && errors.As(err, &fe) && fe.expired() {
-			if att, err = s.Get(ctx, att.MediaID, opts...); err != nil {
-				return 0, err
+		var cut *cutError
+		switch {
+		case err == nil:
+			return d.written, d.checkSize()
+		case errors.As(err, &fe) && fe.expired() && !d.renewed && d.att.MediaID != "":
+			if err := d.renew(ctx); err != nil {
+				return d.written, err
 			}
-			continue
+		case errors.As(err, &cut) && ctx.Err() == nil:
+			if d.written == before {
+				d.stuck++
+			} else {
+				d.stuck = 0
+			}
+			if d.stuck > d.s.c.maxRetries {
+				return d.written, cut.err
+			}
+		default:
+			return d.written, err
 		}
-		return n, err
 	}
 }
+
+// renew asks for a fresh address of the same media, once.
+func (d *download) renew(ctx context.Context) error {
+	if err := requireID("Attachments.DownloadAttachment", "media id", d.att.MediaID); err != nil {
+		return err
+	}
+	att, err := d.s.Get(ctx, d.att.MediaID, d.opts...)
+	if err != nil {
+		return err
+	}
+	d.att, d.renewed = att, true
+	return nil
+}
+
+// checkSize compares the bytes written with the file_size the attachment
+// states, if any.
+func (d *download) checkSize() error {
+	if d.att.FileSize > 0 && d.written != d.att.FileSize {
+		return fmt.Errorf("%w: %d bytes written, file_size %d", ErrIncompleteDownload, d.written, d.att.FileSize)
+	}
+	return nil
+}
+
+// ErrIncompleteDownload reports a download whose size differs from the
+// file_size its attachment states.
+var ErrIncompleteDownload = errors.New("convo: download incomplete")
 
 // FileError reports a file host's refusal to serve a temporary address.
 type FileError struct {
@@ -193,9 +253,12 @@ func (e *FileError) expired() bool {
 	return false
 }
 
-// fetchFile streams a temporary address into w. It is not an API call: it goes
-// to another host with the key-free client and none of the API headers.
-func (c *Client) fetchFile(ctx context.Context, rawURL string, w io.Writer) (int64, error) {
+// fetchFile streams a temporary address into w from byte offset on (with a
+// Range request when offset > 0), and returns the bytes written. It is not an
+// API call: it goes to another host with the key-free client and none of the
+// API headers. A failure while reading the body is a *cutError: the caller
+// may resume from the bytes written.
+func (c *Client) fetchFile(ctx context.Context, rawURL string, offset int64, w io.Writer) (int64, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || u.Host == "" {
 		return 0, fmt.Errorf("convo: attachment address is not an absolute URL")
@@ -208,17 +271,75 @@ func (c *Client) fetchFile(ctx context.Context, rawURL string, w io.Writer) (int
 		return 0, fmt.Errorf("convo: attachment request: %w", err)
 	}
 	req.Header.Set("User-Agent", c.userAgent)
+	if offset > 0 {
+		req.Header.Set("Range", "bytes="+strconv.FormatInt(offset, 10)+"-")
+	}
 	resp, err := c.files.Do(req)
 	if err != nil {
 		return 0, c.transportError(ctx, http.MethodGet, "(attachment on "+u.Host+")", err)
 	}
-	defer closeBody(resp.Body)
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+	defer discard(resp)
+	switch {
+	case offset > 0 && resp.StatusCode == http.StatusRequestedRangeNotSatisfiable && rangeTotal(resp) == offset:
+		return 0, nil // the cut came after the last byte
+	case resp.StatusCode < 200 || resp.StatusCode > 299:
 		return 0, &FileError{StatusCode: resp.StatusCode, Host: u.Host}
+	case offset > 0 && resp.StatusCode == http.StatusPartialContent && rangeStart(resp) != offset:
+		return 0, fmt.Errorf("convo: file host %s answered a range from another byte than %d", u.Host, offset)
+	case offset > 0 && resp.StatusCode != http.StatusPartialContent:
+		// The whole file again: skip what was written already.
+		if _, err := io.CopyN(io.Discard, resp.Body, offset); err != nil {
+			return 0, &cutError{fmt.Errorf("convo: downloading attachment from %s: %w", u.Host, err)}
+		}
 	}
-	n, err := io.Copy(w, resp.Body)
-	if err != nil {
-		return n, fmt.Errorf("convo: downloading attachment from %s: %w", u.Host, err)
+	body := &readErrors{r: resp.Body}
+	n, err := io.Copy(w, body)
+	switch {
+	case body.err != nil:
+		return n, &cutError{fmt.Errorf("convo: downloading attachment from %s: %w", u.Host, body.err)}
+	case err != nil:
+		return n, fmt.Errorf("convo: writing attachment from %s: %w", u.Host, err)
 	}
 	return n, nil
+}
+
+// cutError is a transfer cut while the body was read: resumable.
+type cutError struct{ err error }
+
+func (e *cutError) Error() string { return e.err.Error() }
+func (e *cutError) Unwrap() error { return e.err }
+
+// readErrors notes the failure of a read, to tell a cut transfer from a
+// writer that failed.
+type readErrors struct {
+	r   io.Reader
+	err error
+}
+
+func (r *readErrors) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if err != nil && err != io.EOF {
+		r.err = err
+	}
+	return n, err
+}
+
+// rangeStart is the first byte of a 206 answer's Content-Range
+// ("bytes 100-199/200"); -1 when unreadable.
+func rangeStart(resp *http.Response) int64 {
+	var start, end, total int64
+	if _, err := fmt.Sscanf(resp.Header.Get("Content-Range"), "bytes %d-%d/%d", &start, &end, &total); err != nil {
+		return -1
+	}
+	return start
+}
+
+// rangeTotal is the size a 416 answer's Content-Range states ("bytes */200");
+// -1 when unreadable.
+func rangeTotal(resp *http.Response) int64 {
+	var total int64
+	if _, err := fmt.Sscanf(resp.Header.Get("Content-Range"), "bytes */%d", &total); err != nil {
+		return -1
+	}
+	return total
 }

@@ -1,6 +1,7 @@
 package convo
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
@@ -92,9 +94,12 @@ type Client struct {
 	maxRetries int
 	timeout    time.Duration // WithTimeout given to NewClient; 0: none
 	middleware []Middleware
+	trace      *Trace
+	retiring   *sync.Map   // routes whose retirement was logged (a pointer: a Client is printed by value)
 	extra      http.Header // WithHeader given to NewClient
-	keyForms   []string    // the forms of apiKey that redaction looks for
+	key        *keyMatcher // finds apiKey in any escaped form, for redaction
 	gates      *rateGates  // nil when WithRateLimitGate(false)
+	finder     *rateFinder // nil when WithAdaptiveRate(false)
 	logger     *slog.Logger
 	insecure   bool // plain http allowed to non-loopback hosts
 
@@ -177,7 +182,10 @@ func WithMaxResponseBytes(n int64) Option {
 // off. When the service answers 429 with a Retry-After, the gate holds every
 // new request of the whole Client (every goroutine) until that time, so the
 // service hears nothing from this client during the wait it asked for,
-// instead of one more 429 per goroutine. A call held by the gate waits only
+// instead of one more 429 per goroutine — but never longer than the client's
+// maximum retry wait: a longer wait is the asking call's alone (it gets its
+// typed 429 at once), so that one answer cannot stall every other call. A
+// call held by the gate waits only
 // as long as its context and its maximum retry wait allow: when either would
 // end first, it returns the typed 429 (errors.Is ErrRateLimited, RetryAfter
 // set to what is left of the wait) at once, without a request. The anomaly
@@ -279,13 +287,18 @@ func NewClient(opts ...Option) (*Client, error) {
 		maxRetries: s.maxRetries,
 		timeout:    s.timeout,
 		middleware: s.middleware,
-		keyForms:   keyForms(s.apiKey),
+		trace:      s.trace,
+		retiring:   new(sync.Map),
+		key:        newKeyMatcher(s.apiKey),
 		logger:     s.logger,
 		insecure:   s.insecureHTTP,
 		userAgent:  "convo-go/" + Version + " go/" + runtime.Version(),
 	}
 	if !s.noGate {
 		c.gates = new(rateGates)
+	}
+	if !s.noFinder {
+		c.finder = new(rateFinder)
 	}
 	for _, ua := range []string{s.userAgent, s.header.Get("User-Agent")} {
 		if ua = strings.TrimSpace(ua); ua != "" {
@@ -309,8 +322,8 @@ func NewClient(opts ...Option) (*Client, error) {
 }
 
 // buildTransport assembles the retrying client around the caller's transport:
-// retryablehttp → http.Client (same-host redirects only) → attempt logger →
-// the caller's RoundTripper.
+// retryablehttp → http.Client (same-host redirects only) → attempt
+// (middleware, gate, log) → stall timeout → the caller's RoundTripper.
 func (c *Client) buildTransport(s config) {
 	var hc http.Client
 	if s.httpClient != nil {
@@ -318,11 +331,15 @@ func (c *Client) buildTransport(s config) {
 	}
 	c.inner = hc.Transport
 	if c.inner == nil {
-		c.inner = http.DefaultTransport
+		c.inner = defaultTransport()
+	}
+	next := c.inner
+	if limit := s.stallTimeout; limit > 0 || !s.stallSet {
+		next = &stallTransport{next: c.inner, limit: cmp.Or(limit, DefaultStallTimeout)}
 	}
 	// The wrapper has no CloseIdleConnections method on purpose: retryablehttp
 	// calls it whenever retries run out, which would throw away the pool.
-	hc.Transport = &attemptTransport{c: c, next: c.inner}
+	hc.Transport = &attemptTransport{c: c, next: next}
 	hc.CheckRedirect = c.checkRedirect
 	c.rc = &retryablehttp.Client{
 		HTTPClient:   &hc,
@@ -331,7 +348,7 @@ func (c *Client) buildTransport(s config) {
 		RetryWaitMax: s.retryWaitMax,
 		RetryMax:     math.MaxInt32, // the budget is per call: checkRetry enforces it
 		CheckRetry:   c.checkRetry,
-		Backoff:      c.backoff,
+		Backoff:      noBackoff,
 		ErrorHandler: keepLastResponse,
 	}
 	// Downloads go to the temporary file host: same transport, no key, no
@@ -339,7 +356,7 @@ func (c *Client) buildTransport(s config) {
 	// no client-wide timeout (it would cut large files; the context governs),
 	// and no redirect at all (it could bounce through a host we do not know).
 	files := hc
-	files.Transport = c.inner
+	files.Transport = next
 	files.Jar = nil
 	files.Timeout = 0
 	files.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
@@ -381,7 +398,7 @@ func (c Client) GoString() string { return c.String() }
 
 // CloseIdleConnections closes the idle connections of the underlying
 // transport, if it supports that. Without WithHTTPClient that transport is
-// http.DefaultTransport, shared with the rest of the program. The client never
+// the package's default one, shared by every client built without it. The client never
 // calls it on its own: giving up on a call keeps the pool.
 func (c *Client) CloseIdleConnections() {
 	if ci, ok := c.inner.(interface{ CloseIdleConnections() }); ok {

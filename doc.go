@@ -41,14 +41,20 @@
 // # Retries and rate limits
 //
 // Every call goes through one pipeline: authentication, retries, a body read
-// capped by [WithMaxResponseBytes] that always drains and closes the
-// connection, and typed errors.
+// capped by [WithMaxResponseBytes] (a body announced larger is refused
+// unread), and typed errors.
 //
 // A 429 RATE_LIMITED answer is retried for every method after the wait the
 // service asks for in Retry-After, when that wait fits within
 // [WithMaxRetryWait] (30 seconds by default) and the context's deadline.
 // Otherwise the call returns the error at once with [Error.RetryAfter] set,
-// so that you can schedule the retry. Transport errors, 408, 502, 503 and 504
+// so that you can schedule the retry. A Retry-After that is negative,
+// unparsable or longer than [MaxRetryAfter] is ignored, as if absent: the
+// call retries on its backoff. After the service first refuses a call for
+// its rate, the client paces all its calls to the rate the service accepts
+// ([WithAdaptiveRate]), so a bulk run proceeds near the limit instead of
+// stopping every worker for each refusal's whole-second Retry-After.
+// Transport errors, 408, 502, 503 and 504
 // are retried with jittered exponential backoff ([WithRetryWait]) for GET,
 // PATCH and DELETE only: a POST is never repeated except after a 429, which
 // the service did not process, so a contact is never created twice.

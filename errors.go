@@ -266,7 +266,7 @@ type errorBody struct {
 func (c *Client) parseError(resp *http.Response, info *callInfo, data []byte, tooLarge bool) *Error {
 	e := &Error{StatusCode: resp.StatusCode, Method: info.method, Path: info.path}
 	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
-		e.RetryAfter, _ = retryAfter(resp.Header, serviceNow(resp.Header))
+		e.RetryAfter, _ = retryAfter(resp.Header)
 	}
 	var body errorBody
 	if tooLarge || json.Unmarshal(data, &body) != nil || body.Message.Error == "" {

@@ -42,18 +42,16 @@ var gateEpoch = time.Now()
 // gateClock is the time since gateEpoch on the monotonic clock.
 func gateClock() time.Duration { return time.Since(gateEpoch) }
 
-// holdFor closes the gate until the wait a 429 asks for has passed. A later
-// end wins; an earlier one never shortens a hold already set.
-func (g *rateGate) holdFor(resp *http.Response) {
-	if g == nil {
+// holdFor closes the gate for wait, unless wait is over limit: the general
+// gate never holds longer than the client's maximum retry wait, so that one
+// answer cannot stall every other call of the client (the call that was
+// asked gets its typed 429 at once). A later end wins; an earlier one never
+// shortens a hold already set.
+func (g *rateGate) holdFor(wait, limit time.Duration) {
+	if g == nil || wait <= 0 || wait > limit {
 		return
 	}
-	now := gateClock()
-	wait, ok := retryAfter(resp.Header, serviceNow(resp.Header)) // a date is the service's
-	if !ok || wait <= 0 {
-		return
-	}
-	end := int64(now + wait)
+	end := int64(gateClock() + wait)
 	for {
 		cur := g.until.Load()
 		// 0 is "never held"; readings may be negative (a synctest bubble's
@@ -64,11 +62,21 @@ func (g *rateGate) holdFor(resp *http.Response) {
 	}
 }
 
+// holdLimit is the longest hold a 429 on path may set: the client's maximum
+// retry wait, except on the anomaly report, whose gate holds only its own
+// calls and may be held as long as the service asks.
+func holdLimit(path string, clientMax time.Duration) time.Duration {
+	if path == anomaliesPath {
+		return MaxRetryAfter
+	}
+	return clientMax
+}
+
 // wait blocks until the gate is open. It gives up at once, with a *gateHeld,
 // when the hold would outlast the call's context deadline or its maximum
 // retry wait; it returns the context's error if the context ends while
 // waiting.
-func (g *rateGate) wait(ctx context.Context, maxWait time.Duration) error {
+func (g *rateGate) wait(ctx context.Context, info *callInfo) error {
 	if g == nil {
 		return nil
 	}
@@ -81,9 +89,10 @@ func (g *rateGate) wait(ctx context.Context, maxWait time.Duration) error {
 		if d <= 0 {
 			return nil
 		}
-		if dl, ok := ctx.Deadline(); d > maxWait || (ok && time.Until(dl) < d) {
+		if dl, ok := ctx.Deadline(); d > info.maxWait || (ok && time.Until(dl) < d) {
 			return &gateHeld{wait: d}
 		}
+		info.traceWait(ctx, WaitGate, d)
 		timer := time.NewTimer(d)
 		select {
 		case <-ctx.Done():

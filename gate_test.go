@@ -119,29 +119,39 @@ func TestAnomalyRateLimitHoldsOnlyAnomalyCalls(t *testing.T) {
 }
 
 // A call waiting out its own 503 meets a hold set meanwhile by another
-// call's 429: it returns the typed 429 instead of sending into the wait.
+// call's 429. A hold within the maximum retry wait (30 s by default) is
+// waited out before the retry is sent; a longer one holds nothing — the call
+// that was told to wait gets its typed 429 at once, and the other call's
+// retry goes through on time.
 func TestRateLimitGateHoldsARetry(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		s, c, tr := inMemoryFake(t, 0, unlimited)
-		s.AddFault(fake.Fault{Path: "/channels", Status: http.StatusServiceUnavailable, RetryAfter: time.Second, Times: 1})
-		s.AddFault(fake.Fault{Path: "/conversations", Status: http.StatusTooManyRequests, RetryAfter: 100 * time.Second, Times: 1})
-		ctx := context.Background()
+	for _, tt := range []struct {
+		name   string
+		asked  time.Duration
+		tookAt time.Duration // when the waiting call's retry was answered
+	}{
+		{"hold within the maximum retry wait", 20 * time.Second, 20*time.Second + 500*time.Millisecond},
+		{"hold beyond it is not set", 100 * time.Second, time.Second},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s, c, tr := inMemoryFake(t, 0, unlimited, convo.WithMaxRetries(0))
+				s.AddFault(fake.Fault{Path: "/channels", Status: http.StatusServiceUnavailable, RetryAfter: time.Second, Times: 1})
+				s.AddFault(fake.Fault{Path: "/conversations", Status: http.StatusTooManyRequests, RetryAfter: tt.asked, Times: 1})
+				ctx := context.Background()
+				start := time.Now()
+				done := make(chan error, 1)
+				go func() {
+					_, err := c.Channels.List(ctx, convo.WithMaxRetries(1))
+					done <- err
+				}()
+				time.Sleep(500 * time.Millisecond)
+				_, err := c.Conversations.List(ctx, nil)
+				require.ErrorIs(t, err, convo.ErrRateLimited)
 
-		done := make(chan error, 1)
-		go func() {
-			_, err := c.Channels.List(ctx)
-			done <- err
-		}()
-		time.Sleep(500 * time.Millisecond)
-		_, err := c.Conversations.List(ctx, nil)
-		require.ErrorIs(t, err, convo.ErrRateLimited, "100 s is beyond the maximum retry wait")
-
-		err = <-done
-		var apiErr *convo.Error
-		require.ErrorAs(t, err, &apiErr)
-		assert.Equal(t, http.StatusTooManyRequests, apiErr.StatusCode)
-		assert.Equal(t, 1, apiErr.Attempts)
-		assert.Equal(t, 99500*time.Millisecond, apiErr.RetryAfter)
-		assert.Len(t, tr.sent, 2, "the retry was not sent into the hold")
-	})
+				require.NoError(t, <-done)
+				assert.Equal(t, tt.tookAt, time.Since(start))
+				assert.Len(t, tr.sent, 3)
+			})
+		})
+	}
 }

@@ -59,6 +59,7 @@ type config struct {
 	header       http.Header
 	timeout      time.Duration
 	middleware   []Middleware
+	trace        *Trace
 
 	// NewClient only.
 	baseURL      string
@@ -71,6 +72,9 @@ type config struct {
 	userAgent    string
 	insecureHTTP bool
 	noGate       bool
+	noFinder     bool
+	stallTimeout time.Duration
+	stallSet     bool
 
 	// Calls only.
 	response  *Response
@@ -345,4 +349,12 @@ type Response struct {
 	// Timestamp is the envelope's timestamp: when the service produced the
 	// answer, on the service's clock; zero when absent.
 	Timestamp time.Time
+	// Deprecation is the answer's Deprecation header (RFC 9745: the
+	// service announces that this route is deprecated, "@" and a Unix time
+	// of when); empty when absent. The client also logs it at Warn, once
+	// per route, with its logger.
+	Deprecation string
+	// Sunset is when the route stops working, from the answer's Sunset
+	// header (RFC 8594); zero when absent.
+	Sunset time.Time
 }

@@ -1,12 +1,15 @@
 package convo
 
 import (
-	"bytes"
 	"encoding/json"
+	"fmt"
 	"html"
 	"net/http"
-	"net/url"
+	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // redacted replaces the API key wherever redaction finds it.
@@ -20,97 +23,119 @@ const redacted = "[REDACTED]"
 // A short key inside a longer word is not recognisable as the key there.
 const shortKeyLen = 8
 
-// keyForms returns the forms in which a key can come back in text: as is,
-// JSON-escaped (with and without the HTML-safe \u003c escapes), URL-escaped
-// (query and path styles, upper- and lower-case hex) and HTML-escaped.
-func keyForms(key string) []string {
+// keyMatcher finds a key however a server or a library may have escaped it
+// on the way back: each character as is or in any of its escaped forms (see
+// escapedForms), mixed freely, so that an encoder that escapes only some
+// characters (Python's json escapes every non-ASCII one, PHP's every "/") is
+// caught as well as one that escapes all.
+type keyMatcher struct {
+	re    *regexp.Regexp
+	lead  string // the characters a match can start with: a cheap pre-test
+	short bool   // shorter than shortKeyLen: replaced only as a whole token
+}
+
+// newKeyMatcher returns the matcher of key; nil for an empty key.
+func newKeyMatcher(key string) *keyMatcher {
 	if key == "" {
 		return nil
 	}
-	forms := []string{key}
-	add := func(f string) {
-		for _, have := range forms {
-			if have == f {
-				return
+	var b strings.Builder
+	for _, r := range key {
+		b.WriteString("(?:")
+		for i, f := range escapedForms(r) {
+			if i > 0 {
+				b.WriteByte('|')
 			}
+			b.WriteString(f)
 		}
-		forms = append(forms, f)
+		b.WriteByte(')')
 	}
-	if b, err := json.Marshal(key); err == nil {
-		add(string(b[1 : len(b)-1]))
+	first, _ := utf8.DecodeRuneInString(key)
+	return &keyMatcher{re: regexp.MustCompile(b.String()), lead: string(first) + `\%&+` + string(latin1Lead(first)),
+		short: len(key) < shortKeyLen}
+}
+
+// latin1Lead is the first character of r's Latin-1 mis-decoding.
+func latin1Lead(r rune) rune {
+	return rune([]byte(string(r))[0])
+}
+
+// escapedForms are the patterns of one character of a key: itself; JSON's
+// \uXXXX (UTF-16, any case) and short escapes (\/, \", \\, \t); Go's
+// \UXXXXXXXX and \xXX per byte; \u00XX per byte and its decoded form (a
+// Latin-1 mis-encoding); URL escapes
+// (%XX per byte, any case; "+" for a space); and HTML's &#N;, &#xH; and
+// named entities.
+func escapedForms(r rune) []string {
+	bytes := []byte(string(r))
+	forms := []string{regexp.QuoteMeta(string(r))}
+	var u16 strings.Builder
+	if r1, r2 := utf16.EncodeRune(r); r1 != unicode.ReplacementChar {
+		fmt.Fprintf(&u16, `(?i:\\u%04x\\u%04x)`, r1, r2)
+	} else {
+		fmt.Fprintf(&u16, `(?i:\\u%04x)`, r)
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if enc.Encode(key) == nil {
-		b := bytes.TrimSpace(buf.Bytes())
-		add(string(b[1 : len(b)-1]))
+	forms = append(forms, u16.String(), fmt.Sprintf(`(?i:\\U%08x)`, r))
+	if len(bytes) > 1 { // each byte read as a Latin-1 character: mojibake
+		var latin1 strings.Builder
+		for _, c := range bytes {
+			latin1.WriteRune(rune(c))
+		}
+		forms = append(forms, regexp.QuoteMeta(latin1.String()))
 	}
-	for _, f := range []string{url.QueryEscape(key), url.PathEscape(key)} {
-		add(f)
-		add(lowerHex(f))
+	switch r {
+	case '/', '"', '\\':
+		forms = append(forms, regexp.QuoteMeta(`\`+string(r)))
+	case '\t':
+		forms = append(forms, `\\t`)
+	case ' ':
+		forms = append(forms, `\+`)
 	}
-	add(html.EscapeString(key))
+	perByte := func(format string) string {
+		var s strings.Builder
+		for _, c := range bytes {
+			fmt.Fprintf(&s, format, c)
+		}
+		return "(?i:" + s.String() + ")"
+	}
+	forms = append(forms, perByte(`\\x%02x`), perByte(`\\u00%02x`), perByte(`%%%02x`),
+		fmt.Sprintf(`&#0*%d;`, r), fmt.Sprintf(`(?i:&#x0*%x;)`, r))
+	if e := html.EscapeString(string(r)); e != string(r) {
+		forms = append(forms, regexp.QuoteMeta(e))
+	}
+	switch r {
+	case '"':
+		forms = append(forms, `&quot;`)
+	case '\'':
+		forms = append(forms, `&apos;`)
+	}
 	return forms
 }
 
-// lowerHex writes the %XX escapes of an URL-escaped string in lower case.
-func lowerHex(s string) string {
-	b := []byte(s)
-	for i := 0; i+2 < len(b); i++ {
-		if b[i] == '%' {
-			b[i+1], b[i+2] = lowerASCII(b[i+1]), lowerASCII(b[i+2])
-		}
-	}
-	return string(b)
-}
-
-func lowerASCII(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
-}
-
-// redactForms removes every form of a key from s (see shortKeyLen for keys
-// shorter than eight bytes).
-func redactForms(s string, forms []string) string {
-	if len(forms) == 0 || s == "" {
+// redact replaces every match of the key in s; a short key only where the
+// match does not touch a letter or a digit on either side.
+func (m *keyMatcher) redact(s string) string {
+	if m == nil || !strings.ContainsAny(s, m.lead) {
 		return s
 	}
-	whole := len(forms[0]) < shortKeyLen
-	for _, f := range forms {
-		if strings.Contains(s, f) {
-			s = replaceKey(s, f, whole)
-		}
-	}
-	return s
-}
-
-// replaceKey replaces f in s; with whole set, only where f is not glued to a
-// letter or a digit on either side.
-func replaceKey(s, f string, whole bool) string {
-	if !whole {
-		return strings.ReplaceAll(s, f, redacted)
+	if !m.short {
+		return m.re.ReplaceAllLiteralString(s, redacted)
 	}
 	var b strings.Builder
-	for {
-		i := strings.Index(s, f)
-		if i < 0 {
-			b.WriteString(s)
-			return b.String()
+	last := 0
+	for _, loc := range m.re.FindAllStringIndex(s, -1) {
+		if (loc[0] > 0 && alnum(s[loc[0]-1])) || (loc[1] < len(s) && alnum(s[loc[1]])) {
+			continue
 		}
-		end := i + len(f)
-		alone := (i == 0 || !alnum(s[i-1]) || !alnum(f[0])) &&
-			(end == len(s) || !alnum(s[end]) || !alnum(f[len(f)-1]))
-		if alone {
-			b.WriteString(s[:i])
-			b.WriteString(redacted)
-		} else {
-			b.WriteString(s[:end])
-		}
-		s = s[end:]
+		b.WriteString(s[last:loc[0]])
+		b.WriteString(redacted)
+		last = loc[1]
 	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
 }
 
 func alnum(c byte) bool {
@@ -119,13 +144,15 @@ func alnum(c byte) bool {
 
 // redact removes the client's API key, in every form, from text that came
 // from elsewhere (a server's message, a transport error).
-func (c *Client) redact(s string) string { return redactForms(s, c.keyForms) }
+func (c *Client) redact(s string) string {
+	return c.key.redact(s)
+}
 
 // redactCall is redact plus the call's own key, when WithAPIKey set one.
 func (c *Client) redactCall(info *callInfo, s string) string {
 	s = c.redact(s)
 	if info != nil && info.apiKey != "" && info.apiKey != c.apiKey {
-		s = redactForms(s, keyForms(info.apiKey))
+		s = newKeyMatcher(info.apiKey).redact(s)
 	}
 	return s
 }

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/go-querystring/query"
@@ -38,7 +39,8 @@ import (
 // any request.
 //
 // Retries: a 429 is retried for every method, after the wait the server asks
-// in Retry-After (capped by WithMaxRetryWait) or a jittered exponential backoff;
+// in Retry-After (capped by WithMaxRetryWait; nonsense, see MaxRetryAfter,
+// is ignored) or a jittered exponential backoff;
 // transport errors (a connection cut while the body is read included) and
 // 408, 502, 503 and 504 are retried only for methods that
 // are safe to repeat (GET, HEAD, OPTIONS, PUT, PATCH, DELETE) — a POST is never
@@ -140,8 +142,7 @@ type callInfo struct {
 	middleware []Middleware // the call's own (WithMiddleware on the call)
 	meta       Response
 
-	wait    time.Duration // the wait checkRetry planned, handed to backoff
-	waitSet bool
+	trace *Trace // the client's, or the call's own (WithTrace)
 }
 
 type callInfoKey struct{}
@@ -227,11 +228,13 @@ func (c *Client) send(ctx context.Context, method, path string, q string, body a
 		defer cancel()
 	}
 	m := &info.meta
+	ctx = info.traceStart(ctx)
 	err = c.exchange(ctx, info, q, body, out, noContentOK, o.header)
 	m.Attempts, m.Duration = info.attempt, time.Since(start)
 	if err != nil {
 		err = c.finishError(err, info)
 	}
+	info.traceDone(ctx, err)
 	if o.response != nil {
 		*o.response = *m
 	}
@@ -241,7 +244,8 @@ func (c *Client) send(ctx context.Context, method, path string, q string, body a
 // newCallInfo is the one place where a call's record is made: the client's
 // settings, overridden by the call's options.
 func (c *Client) newCallInfo(method, path string, o *config) *callInfo {
-	info := &callInfo{method: method, path: path, maxRetries: c.maxRetries, maxWait: c.maxWait, apiKey: o.apiKey, middleware: o.middleware}
+	info := &callInfo{method: method, path: path, maxRetries: c.maxRetries, maxWait: c.maxWait, apiKey: o.apiKey,
+		middleware: o.middleware, trace: cmp.Or(o.trace, c.trace)}
 	if o.retriesSet {
 		info.maxRetries = o.maxRetries
 	}
@@ -270,6 +274,7 @@ func (c *Client) exchange(ctx context.Context, info *callInfo, q string, body an
 	}
 	data := buf.Bytes()
 	info.meta.StatusCode, info.meta.Header = resp.StatusCode, resp.Header
+	c.noteRetirement(info, resp.Header)
 	switch {
 	case resp.StatusCode < 200 || resp.StatusCode > 299:
 		return c.parseError(resp, info, data, tooLarge)
@@ -334,17 +339,21 @@ func (c *Client) roundTrip(req *retryablehttp.Request, info *callInfo, buf *byte
 		buf.Reset()
 		var readErr error
 		tooLarge, readErr = readCapped(buf, resp.Body, resp.ContentLength, c.maxBody)
-		closeBody(resp.Body)
+		_ = resp.Body.Close() // read to its end, or refused: never waited for
 		if readErr == nil {
 			return resp, tooLarge, nil
 		}
 		if c.logger != nil && c.logger.Enabled(info, slog.LevelDebug) {
 			c.logger.LogAttrs(info, slog.LevelDebug, "convo: reading the body failed",
-				slog.String("method", info.method), slog.String("path", req.URL.EscapedPath()),
+				slog.String("method", info.method), slog.String("path", c.redactCall(info, req.URL.EscapedPath())),
 				slog.Int("attempt", info.attempt), slog.Int("status", resp.StatusCode),
 				slog.String("error", c.redactCall(info, withoutURL(readErr).Error())))
 		}
-		if !c.retryBodyRead(info, info, readErr) {
+		// A body cut mid-answer is never seen by the retry engine, which
+		// hands the response over before the body is read: the policy is
+		// asked here, with the rules of a transport error (only methods
+		// safe to repeat, within the call's deadline and retry budget).
+		if retry, _ := c.checkRetry(info, nil, readErr); !retry {
 			return nil, false, c.transportError(info, info.method, info.path, readErr)
 		}
 	}
@@ -445,12 +454,39 @@ func readCapped(buf *bytes.Buffer, r io.Reader, size, max int64) (tooLarge bool,
 	return false, nil
 }
 
-// closeBody drains what is left (up to drainLimit) and closes, so the
-// connection goes back to the pool; a body with more left than that is cut,
-// and its connection with it.
-func closeBody(b io.ReadCloser) {
-	_, _ = io.CopyN(io.Discard, b, drainLimit)
-	_ = b.Close()
+// drainLimit and drainWindow bound what is read of a body only to free its
+// connection: what is left of a proxy's error page, if it arrives at once.
+const (
+	drainLimit  = 4 << 20
+	drainWindow = 100 * time.Millisecond
+)
+
+// discard ends a response nobody will read further. A body announced larger
+// than drainLimit is closed unread; any other is drained (see drainSoon).
+func discard(resp *http.Response) {
+	if resp.ContentLength > drainLimit {
+		_ = resp.Body.Close()
+		return
+	}
+	_, _ = drainSoon(io.Discard, resp.Body)
+}
+
+// drainSoon copies what is left of body into w, at most drainLimit bytes
+// for at most drainWindow, then closes it: a connection whose answer is
+// already arriving goes back to the pool, and one that trickles is dropped
+// rather than waited for, perhaps for minutes. late says the window ran out
+// (w has what arrived in time); err is a read failure before that.
+func drainSoon(w io.Writer, body io.ReadCloser) (late bool, err error) {
+	var expired atomic.Bool
+	// Closing the body from the timer unblocks a read that waits.
+	stop := time.AfterFunc(drainWindow, func() { expired.Store(true); _ = body.Close() })
+	_, err = io.Copy(w, io.LimitReader(body, drainLimit))
+	stop.Stop()
+	_ = body.Close()
+	if expired.Load() {
+		return true, nil
+	}
+	return false, err
 }
 
 // transportError wraps a failure to get a response. The URL (with its query
@@ -536,6 +572,9 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	if info == nil { // not a request of the pipeline: nothing to add
 		return t.next.RoundTrip(req)
 	}
+	if req.Response == nil { // a redirect hop is the same attempt
+		info.attempt++
+	}
 	fromCtx, _ := req.Context().Value(middlewareKey{}).([]Middleware)
 	if len(t.c.middleware)+len(fromCtx)+len(info.middleware) == 0 {
 		return t.send(req)
@@ -548,22 +587,22 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 func (t *attemptTransport) send(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
 	info := callInfoFrom(ctx)
-	gate := t.c.gates.forPath(info.path)
-	if err := gate.wait(ctx, info.maxWait); err != nil {
+	gate, finder := t.c.gates.forPath(info.path), t.c.finderFor(info.path)
+	if err := gate.wait(ctx, info); err != nil {
+		info.attempt-- // not sent: not an attempt
 		return nil, err
 	}
-	if req.Response == nil { // a redirect hop is the same attempt
-		info.attempt++
+	if err := finder.wait(ctx, info); err != nil {
+		info.attempt--
+		return nil, err
 	}
 	start := time.Now()
 	resp, err := t.next.RoundTrip(req)
 	if resp != nil {
 		if resp.Request == nil {
-			resp.Request = req // backoff finds the call through it
+			resp.Request = req // the retry policy finds the call through it
 		}
-		if resp.StatusCode == http.StatusTooManyRequests {
-			gate.holdFor(resp)
-		}
+		t.c.rateLimits(resp, info.path, gate, finder)
 	}
 	if t.c.logger != nil && t.c.logger.Enabled(ctx, slog.LevelDebug) {
 		t.log(req, info, start, resp, err)
@@ -571,10 +610,30 @@ func (t *attemptTransport) send(req *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
+// rateLimits tells the rate finder how an answer went, and closes the gate
+// on a 429 that asks for a wait the finder does not pace through.
+func (c *Client) rateLimits(resp *http.Response, path string, gate *rateGate, finder *rateFinder) {
+	if resp.StatusCode != http.StatusTooManyRequests {
+		finder.observe(false)
+		return
+	}
+	wait, ok := retryAfter(resp.Header)
+	if !ok {
+		return
+	}
+	if wait > 0 && wait <= shortRetryAfter {
+		finder.observe(true) // a bucket's refusal, rounded up to the second
+		if finder.paces() {
+			return
+		}
+	}
+	gate.holdFor(wait, holdLimit(path, c.maxWait))
+}
+
 func (t *attemptTransport) log(req *http.Request, info *callInfo, start time.Time, resp *http.Response, err error) {
 	attrs := []slog.Attr{
 		slog.String("method", req.Method),
-		slog.String("path", req.URL.EscapedPath()), // as sent: an id's "/" stays %2F
+		slog.String("path", t.c.redactCall(info, req.URL.EscapedPath())), // as sent; an id may hold the key
 		slog.Duration("duration", time.Since(start)),
 		slog.Int("attempt", info.attempt),
 	}

@@ -18,8 +18,8 @@ import (
 // returns an error only when the context has ended (the transport failure of
 // the attempt, if any, else the context's error).
 //
-// It also plans the wait before the next attempt (backoff only hands it over):
-// a wait that would end after the context's deadline is not started, and the
+// It also waits before the next attempt (the retry engine's own backoff is
+// zero): a wait that would end after the context's deadline is not started, and the
 // call returns the last answer's typed error at once rather than sleeping
 // until the deadline and reporting only context.DeadlineExceeded.
 func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
@@ -30,7 +30,9 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 		return false, ctxErr
 	}
 	info := callInfoFrom(ctx) // every request of the pipeline carries it
-	if !retryable(info, resp, err) || info.retries >= info.maxRetries {
+	if !retryable(info, resp, err) || info.retries >= info.maxRetries || (resp != nil && resp.ContentLength > c.maxBody) {
+		// A body announced over the cap is refused, not waited for, on a
+		// retry path as on the success path.
 		return false, nil // the budget is per call, body reads included
 	}
 	wait, shortest := c.planWait(resp, info.retries)
@@ -38,11 +40,30 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 		return false, nil
 	}
 	info.retries++
-	info.wait, info.waitSet = wait, true
 	if resp != nil {
 		keepConnection(resp)
 	}
+	if err := c.sleep(ctx, info, WaitRetry, wait); err != nil {
+		return false, err
+	}
 	return true, nil
+}
+
+// sleep waits d before the call's next step, telling the call's trace why;
+// it returns the context's error if the context ends first.
+func (c *Client) sleep(ctx context.Context, info *callInfo, reason WaitReason, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	info.traceWait(ctx, reason, d)
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer.C:
+		return nil
+	}
 }
 
 // retryable reports whether the outcome of an attempt (a response, or the
@@ -64,35 +85,15 @@ func retryable(info *callInfo, resp *http.Response, err error) bool {
 	return false
 }
 
-// retryBodyRead decides on a failure while reading a response body (the
-// connection cut mid-answer), which retryablehttp never sees since it hands
-// the response over before the body is read. The rules are those of a
-// transport error — only methods safe to repeat, never past the context's
-// deadline — and the retries come out of the same per-call budget. It waits
-// the backoff and reports whether to send the request again.
-func (c *Client) retryBodyRead(ctx context.Context, info *callInfo, err error) bool {
-	if retry, _ := c.checkRetry(ctx, nil, err); !retry {
-		return false
-	}
-	info.waitSet = false
-	if info.wait > 0 {
-		timer := time.NewTimer(info.wait)
-		defer timer.Stop()
-		select {
-		case <-ctx.Done():
-			return false
-		case <-timer.C:
-		}
-	}
-	return true
-}
-
 // planWait returns the wait before retry n and the shortest wait it could be:
 // the same, except after a transport error, where backoff (which then gets no
 // response, hence no context) draws its own jitter.
 func (c *Client) planWait(resp *http.Response, n int) (wait, shortest time.Duration) {
 	if resp != nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) {
-		if w, ok := retryAfter(resp.Header, serviceNow(resp.Header)); ok {
+		if w, ok := retryAfter(resp.Header); ok {
+			if resp.StatusCode == http.StatusTooManyRequests && w > 0 && w <= shortRetryAfter && c.pacesRetry(resp) {
+				return 0, 0 // the rate finder spaces the retry
+			}
 			return w, w
 		}
 	}
@@ -103,63 +104,65 @@ func (c *Client) planWait(resp *http.Response, n int) (wait, shortest time.Durat
 	return wait, wait
 }
 
+// pacesRetry reports whether the rate finder paces the retry of resp's call.
+func (c *Client) pacesRetry(resp *http.Response) bool {
+	if resp.Request == nil {
+		return false
+	}
+	info := callInfoFrom(resp.Request.Context())
+	return info != nil && c.finderFor(info.path).paces()
+}
+
 // keepLimit bounds what is kept in memory of an answer about to be
 // retried: the service's error envelopes are a few hundred bytes.
 const keepLimit = 64 << 10
 
-// drainLimit bounds what is read of a body only to free its connection:
-// large enough for any error page a proxy or load balancer sends.
-const drainLimit = 4 << 20
-
-// keepConnection reads a response that is about to be retried to its end, so
-// that its connection goes back to the pool: retryablehttp drains only 4 KiB
-// and then closes, which would drop the connection under a proxy's larger
-// error page. The first keepLimit bytes stay readable from memory, because if
-// the retries run out this response is the one the caller's typed error is
-// built from; the rest, up to drainLimit, is read and dropped. A body larger
-// than that is cut there, and its connection closed.
+// keepConnection reads a response that is about to be retried, so that its
+// connection goes back to the pool (retryablehttp would drain only 4 KiB and
+// close). The first keepLimit bytes stay readable from memory, because if the
+// retries run out this response is the one the caller's typed error is
+// built from; a body that does not arrive at once is not waited for (see
+// drainSoon), and keeps what came in time.
 func keepConnection(resp *http.Response) {
-	buf, err := io.ReadAll(io.LimitReader(resp.Body, keepLimit))
-	if err == nil {
-		// The rest, if any, is read only to reach the end; a body larger
-		// than drainLimit is cut there and its connection closed.
-		_, err = io.Copy(io.Discard, io.LimitReader(resp.Body, drainLimit))
-	}
-	if err != nil {
+	head := &headWriter{max: keepLimit}
+	late, err := drainSoon(head, resp.Body)
+	switch {
+	case late || err == nil:
+		resp.Body = io.NopCloser(bytes.NewReader(head.buf))
+	default:
 		// Cut mid-answer: what was read comes first, then the failure.
-		resp.Body = readCloser{io.MultiReader(bytes.NewReader(buf), resp.Body), resp.Body}
-		return
+		resp.Body = io.NopCloser(io.MultiReader(bytes.NewReader(head.buf), failingReader{err}))
 	}
-	_ = resp.Body.Close()
-	resp.Body = io.NopCloser(bytes.NewReader(buf))
 }
 
-type readCloser struct {
-	io.Reader
-	io.Closer
+// failingReader fails every read with err.
+type failingReader struct{ err error }
+
+func (r failingReader) Read([]byte) (int, error) { return 0, r.err }
+
+// headWriter keeps the first max bytes written to it and drops the rest.
+type headWriter struct {
+	buf []byte
+	max int
+}
+
+func (w *headWriter) Write(p []byte) (int, error) {
+	if room := w.max - len(w.buf); room > 0 {
+		w.buf = append(w.buf, p[:min(room, len(p))]...)
+	}
+	return len(p), nil
 }
 
 // withinCap reports whether the wait the server asks for (if any) is within
 // the call's maximum retry wait; a longer one returns the typed error at once.
 // The context's deadline is checked by checkRetry against the planned wait.
 func withinCap(resp *http.Response, maxWait time.Duration) bool {
-	wait, ok := retryAfter(resp.Header, serviceNow(resp.Header))
+	wait, ok := retryAfter(resp.Header)
 	return !ok || wait <= maxWait
 }
 
-// backoff returns the wait checkRetry planned for this response (Retry-After
-// on 429 and 503, else a jittered exponential delay). After a transport error
-// there is no response to carry the plan, and it draws the jittered delay:
-// attempt n waits between half and all of min·2ⁿ, capped at max.
-func (c *Client) backoff(min, max time.Duration, attempt int, resp *http.Response) time.Duration {
-	if resp != nil && resp.Request != nil {
-		if info := callInfoFrom(resp.Request.Context()); info != nil && info.waitSet {
-			info.waitSet = false
-			return info.wait
-		}
-	}
-	return jitteredBackoff(min, max, attempt)
-}
+// noBackoff is the retry engine's backoff: checkRetry has already waited.
+func noBackoff(_, _ time.Duration, _ int, _ *http.Response) time.Duration { return 0 }
 
 // baseBackoff is min·2ⁿ capped at max: the longest jittered wait of attempt n.
 // A min of 0 means no wait at all (as in retryablehttp), not max.
@@ -196,29 +199,32 @@ func serviceNow(h http.Header) time.Time {
 	return time.Now()
 }
 
-// retryAfter reads a Retry-After header: whole seconds or an HTTP date, the
-// date measured from now (the service's clock: see serviceNow).
-func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
+// MaxRetryAfter is the longest wait a Retry-After header is believed to ask
+// for: the anomaly report's own limit allows about one pass a day. A longer
+// one — or a negative or unparsable one, such as "1e12" — is nonsense, and
+// the client treats every kind of nonsense alike: as if the header were
+// absent, so the call retries on its exponential backoff and nothing is held.
+const MaxRetryAfter = 24 * time.Hour
+
+// retryAfter reads a Retry-After header: whole seconds, or an HTTP date
+// measured from the service's clock (see serviceNow; a date already passed
+// asks for no wait). ok is false when the header is absent or nonsense (see
+// MaxRetryAfter).
+func retryAfter(h http.Header) (wait time.Duration, ok bool) {
 	v := strings.TrimSpace(h.Get("Retry-After"))
 	if v == "" {
 		return 0, false
 	}
 	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if secs < 0 {
-			return 0, false
-		}
-		if secs > int64(100*365*24*time.Hour/time.Second) {
-			secs = int64(100 * 365 * 24 * time.Hour / time.Second)
-		}
-		return time.Duration(secs) * time.Second, true
+		wait = time.Duration(secs) * time.Second
+		return wait, secs >= 0 && secs <= int64(MaxRetryAfter/time.Second)
 	}
-	if t, err := http.ParseTime(v); err == nil {
-		if d := t.Sub(now); d > 0 {
-			return d, true
-		}
-		return 0, true
+	t, err := http.ParseTime(v)
+	if err != nil {
+		return 0, false
 	}
-	return 0, false
+	wait = max(t.Sub(serviceNow(h)), 0)
+	return wait, wait <= MaxRetryAfter
 }
 
 // repeatable reports whether a request may be sent twice without harm.
@@ -252,8 +258,15 @@ func retryableTransportError(err error) bool {
 // response, hand that response (body intact) back to the pipeline so the
 // caller gets the typed error of the last answer rather than a generic one.
 func keepLastResponse(resp *http.Response, err error, _ int) (*http.Response, error) {
-	if resp != nil {
+	if resp != nil && (err == nil || !isContextError(err)) {
 		return resp, nil
 	}
+	if resp != nil {
+		discard(resp) // the context ended during the wait: that is the outcome
+	}
 	return nil, err
+}
+
+func isContextError(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }

@@ -283,11 +283,20 @@ func TestRetryAfterParsing(t *testing.T) {
 		{"soon", 0, false},
 		{now.Add(90 * time.Second).Format(http.TimeFormat), 90 * time.Second, true},
 		{now.Add(-time.Minute).Format(http.TimeFormat), 0, true},
+		{"86400", 24 * time.Hour, true},
+		// Nonsense, all alike: ignored as if absent.
+		{"86401", 0, false},
+		{"1000000000000", 0, false},
+		{"1e12", 0, false},
+		{"9999999999999999999999", 0, false},
+		{"Thu, 01 Jan 2099 00:00:00 GMT", 0, false},
 	}
 	for _, tt := range tests {
-		d, ok := retryAfter(http.Header{"Retry-After": {tt.in}}, now)
+		d, ok := retryAfter(http.Header{"Retry-After": {tt.in}, "Date": {now.Format(http.TimeFormat)}})
 		assert.Equal(t, tt.ok, ok, tt.in)
-		assert.Equal(t, tt.want, d, tt.in)
+		if ok {
+			assert.Equal(t, tt.want, d, tt.in)
+		}
 	}
 }
 

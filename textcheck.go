@@ -87,7 +87,9 @@ func checkBodyText(payload []byte, body any) error {
 		where := findText(reflect.ValueOf(body), "body", "NUL character")
 		return &InvalidTextError{Where: where, Reason: "NUL character"}
 	}
-	if bytes.Contains(payload, []byte(`\ufffd`)) {
+	// encoding/json writes invalid UTF-8 as the escape \ufffd; built with
+	// GOEXPERIMENT=jsonv2, as the character U+FFFD itself.
+	if bytes.Contains(payload, []byte(`\ufffd`)) || bytes.Contains(payload, []byte("\uFFFD")) {
 		if where := findText(reflect.ValueOf(body), "body", "invalid UTF-8"); where != "" && where != "body" || hasInvalid(reflect.ValueOf(body), 0) {
 			return &InvalidTextError{Where: where, Reason: "invalid UTF-8"}
 		}

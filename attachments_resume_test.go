@@ -1,0 +1,101 @@
+package convo_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	convo "github.com/convoapi/convo-go"
+)
+
+// cuttingHost serves one file with http.ServeContent (which answers Range
+// with 206 and Content-Range), and cuts the body of the first answers after
+// the given fractions of the file: the connection is dropped there.
+type cuttingHost struct {
+	file []byte
+	mu   sync.Mutex
+	cuts []float64
+	seen []string // the Range header of each request ("" for none)
+}
+
+func (h *cuttingHost) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.mu.Lock()
+	h.seen = append(h.seen, r.Header.Get("Range"))
+	var cut float64
+	if len(h.cuts) > 0 {
+		cut, h.cuts = h.cuts[0], h.cuts[1:]
+	}
+	h.mu.Unlock()
+	if cut == 0 {
+		http.ServeContent(w, r, "file.bin", time.Time{}, bytes.NewReader(h.file))
+		return
+	}
+	at := int(cut * float64(len(h.file)))
+	start := 0
+	w.Header().Set("Accept-Ranges", "bytes")
+	w.Header().Set("Content-Length", strconv.Itoa(len(h.file)))
+	if _, err := fmt.Sscanf(r.Header.Get("Range"), "bytes=%d-", &start); err == nil {
+		w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", start, len(h.file)-1, len(h.file)))
+		w.Header().Set("Content-Length", strconv.Itoa(len(h.file)-start))
+		w.WriteHeader(http.StatusPartialContent)
+	}
+	_, _ = w.Write(h.file[start:at])
+	w.(http.Flusher).Flush()
+	panic(http.ErrAbortHandler) // drop the connection mid-body
+}
+
+func TestDownloadResumesACutTransfer(t *testing.T) {
+	file := make([]byte, 1<<20)
+	for i := range file {
+		file[i] = byte(rand.N(256))
+	}
+	host := &cuttingHost{file: file, cuts: []float64{0.5, 0.9}}
+	srv := httptest.NewServer(host)
+	t.Cleanup(srv.Close)
+	c, err := convo.NewClient(convo.WithAPIKey("key-0123456789"), convo.WithBaseURL("http://127.0.0.1:1/v1"))
+	require.NoError(t, err)
+
+	var out bytes.Buffer
+	n, err := c.Attachments.DownloadAttachment(context.Background(),
+		&convo.Attachment{URL: srv.URL + "/f/file.bin", FileSize: int64(len(file))}, &out)
+	require.NoError(t, err)
+	assert.Equal(t, int64(len(file)), n)
+	assert.True(t, bytes.Equal(file, out.Bytes()), "byte-identical")
+	assert.Equal(t, []string{"", "bytes=524288-", "bytes=943718-"}, host.seen, "one Range request per cut")
+}
+
+func TestDownloadChecksTheStatedSize(t *testing.T) {
+	host := &cuttingHost{file: []byte("only eleven")}
+	srv := httptest.NewServer(host)
+	t.Cleanup(srv.Close)
+	c, err := convo.NewClient(convo.WithAPIKey("key-0123456789"), convo.WithBaseURL("http://127.0.0.1:1/v1"))
+	require.NoError(t, err)
+	var out bytes.Buffer
+	n, err := c.Attachments.DownloadAttachment(context.Background(), &convo.Attachment{URL: srv.URL + "/f", FileSize: 12}, &out)
+	require.ErrorIs(t, err, convo.ErrIncompleteDownload)
+	assert.Equal(t, int64(11), n)
+}
+
+func TestDownloadGivesUpWithoutProgress(t *testing.T) {
+	host := &cuttingHost{file: bytes.Repeat([]byte("x"), 1000), cuts: []float64{0.5, 0.5, 0.5, 0.5, 0.5, 0.5}}
+	srv := httptest.NewServer(host)
+	t.Cleanup(srv.Close)
+	c, err := convo.NewClient(convo.WithAPIKey("key-0123456789"), convo.WithBaseURL("http://127.0.0.1:1/v1"), convo.WithMaxRetries(2))
+	require.NoError(t, err)
+	n, err := c.Attachments.DownloadAttachment(context.Background(), &convo.Attachment{URL: srv.URL + "/f"}, &bytes.Buffer{})
+	require.Error(t, err)
+	assert.False(t, errors.Is(err, convo.ErrIncompleteDownload))
+	assert.Equal(t, int64(500), n)
+	assert.Len(t, host.seen, 4, "the first request, then three without progress: two retries allowed")
+}
