@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -27,9 +29,11 @@ func decodeError(data []byte, err error) error {
 	var v any
 	if json.Unmarshal(data, &v) == nil {
 		if path, msg := badValue(v, reflect.TypeFor[Seed](), ""); path != "" {
-			var typ *json.UnmarshalTypeError
-			if errors.As(err, &typ) {
-				line, col := position(data, typ.Offset)
+			// A value of the wrong JSON type is placed by its path, not by
+			// the decoder's offset, which encoding/json and its v2 (under
+			// GOEXPERIMENT=jsonv2) put at the value's end and start.
+			if off, ok := valueOffset(data, path); ok && strings.HasPrefix(msg, "want ") {
+				line, col := position(data, off)
 				path = fmt.Sprintf("%s (line %d, column %d)", path, line, col)
 			}
 			return fmt.Errorf("seed: %s: %s", path, msg)
@@ -135,4 +139,80 @@ func position(data []byte, offset int64) (line, col int) {
 		}
 	}
 	return line, col
+}
+
+// valueOffset is the offset in data of the value at a JSON path such as
+// companies[0].channels[1].channel.
+func valueOffset(data []byte, path string) (int64, bool) {
+	var segs []any
+	for _, part := range strings.Split(path, ".") {
+		name, rest, _ := strings.Cut(part, "[")
+		if name != "" {
+			segs = append(segs, name)
+		}
+		for rest != "" {
+			idx, after, _ := strings.Cut(rest, "]")
+			n, err := strconv.Atoi(idx)
+			if err != nil {
+				return 0, false
+			}
+			segs = append(segs, n)
+			rest = strings.TrimPrefix(after, "[")
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	off, ok := locate(dec, segs)
+	for ok && off < int64(len(data)) && strings.IndexByte(" \t\r\n:,", data[off]) >= 0 {
+		off++
+	}
+	return off, ok
+}
+
+// locate reads dec down segs (object keys and array indexes) and returns
+// the offset where the value they name starts, give or take the
+// separators before it.
+func locate(dec *json.Decoder, segs []any) (int64, bool) {
+	if len(segs) == 0 {
+		return dec.InputOffset(), true
+	}
+	if _, err := dec.Token(); err != nil { // '{' or '['
+		return 0, false
+	}
+	for i := 0; dec.More(); i++ {
+		if key, isKey := segs[0].(string); isKey {
+			tok, err := dec.Token()
+			if err != nil {
+				return 0, false
+			}
+			if tok == key {
+				return locate(dec, segs[1:])
+			}
+		} else if i == segs[0] {
+			return locate(dec, segs[1:])
+		}
+		if !skipValue(dec) {
+			return 0, false
+		}
+	}
+	return 0, false
+}
+
+// skipValue reads one whole value from dec.
+func skipValue(dec *json.Decoder) bool {
+	depth := 0
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+		if depth == 0 {
+			return true
+		}
+	}
 }
