@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	convo "github.com/convoapi/convo-go"
+	"github.com/convoapi/convo-go/fake"
 )
 
 // cuttingHost serves one file with http.ServeContent (which answers Range
@@ -98,4 +99,43 @@ func TestDownloadGivesUpWithoutProgress(t *testing.T) {
 	assert.False(t, errors.Is(err, convo.ErrIncompleteDownload))
 	assert.Equal(t, int64(500), n)
 	assert.Len(t, host.seen, 4, "the first request, then three without progress: two retries allowed")
+}
+
+// Through the fake: a file cut at 50 %, then again at 90 %, downloads
+// byte-identical with one Range request per cut and one address request.
+func TestDownloadResumesThroughTheFake(t *testing.T) {
+	file := make([]byte, 1<<20)
+	for i := range file {
+		file[i] = byte(rand.N(256))
+	}
+	s := fake.New(t)
+	co := s.Company()
+	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
+	conv := co.AddConversation(fake.Conversation{ContactID: co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "5511987654321"})})
+	msgID := co.AddMessage(conv, fake.Message{Sender: fake.SenderContact, Type: convo.MessageDocument,
+		Media: &fake.Media{MimeType: "application/pdf", Filename: "big.pdf", Data: file}})
+	s.AddFault(fake.Fault{Path: "/_files/*", CutAfter: int64(len(file)) / 2, Times: 1})
+	s.AddFault(fake.Fault{Path: "/_files/*", CutAfter: int64(len(file)) * 4 / 10, Times: 1})
+	c := s.Client()
+
+	page, err := c.Messages.List(t.Context(), conv, nil)
+	require.NoError(t, err)
+	var msg convo.Message
+	for _, m := range page.Items {
+		if m.MessageID == msgID {
+			msg = m
+		}
+	}
+	var out bytes.Buffer
+	n, err := c.Attachments.Download(t.Context(), msg, &out)
+	require.NoError(t, err)
+	assert.Equal(t, int64(len(file)), n)
+	assert.True(t, bytes.Equal(file, out.Bytes()), "byte-identical")
+
+	var ranges []string
+	for _, r := range s.RequestsMatching(http.MethodGet, "/_files/*") {
+		ranges = append(ranges, r.Header.Get("Range"))
+	}
+	assert.Equal(t, []string{"", "bytes=524288-", "bytes=943718-"}, ranges, "one Range request per cut")
+	assert.Len(t, s.RequestsMatching(http.MethodGet, "/attachments/*"), 1, "one address request")
 }

@@ -1,10 +1,10 @@
 package fake
 
 import (
+	"bytes"
 	"mime"
 	"net"
 	"net/http"
-	"strconv"
 	"time"
 
 	convo "github.com/convoapi/convo-go"
@@ -99,10 +99,8 @@ func (s *Server) handleFile(w http.ResponseWriter, r *http.Request, token string
 	}
 	h := w.Header()
 	h.Set("Content-Type", *g.media.MimeType)
-	h.Set("Content-Length", strconv.Itoa(len(g.media.data)))
 	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": *g.media.Filename}))
-	w.WriteHeader(http.StatusOK)
-	if r.Method != http.MethodHead {
-		_, _ = w.Write(g.media.data)
-	}
+	// ServeContent answers a Range request with 206 and Content-Range (a
+	// download resumes from where it was cut), and 416 past the end.
+	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(g.media.data))
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
 )
 
@@ -63,4 +64,50 @@ func TestAttachmentHostIsNeverTheHostHeader(t *testing.T) {
 	assert.Contains(t, got, `"url":"`+strings.TrimSuffix(s.URL(), "/v1")+"/_files/")
 	assert.NotContains(t, got, "evil.example")
 
+}
+
+// The file host answers Range requests (206 with Content-Range, 416 past the
+// end), and a CutAfter fault drops the connection part-way through a body.
+func TestFileRangesAndCuts(t *testing.T) {
+	s := fake.New(t)
+	co := s.Company()
+	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
+	conv := co.AddConversation(fake.Conversation{ContactID: co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "5511987654321"})})
+	msg := co.AddMessage(conv, fake.Message{Sender: fake.SenderContact, Type: convo.MessageDocument,
+		Media: &fake.Media{MimeType: "text/plain", Filename: "a.txt", Data: []byte("0123456789")}})
+	att, err := s.Client().Attachments.Get(t.Context(), s.MediaID(msg))
+	require.NoError(t, err)
+	get := func(rng string) (*http.Response, []byte, error) {
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, att.URL, nil)
+		if rng != "" {
+			req.Header.Set("Range", rng)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		return resp, body, err
+	}
+	for _, tt := range []struct {
+		rng, body, contentRange string
+		status                  int
+	}{
+		{"", "0123456789", "", http.StatusOK},
+		{"bytes=4-", "456789", "bytes 4-9/10", http.StatusPartialContent},
+		{"bytes=10-", "", "bytes */10", http.StatusRequestedRangeNotSatisfiable},
+	} {
+		resp, body, err := get(tt.rng)
+		require.NoError(t, err, tt.rng)
+		assert.Equal(t, tt.status, resp.StatusCode, tt.rng)
+		assert.Equal(t, tt.contentRange, resp.Header.Get("Content-Range"), tt.rng)
+		if tt.status != http.StatusRequestedRangeNotSatisfiable {
+			assert.Equal(t, tt.body, string(body), tt.rng)
+		}
+	}
+	s.AddFault(fake.Fault{Path: "/_files/*", CutAfter: 3, Times: 1})
+	_, body, err := get("")
+	require.ErrorIs(t, err, io.ErrUnexpectedEOF)
+	assert.Equal(t, "012", string(body))
 }

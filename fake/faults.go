@@ -43,6 +43,11 @@ type Fault struct {
 	Latency time.Duration
 	// Drop closes the connection without any answer.
 	Drop bool
+	// CutAfter, when positive, serves the request but cuts the answer's
+	// body after that many bytes: the connection is dropped there, as a
+	// network that fails mid-transfer does (a download that resumes is
+	// tested with it, on a temporary file's path "/_files/*").
+	CutAfter int64
 	// Times is how many matching requests the fault applies to; 0: always.
 	Times int
 }
@@ -160,12 +165,13 @@ func (fs *faultSet) take(method, p string) (Fault, bool) {
 }
 
 // applyFaults applies the first matching rule; it reports whether the
-// request has been answered (or dropped).
-func (s *Server) applyFaults(w http.ResponseWriter, r *http.Request) bool {
+// request has been answered (or dropped), and returns the writer to serve
+// it with otherwise.
+func (s *Server) applyFaults(w http.ResponseWriter, r *http.Request) (http.ResponseWriter, bool) {
 	_, p := splitPrefix(r.URL.EscapedPath())
 	f, ok := s.faults.take(r.Method, p)
 	if !ok {
-		return false
+		return w, false
 	}
 	if f.Latency > 0 && !sleepCtx(r.Context(), f.Latency) {
 		// The client gave up or closed its side: close the connection
@@ -174,10 +180,13 @@ func (s *Server) applyFaults(w http.ResponseWriter, r *http.Request) bool {
 	}
 	if f.Drop {
 		dropConnection(w)
-		return true
+		return w, true
 	}
 	if f.Status == 0 {
-		return false
+		if f.CutAfter > 0 {
+			w = &cutWriter{ResponseWriter: w, left: f.CutAfter}
+		}
+		return w, false
 	}
 	code := f.Code
 	if code == "" {
@@ -193,8 +202,28 @@ func (s *Server) applyFaults(w http.ResponseWriter, r *http.Request) bool {
 	}
 	e.retryAfter = f.RetryAfter
 	s.writeError(w, r, e)
-	return true
+	return w, true
 }
+
+// cutWriter writes the first left bytes of a body, then drops the
+// connection.
+type cutWriter struct {
+	http.ResponseWriter
+	left int64
+}
+
+func (c *cutWriter) Write(p []byte) (int, error) {
+	if int64(len(p)) < c.left {
+		c.left -= int64(len(p))
+		return c.ResponseWriter.Write(p)
+	}
+	_, _ = c.ResponseWriter.Write(p[:c.left])
+	_ = http.NewResponseController(c.ResponseWriter).Flush()
+	panic(http.ErrAbortHandler) // net/http closes the connection mid-body
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (c *cutWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
 
 // dropConnection closes the client connection without an answer.
 func dropConnection(w http.ResponseWriter) {

@@ -198,7 +198,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	keys := s.journalKeys()
 	defer func() { s.record(r, co, keys, body, rec.Status) }()
 
-	if s.applyFaults(out, r) {
+	out, answered := s.applyFaults(out, r)
+	if answered {
 		return
 	}
 	ep, args, apiErr := route(out, r)
