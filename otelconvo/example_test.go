@@ -22,14 +22,15 @@ import (
 func ExampleOptions() {
 	s := fake.NewServer()
 	defer s.Close()
-	s.AddFault(fake.Fault{Path: "/channels", Status: http.StatusServiceUnavailable, RetryAfter: time.Millisecond, Times: 1})
+	s.AddFault(fake.Fault{Path: "/channels", Status: http.StatusServiceUnavailable, Times: 1})
 
 	spans := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
 	defer func() { _ = tp.Shutdown(context.Background()) }()
 
 	opts := otelconvo.Options(otelconvo.WithTracerProvider(tp))
-	client, err := convo.NewClient(append(opts, convo.WithAPIKey(s.APIKey()), convo.WithBaseURL(s.URL()))...)
+	client, err := convo.NewClient(append(opts, convo.WithAPIKey(s.APIKey()), convo.WithBaseURL(s.URL()),
+		convo.WithRetryWait(time.Millisecond, time.Millisecond))...) // short backoff, for the example
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -425,3 +425,46 @@ func TestNoKeyInAnyAttribute(t *testing.T) {
 		})
 	}
 }
+
+// A call the gate refuses to hold (the hold outlasts the call's deadline)
+// sends nothing: its attempt span says why, and no request is measured.
+func TestGateRefusal(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRig(t, nil, nil, convo.WithMaxRetries(0))
+		r.fake.AddFault(fake.Fault{Path: "/channels", Status: http.StatusTooManyRequests, RetryAfter: 3 * time.Second, Times: 1})
+		_, err := r.client.Channels.List(t.Context())
+		require.Error(t, err)
+		_, err = r.client.Channels.List(t.Context(), convo.WithTimeout(time.Second))
+		require.Error(t, err)
+		spans := r.spans.Ended()
+		require.Len(t, spans, 4)
+		refused := attrs(spans[2].Attributes())
+		assert.NotContains(t, refused, "http.response.status_code")
+		assert.Contains(t, refused, "error.type")
+		assert.Equal(t, codes.Error, spans[2].Status().Code)
+		assert.Equal(t, "429", attrs(spans[3].Attributes())["error.type"], "the call fails as a 429")
+		m := r.collect(t)
+		var measured uint64
+		for _, dp := range histogram(t, m[otelconvo.MetricRequestDuration]) {
+			measured += dp.Count
+		}
+		assert.Equal(t, uint64(1), measured, "only the request sent")
+	})
+}
+
+// The service's announcement that a route retires is on the call's span.
+func TestRetirementHeaders(t *testing.T) {
+	r := newRig(t, []fake.Option{fake.WithHandlerMiddleware(func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			w.Header().Set("Deprecation", "@1767225600")
+			w.Header().Set("Sunset", "Thu, 31 Dec 2026 23:59:59 GMT")
+			h.ServeHTTP(w, req)
+		})
+	})}, nil)
+	_, err := r.client.Channels.List(t.Context())
+	require.NoError(t, err)
+	call, _ := split(t, r.spans.Ended())
+	got := attrs(call.Attributes())
+	assert.Equal(t, "@1767225600", got["convo.deprecation"])
+	assert.Equal(t, "2026-12-31T23:59:59Z", got["convo.sunset"])
+}
