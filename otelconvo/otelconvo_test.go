@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -440,7 +441,7 @@ func TestGateRefusal(t *testing.T) {
 		require.Len(t, spans, 4)
 		refused := attrs(spans[2].Attributes())
 		assert.NotContains(t, refused, "http.response.status_code")
-		assert.Contains(t, refused, "error.type")
+		assert.Equal(t, otelconvo.ErrorTypeHoldRefused, refused["error.type"])
 		assert.Equal(t, codes.Error, spans[2].Status().Code)
 		assert.Equal(t, "429", attrs(spans[3].Attributes())["error.type"], "the call fails as a 429")
 		m := r.collect(t)
@@ -467,4 +468,29 @@ func TestRetirementHeaders(t *testing.T) {
 	got := attrs(call.Attributes())
 	assert.Equal(t, "@1767225600", got["convo.deprecation"])
 	assert.Equal(t, "2026-12-31T23:59:59Z", got["convo.sunset"])
+}
+
+// One client's calls at once each have their own span and attempts.
+func TestConcurrentCalls(t *testing.T) {
+	r := newRig(t, nil, nil)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			_, err := r.client.Channels.List(t.Context())
+			assert.NoError(t, err)
+		})
+	}
+	wg.Wait()
+	spans := r.spans.Ended()
+	require.Len(t, spans, 16)
+	calls := map[trace.SpanID]int{}
+	for _, s := range spans {
+		if s.Parent().IsValid() {
+			calls[s.Parent().SpanID()]++
+		}
+	}
+	assert.Len(t, calls, 8)
+	for _, n := range calls {
+		assert.Equal(t, 1, n)
+	}
 }

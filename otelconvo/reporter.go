@@ -49,6 +49,11 @@ const (
 	AttrWaitDuration = attribute.Key("convo.wait.duration")
 )
 
+// ErrorTypeHoldRefused is the error.type of an attempt that was not sent:
+// the client's rate-limit gate or pace would have held it past the call's
+// deadline or longest wait, and the call fails with a 429 of its own.
+const ErrorTypeHoldRefused = "convo.rate_limit_hold_refused"
+
 // EventWait is the name of the event a wait adds to its call's span.
 const EventWait = "convo.wait"
 
@@ -216,17 +221,21 @@ func (r *reporter) attempt(req *http.Request, next convo.MiddlewareNext) (*http.
 	if st != nil {
 		elapsed -= time.Duration(st.held.Load() - held)
 	}
+	after, _ := convo.CallFromContext(ctx)
+	sent := after.Attempt >= call.Attempt // else the gate or the pace refused to hold it
 	outcome := outcomeAttrs(resp, err)
+	if !sent && err != nil && ctx.Err() == nil {
+		outcome = []attribute.KeyValue{semconv.ErrorTypeKey.String(ErrorTypeHoldRefused)}
+	}
 	if len(outcome) > 0 {
 		span.SetAttributes(outcome...)
 	}
 	if err != nil || resp != nil && resp.StatusCode >= 400 {
 		span.SetStatus(codes.Error, "")
 	}
-	if after, _ := convo.CallFromContext(ctx); after.Attempt < call.Attempt {
-		return resp, err // the gate or the pace refused it: not sent
+	if sent {
+		r.measure(ctx, resp, elapsed, slices.Concat(attrs, outcome))
 	}
-	r.measure(ctx, resp, elapsed, slices.Concat(attrs, outcome))
 	return resp, err
 }
 
