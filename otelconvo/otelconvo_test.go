@@ -242,16 +242,23 @@ func TestErrorAnswer(t *testing.T) {
 	}
 }
 
+// heldRig is a rig whose client met a 429 asking for 3 s on /channels,
+// without retrying it: the client's rate-limit gate holds /channels.
+func heldRig(t *testing.T) *rig {
+	r := newRig(t, nil, nil, convo.WithMaxRetries(0))
+	r.fake.AddFault(fake.Fault{Path: "/channels", Status: http.StatusTooManyRequests, RetryAfter: 3 * time.Second, Times: 1})
+	_, err := r.client.Channels.List(t.Context())
+	require.Error(t, err)
+	return r
+}
+
 // The client's rate-limit gate holds a call after another met a 429: the
 // hold is an event of the held call and a measure of its own, and not part
 // of the request's duration.
 func TestGateHold(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r := newRig(t, nil, nil, convo.WithMaxRetries(0))
-		r.fake.AddFault(fake.Fault{Path: "/channels", Status: http.StatusTooManyRequests, RetryAfter: 3 * time.Second, Times: 1})
+		r := heldRig(t)
 		_, err := r.client.Channels.List(t.Context())
-		require.Error(t, err)
-		_, err = r.client.Channels.List(t.Context())
 		require.NoError(t, err)
 
 		var held sdktrace.ReadOnlySpan
@@ -431,11 +438,8 @@ func TestNoKeyInAnyAttribute(t *testing.T) {
 // sends nothing: its attempt span says why, and no request is measured.
 func TestGateRefusal(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		r := newRig(t, nil, nil, convo.WithMaxRetries(0))
-		r.fake.AddFault(fake.Fault{Path: "/channels", Status: http.StatusTooManyRequests, RetryAfter: 3 * time.Second, Times: 1})
-		_, err := r.client.Channels.List(t.Context())
-		require.Error(t, err)
-		_, err = r.client.Channels.List(t.Context(), convo.WithTimeout(time.Second))
+		r := heldRig(t)
+		_, err := r.client.Channels.List(t.Context(), convo.WithTimeout(time.Second))
 		require.Error(t, err)
 		spans := r.spans.Ended()
 		require.Len(t, spans, 4)
