@@ -130,7 +130,7 @@ func counts(t *testing.T, data metricdata.Aggregation, key attribute.Key) map[st
 	out := map[string]int64{}
 	for _, dp := range sum.DataPoints {
 		v, _ := dp.Attributes.Value(key)
-		out[v.Emit()] += dp.Value
+		out[v.String()] += dp.Value
 	}
 	return out
 }
@@ -364,7 +364,7 @@ func (r *rig) recorded(t *testing.T) []string {
 	var out []string
 	addSet := func(kvs ...attribute.KeyValue) {
 		for _, kv := range kvs {
-			out = append(out, string(kv.Key), kv.Value.Emit())
+			out = append(out, string(kv.Key), kv.Value.String())
 		}
 	}
 	for _, s := range r.spans.Ended() {
