@@ -190,12 +190,17 @@ func TestSweepWaitsOutTheRateLimit(t *testing.T) {
 }
 
 // TestReadmeBlocksAreCompiled keeps README.md honest: each ```go block must
-// appear, line for line (indentation aside), in this file.
+// appear, line for line (indentation aside), in this file or in
+// otelconvo's examples.
 func TestReadmeBlocksAreCompiled(t *testing.T) {
 	readme, err := os.ReadFile("README.md")
 	require.NoError(t, err)
 	self, err := os.ReadFile("readme_test.go")
 	require.NoError(t, err)
+	// The OpenTelemetry adapter's block compiles in its own module.
+	otel, err := os.ReadFile("otelconvo/example_test.go")
+	require.NoError(t, err)
+	self = append(self, otel...)
 	blocks := regexp.MustCompile("(?s)```go\n(.*?)```").FindAllSubmatch(readme, -1)
 	require.NotEmpty(t, blocks, "README.md shows Go code")
 	haystack := normalizeLines(string(self))
