@@ -59,21 +59,7 @@ func startApp(cfg *config, logger *slog.Logger) (*app, error) {
 	}
 	a.place = placeAdmin(cfg, a.apiLn.Addr().String())
 
-	burst := cfg.rateBurst
-	if burst == 0 {
-		burst = max(1, int(math.Ceil(cfg.rateLimit)))
-	}
-	a.srv, err = fake.NewHandler(
-		fake.WithClock(clock),
-		fake.WithAPIKey(key),
-		fake.WithSeed(seed),
-		fake.WithRateLimit(cfg.rateLimit, burst),
-		fake.WithAnomalyCacheTTL(cfg.anomalyCache),
-		fake.WithJournalLimit(cfg.journalLimit),
-		fake.WithJournalBytes(int64(cfg.journalBytes)),
-		fake.WithPublicURL(a.publicURL()),
-		fake.WithLogger(logger),
-	)
+	a.srv, err = newFake(cfg, seed, key, clock, a.publicURL(), logger)
 	if err != nil {
 		a.closeListeners()
 		return nil, seedError(cfg, errors.New(redactSecrets(err.Error(), seedKeys(seed)...)))
@@ -83,6 +69,25 @@ func startApp(cfg *config, logger *slog.Logger) (*app, error) {
 	}
 	a.adm = newAdmin(a.srv, a.adminToken, logger)
 	return a, nil
+}
+
+// newFake is the fake convofake serves, as the flags configure it.
+func newFake(cfg *config, seed *fake.Seed, key string, clock *fake.Clock, publicURL string, logger *slog.Logger) (*fake.Server, error) {
+	burst := cfg.rateBurst
+	if burst == 0 {
+		burst = max(1, int(math.Ceil(cfg.rateLimit)))
+	}
+	return fake.NewHandler(
+		fake.WithClock(clock),
+		fake.WithAPIKey(key),
+		fake.WithSeed(seed),
+		fake.WithRateLimit(cfg.rateLimit, burst),
+		fake.WithAnomalyCacheTTL(cfg.anomalyCache),
+		fake.WithJournalLimit(cfg.journalLimit),
+		fake.WithJournalBytes(int64(cfg.journalBytes)),
+		fake.WithPublicURL(publicURL),
+		fake.WithLogger(logger),
+	)
 }
 
 // seedError names the seed's origin (the --seed file or the demo data).
