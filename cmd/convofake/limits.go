@@ -157,8 +157,11 @@ func closeUnread(next http.Handler) http.Handler {
 		r.Body = body
 		cw := &closeIfUnread{ResponseWriter: w, body: body}
 		next.ServeHTTP(cw, r)
-		if !cw.wrote {
-			cw.WriteHeader(http.StatusOK) // what Go's server would write
+		if !cw.wrote && !body.eof {
+			// Go's server writes 200 after the handler (unless the handler
+			// took the connection over, as a drop fault does).
+			w.Header().Set("Connection", "close")
+			cw.closing = true
 		}
 		if cw.closing {
 			// Go's server reads what is left of the body before it closes

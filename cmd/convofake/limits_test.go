@@ -253,3 +253,18 @@ func TestCloseUnread(t *testing.T) {
 		})
 	}
 }
+
+// A drop fault on a request with a body it did not read: the connection
+// is dropped, and nothing is written on it afterwards.
+func TestDropFaultOnARequestWithABody(t *testing.T) {
+	p := start(t)
+	require.Equal(t, http.StatusCreated, p.admin(http.MethodPost, "/_fake/faults", `{"method":"POST","path":"/chatapp/contacts","drop":true,"times":1}`).status)
+	c := slowRequest(t, p.addr, "Bearer fake-api-key")
+	_, err := io.WriteString(c, strings.Repeat(" ", 1000))
+	require.NoError(t, err)
+	got, closed := readUntilClosed(c)
+	assert.True(t, closed)
+	assert.Empty(t, got, "dropped unanswered")
+	require.True(t, p.stderr.waitFor("path=/v1/chatapp/contacts status=0"), p.stderr.String())
+	assert.NotContains(t, p.stderr.String(), "hijacked")
+}
