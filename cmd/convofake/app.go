@@ -28,6 +28,7 @@ type app struct {
 	place      adminPlace
 	adminToken string
 	keySource  keySource
+	inFlight   inFlight
 }
 
 // startApp builds everything run serves; its errors say which flag to
@@ -58,21 +59,7 @@ func startApp(cfg *config, logger *slog.Logger) (*app, error) {
 	}
 	a.place = placeAdmin(cfg, a.apiLn.Addr().String())
 
-	burst := cfg.rateBurst
-	if burst == 0 {
-		burst = max(1, int(math.Ceil(cfg.rateLimit)))
-	}
-	a.srv, err = fake.NewHandler(
-		fake.WithClock(clock),
-		fake.WithAPIKey(key),
-		fake.WithSeed(seed),
-		fake.WithRateLimit(cfg.rateLimit, burst),
-		fake.WithAnomalyCacheTTL(cfg.anomalyCache),
-		fake.WithJournalLimit(cfg.journalLimit),
-		fake.WithJournalBytes(int64(cfg.journalBytes)),
-		fake.WithPublicURL(a.publicURL()),
-		fake.WithLogger(logger),
-	)
+	a.srv, err = newFake(cfg, seed, key, clock, a.publicURL(), logger)
 	if err != nil {
 		a.closeListeners()
 		return nil, seedError(cfg, errors.New(redactSecrets(err.Error(), seedKeys(seed)...)))
@@ -82,6 +69,25 @@ func startApp(cfg *config, logger *slog.Logger) (*app, error) {
 	}
 	a.adm = newAdmin(a.srv, a.adminToken, logger)
 	return a, nil
+}
+
+// newFake is the fake convofake serves, as the flags configure it.
+func newFake(cfg *config, seed *fake.Seed, key string, clock *fake.Clock, publicURL string, logger *slog.Logger) (*fake.Server, error) {
+	burst := cfg.rateBurst
+	if burst == 0 {
+		burst = max(1, int(math.Ceil(cfg.rateLimit)))
+	}
+	return fake.NewHandler(
+		fake.WithClock(clock),
+		fake.WithAPIKey(key),
+		fake.WithSeed(seed),
+		fake.WithRateLimit(cfg.rateLimit, burst),
+		fake.WithAnomalyCacheTTL(cfg.anomalyCache),
+		fake.WithJournalLimit(cfg.journalLimit),
+		fake.WithJournalBytes(int64(cfg.journalBytes)),
+		fake.WithPublicURL(publicURL),
+		fake.WithLogger(logger),
+	)
 }
 
 // seedError names the seed's origin (the --seed file or the demo data).
@@ -144,13 +150,21 @@ func (a *app) printWhatToUse(w io.Writer) {
 	var b strings.Builder
 	b.WriteString("# convofake: the fake messaging API is listening\n")
 	fmt.Fprintf(&b, "CONVO_BASE_URL=%s/v1\n", a.baseURL())
-	fmt.Fprintf(&b, "CONVO_API_KEY=%s\n", a.srv.APIKey())
+	if a.cfg.apiKeyFrom != "" {
+		fmt.Fprintf(&b, "# CONVO_API_KEY: the key of %s (not printed)\n", a.cfg.apiKeyFrom)
+	} else {
+		fmt.Fprintf(&b, "CONVO_API_KEY=%s\n", a.srv.APIKey())
+	}
 	if a.keySource == keySeed {
 		fmt.Fprintf(&b, "# api key: companies[0].api_key of --seed %s (--api-key overrides it)\n", a.cfg.seedFile)
 	}
 	if u := a.adminURL(); u != "" {
 		fmt.Fprintf(&b, "CONVOFAKE_ADMIN_URL=%s\n", u)
-		fmt.Fprintf(&b, "CONVOFAKE_ADMIN_TOKEN=%s\n", a.adminToken)
+		if a.cfg.adminTokenFrom != "" {
+			fmt.Fprintf(&b, "# CONVOFAKE_ADMIN_TOKEN: the token of %s (not printed)\n", a.cfg.adminTokenFrom)
+		} else {
+			fmt.Fprintf(&b, "CONVOFAKE_ADMIN_TOKEN=%s\n", a.adminToken)
+		}
 	} else {
 		fmt.Fprintf(&b, "# admin API: off, because --addr %s listens beyond loopback; add --admin-addr 127.0.0.1:<port> to serve it on loopback, or --admin-on-public to serve it on --addr\n", a.cfg.addr)
 	}
@@ -170,12 +184,12 @@ func (a *app) handlers() (api, adminOnly http.Handler) {
 	switch a.place {
 	case adminOwnAddr:
 		adminHere = notServed("the admin API listens on its own address (--admin-addr), not on this one")
-		adminOnly = logRequests(a.logger, route(notServed("this address serves the admin API only (/_fake/); the API is on --addr"), a.adm))
+		adminOnly = a.inFlight.wrap(closeUnread(logRequests(a.logger, route(notServed("this address serves the admin API only (/_fake/); the API is on --addr"), a.adm))))
 	case adminOff:
 		adminHere = notServed("the admin API is off: convofake listens beyond loopback (--addr " + a.cfg.addr +
 			"); restart it with --admin-addr 127.0.0.1:<port> to serve the admin API on loopback, or with --admin-on-public to serve it here")
 	}
-	return logRequests(a.logger, withOpenAPI(route(a.srv.Handler(), adminHere))), adminOnly
+	return a.inFlight.wrap(closeUnread(logRequests(a.logger, withOpenAPI(route(a.srv.Handler(), adminHere))))), adminOnly
 }
 
 // notServed answers every request with 404 admin_not_served and msg.
@@ -185,14 +199,16 @@ func notServed(msg string) http.Handler {
 	})
 }
 
-// serve runs the listeners until ctx ends (exit 0) or one fails (exit 1).
+// serve runs the listeners until ctx ends (exit 0, or 3 when the shutdown
+// cut requests) or one fails (exit 1).
 func (a *app) serve(ctx context.Context, stderr io.Writer, ready func(addr string)) int {
 	apiHandler, adminHandler := a.handlers()
-	servers := []*http.Server{a.newHTTPServer(apiHandler)}
-	listeners := []net.Listener{a.apiLn}
+	lim := &a.cfg.server
+	servers := []*http.Server{lim.newServer(apiHandler, a.logger)}
+	listeners := []net.Listener{capConns(a.apiLn, lim.maxConns, a.logger)}
 	if a.adminLn != nil {
-		servers = append(servers, a.newHTTPServer(adminHandler))
-		listeners = append(listeners, a.adminLn)
+		servers = append(servers, lim.newServer(adminHandler, a.logger))
+		listeners = append(listeners, capConns(a.adminLn, lim.maxConns, a.logger))
 	}
 	serveErr := make(chan error, len(servers))
 	for i, s := range servers {
@@ -217,13 +233,8 @@ func (a *app) serve(ctx context.Context, stderr io.Writer, ready func(addr strin
 	case <-ctx.Done():
 		a.logger.Info("convofake shutting down")
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
-	defer cancel()
-	for _, s := range servers {
-		if err := s.Shutdown(sctx); err != nil {
-			a.logger.Warn("graceful shutdown timed out; closing connections", "error", err)
-			_ = s.Close()
-		}
+	if cut := a.shutdown(servers); cut > 0 && code == exitOK {
+		code = exitCut
 	}
 	for range pending {
 		<-serveErr // Serve returns http.ErrServerClosed once Shutdown starts
@@ -231,13 +242,30 @@ func (a *app) serve(ctx context.Context, stderr io.Writer, ready func(addr strin
 	return code
 }
 
-func (a *app) newHTTPServer(h http.Handler) *http.Server {
-	return &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(a.logger.Handler(), slog.LevelWarn),
+// shutdown stops the servers: it lets requests in flight finish for
+// --shutdown-grace, then closes every connection. It returns how many
+// requests it cut.
+func (a *app) shutdown(servers []*http.Server) int64 {
+	sctx, cancel := context.WithTimeout(context.Background(), a.cfg.server.shutdownGrace)
+	defer cancel()
+	done := make(chan struct{}, len(servers))
+	for _, s := range servers {
+		go func() { _ = s.Shutdown(sctx); done <- struct{}{} }()
 	}
+	for range servers {
+		<-done
+	}
+	if sctx.Err() == nil {
+		return 0
+	}
+	cut := a.inFlight.n.Load()
+	for _, s := range servers {
+		_ = s.Close()
+	}
+	if cut > 0 {
+		a.logger.Warn("shutdown grace over: requests still running were cut", "cut", cut, "grace", a.cfg.server.shutdownGrace)
+	}
+	return cut
 }
 
 // closeListeners closes the listeners (Serve closes them too; closing

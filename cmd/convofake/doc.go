@@ -27,7 +27,15 @@
 // Exit codes: 0 after SIGINT or SIGTERM (a graceful shutdown) or -h; 1 when
 // the server stops on an error after it started; 2 when it cannot start (a
 // bad flag, a bad seed file, an address it cannot listen on), with what to
-// try (a port in use: --addr 127.0.0.1:0).
+// try (a port in use: --addr 127.0.0.1:0); 3 after SIGINT or SIGTERM when
+// requests still running after --shutdown-grace had to be cut.
+//
+// A client that sends a request slowly is dropped after --read-timeout
+// (30 s); at most --max-conns (512) connections are served at once on each
+// listener. The API key and the admin token can come from a file
+// (--api-key-file, --admin-token-file) or the environment
+// (CONVOFAKE_API_KEY, CONVOFAKE_ADMIN_TOKEN) rather than a flag, which the
+// process list shows.
 //
 // # A curl walkthrough
 //

@@ -30,6 +30,13 @@ type config struct {
 	logFormat     string
 	adminToken    string
 	publicURL     string
+
+	// Where a secret came from when not from its flag ("$CONVOFAKE_API_KEY"
+	// or "--api-key-file FILE"): such a secret is not printed at start.
+	apiKeyFile, apiKeyFrom         string
+	adminTokenFile, adminTokenFrom string
+
+	server serverLimits
 }
 
 // usageIntro opens the help text.
@@ -42,7 +49,13 @@ and the admin API's address and token.
 
 Exit codes: 0 after SIGINT or SIGTERM; 1 when the server stops on an error
 after it started; 2 when it cannot start (bad flag, bad seed file, address
-refused or in use).
+refused or in use); 3 after SIGINT or SIGTERM when requests still running
+after --shutdown-grace had to be cut.
+
+The API key and the admin token can also come from the environment
+(CONVOFAKE_API_KEY, CONVOFAKE_ADMIN_TOKEN) or from a file (--api-key-file,
+--admin-token-file), which the process list does not show; a flag wins over
+the environment.
 
 Flags:
 `
@@ -85,6 +98,8 @@ func newFlagSet(cfg *config) *flag.FlagSet {
 		"bearer `TOKEN` of the admin API (default: random, printed at start)")
 	fs.StringVar(&cfg.publicURL, "public-url", "",
 		"`URL` (scheme://host[:port]) the temporary attachment URLs start with (default: the listening address), e.g. behind a port mapping")
+	declareSecretFlags(fs, cfg)
+	declareServerFlags(fs, &cfg.server)
 	return fs
 }
 
@@ -150,6 +165,9 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 			cfg.apiKeySet = true
 		}
 	})
+	if err := cfg.readSecrets(); err != nil {
+		return nil, err
+	}
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
@@ -171,6 +189,9 @@ func (cfg *config) validate() error {
 		return errors.New("--anomaly-cache: must be ≥ 0")
 	case cfg.journalLimit < 0:
 		return errors.New("--journal-limit: must be ≥ 0 (0 disables the journal)")
+	}
+	if err := cfg.server.validate(); err != nil {
+		return err
 	}
 	return cfg.validateAddrs()
 }

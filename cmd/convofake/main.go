@@ -22,14 +22,11 @@ const (
 	exitOK      = 0
 	exitFailure = 1 // the server stopped on an error after it started
 	exitNoStart = 2 // it could not start: bad flag, bad seed file, address refused or in use
+	exitCut     = 3 // stopped on a signal, but requests still running after --shutdown-grace were cut
 )
 
 // defaultAddr is where convofake listens without --addr.
 const defaultAddr = "127.0.0.1:8080"
-
-// shutdownTimeout bounds the graceful shutdown; connections still open after
-// it (e.g. a request held by a latency fault) are closed.
-const shutdownTimeout = 5 * time.Second
 
 // timeLayout is the timestamp form of the API (milliseconds, UTC, "Z"),
 // used by the admin API too.
@@ -81,10 +78,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 }
 
 // route sends /_fake and /_fake/... to the admin API and everything else
-// (/v1, /api/v1, /_files/) to the fake.
+// (/v1, /api/v1, /_files/) to the fake. An admin path with ".", ".." or
+// "//" is answered 404 here, in the admin error shape, rather than
+// redirected by the admin API's ServeMux: convofake never redirects.
 func route(api http.Handler, admin http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/_fake" || strings.HasPrefix(r.URL.Path, "/_fake/") {
+			if !isCleanPath(r.URL.Path) {
+				writeAdminError(w, errorf(http.StatusNotFound, "not_found",
+					"%s is not a canonical path (it has \".\", \"..\" or \"//\"); convofake does not redirect", r.URL.Path))
+				return
+			}
 			admin.ServeHTTP(w, r)
 			return
 		}

@@ -21,6 +21,10 @@ const (
 		`"media":{"media_id":null,"media_status":"unknown","mime_type":"image/png","file_size":FILESIZE,"filename":null},` +
 		`"reactions":REACTIONS,"sent_at":"2026-11-22T09:00:00.000Z","delivered_at":null,"read_at":null,"failure_reason":null,"raw":null}],` +
 		`"next_cursor":null,"window":{"recent_window_days":30,"since":"2026-10-23T10:00:00.000Z"}}}`
+	mediaNull = `{"success":true,"timestamp":"2026-11-22T10:00:00.000Z","data":{"items":[` +
+		`{"message_id":"m1","direction":"outbound","type":"text","status":"sent","text":"hi","media":null,` +
+		`"reactions":[],"sent_at":"2026-11-22T09:00:00.000Z","delivered_at":null,"read_at":null,"failure_reason":null,"raw":null}],` +
+		`"next_cursor":null,"window":{"recent_window_days":30,"since":"2026-10-23T10:00:00.000Z"}}}`
 	badLimit = `{"success":false,"statusCode":400,"timestamp":"2026-11-22T10:00:00.000Z","path":"/api/v1/conversations/c1/messages",` +
 		`"method":"GET","message":{"error":"INVALID_PARAM","message":"limit must be an integer from 1 to 100"},"errorId":"ERR-ABCDEFGH-1234"}`
 )
@@ -99,6 +103,13 @@ func TestMismatchesNameTheFieldAndFailTheTestWhenItEnds(t *testing.T) {
 		{"malformed on purpose, refused", "/v1/conversations/c1/messages?limit=0", 400, badLimit, "", false},
 		{"malformed but accepted", "/v1/conversations/c1/messages?limit=0", 200, messages("1", "[]"), "answered 200 to a request the document refuses: parameter query limit", true},
 		{"undocumented route served", "/v1/templates", 200, `{"success":true}`, "on a route the document does not have", false},
+		// The strict reading (Strict): answers are closed, message types and statuses listed.
+		{"media null", "/v1/conversations/c1/messages", 200, mediaNull, "", false},
+		{"unknown property", "/v1/conversations/c1/messages", 200, strings.Replace(messages("1", "[]"), `"raw":null`, `"raw":null,"extra":1`, 1),
+			`field /data/items/0 = {`, false},
+		{"unknown message type", "/v1/conversations/c1/messages", 200, strings.Replace(messages("1", "[]"), `"type":"image"`, `"type":"hologram"`, 1),
+			`field /data/items/0/type = "hologram": value is not one of the allowed values`, false},
+		{"unknown error code stays open", "/v1/conversations/c1/messages", 503, strings.ReplaceAll(strings.Replace(badLimit, "INVALID_PARAM", "MAINTENANCE", 1), "400", "503"), "", false},
 	}
 	for _, tc := range cases {
 		for side, wrap := range sides {

@@ -99,11 +99,12 @@ func properties(s *openapi3.Schema) map[string]*openapi3.Schema {
 	return out
 }
 
-// Enum lists the string values of a schema's enum.
+// Enum lists the string values of a schema's enum, or of its
+// x-extensible-enum (ExtensibleEnum) when it has no enum.
 func Enum(s *openapi3.Schema) []string {
 	out := set{}
-	for _, v := range s.Enum {
-		out[fmt.Sprint(v)] = true
+	for _, v := range enumValues(s) {
+		out[v] = true
 	}
 	return out.sorted()
 }

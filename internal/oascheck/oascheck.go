@@ -10,6 +10,10 @@
 // convofake, keeps no process-wide state, and does not import the fake, so
 // that the fake's own tests can use it.
 //
+// The published document is open where the specification is (objects may
+// grow, some values are x-extensible-enum); the checks use its strict
+// reading (Strict), so that a field or a value the fake invents is caught.
+//
 // The validator is kin-openapi's openapi3filter: it reads OpenAPI 3.0.3 as
 // generators do, reports the JSON pointer of a failing field, and understands
 // security schemes, parameter styles and nullable, which a hand-rolled check
@@ -55,8 +59,8 @@ func Load() (*openapi3.T, error) {
 	return doc, nil
 }
 
-// spec is the document and its operations, parsed once per test binary and
-// only read afterwards.
+// spec is the document in its strict reading (Strict) and its operations,
+// parsed once per test binary and only read afterwards.
 type spec struct {
 	doc    *openapi3.T
 	routes []*routers.Route
@@ -67,6 +71,7 @@ var loadSpec = sync.OnceValues(func() (*spec, error) {
 	if err != nil {
 		return nil, err
 	}
+	Strict(doc)
 	sp := &spec{doc: doc}
 	for _, path := range doc.Paths.InMatchingOrder() {
 		item := doc.Paths.Value(path)
@@ -194,7 +199,8 @@ func (c *Checker) check(x exchange) {
 		return
 	}
 	opName := x.r.Method + " " + rt.Path + " (" + rt.Operation.OperationID + ")"
-	opts := &openapi3filter.Options{MultiError: true, IncludeResponseStatus: true, AuthenticationFunc: authenticate}
+	opts := &openapi3filter.Options{MultiError: true, IncludeResponseStatus: true, AuthenticationFunc: authenticate,
+		SchemaValidationOptions: schemaOptions()}
 	clone := x.r.Clone(context.Background())
 	clone.Method = method
 	clone.Body = io.NopCloser(bytes.NewReader(x.body))
@@ -246,7 +252,7 @@ func (c *Checker) checkBareError(x exchange) {
 		c.mismatch("%s: answer %d is not JSON: %v", name, x.status, err)
 		return
 	}
-	if err := c.doc.Components.Schemas["ErrorEnvelope"].Value.VisitJSON(v, openapi3.MultiErrors()); err != nil {
+	if err := c.doc.Components.Schemas["ErrorEnvelope"].Value.VisitJSON(v, append(schemaOptions(), openapi3.MultiErrors())...); err != nil {
 		for _, d := range describe(err) {
 			c.mismatch("%s: answer %d: %s", name, x.status, d)
 		}
