@@ -163,7 +163,7 @@
     if (m.media) li.append(mediaBlock(m));
     if (m.text) li.append(el("div", { class: "text", text: m.text }));
     if (m.reactions && m.reactions.length) {
-      li.append(el("div", { class: "meta" }, "Reactions: " + m.reactions.map((r) => r.emoji + " (" + r.direction + ", " + fmtTime(r.reacted_at) + ")").join(", ")));
+      li.append(el("div", { class: "meta" }, "Reactions: " + m.reactions.map((r) => r.emoji + " (" + (r.direction || "?") + ", " + fmtTime(r.at) + ")").join(", ")));
     }
     return li;
   }
@@ -171,7 +171,7 @@
   function mediaBlock(m) {
     const md = m.media;
     const name = md.filename || md.media_id || "file";
-    const desc = name + " (" + [md.mime_type, md.file_size ? md.file_size + " bytes" : "", md.media_status].filter(Boolean).join(", ") + ")";
+    const desc = name + " (" + [md.mime_type, md.size ? md.size + " bytes" : "", md.status].filter(Boolean).join(", ") + ")";
     if (m.media_url && m.type === "image") return el("img", { src: m.media_url, alt: "Image " + name });
     if (m.media_url) return el("div", {}, "File: ", el("a", { href: m.media_url, download: name }, desc));
     return el("div", {}, "File: " + desc);
@@ -223,7 +223,8 @@
     const key = JSON.stringify([items.length, items.length ? items[0].key : "", co, own, $("jstatus").value]);
     if (key === state.journalKey) return;
     state.journalKey = key;
-    box.replaceChildren(items.length ? "" : el("p", { text: "No request matches." }), ...items.map(journalRow));
+    const head = el("div", { class: "reqhead", "aria-hidden": "true" }, ["Time", "Method", "Path", "Status", "Company"].map((h) => el("span", { text: h })));
+    box.replaceChildren(items.length ? head : el("p", { text: "No request matches." }), ...items.map(journalRow));
   }
 
   function journalRow(r) {
@@ -232,8 +233,8 @@
         el("span", { text: fmtTime(r.time) }),
         el("span", { class: "code", text: r.method }),
         el("span", { class: "code", text: (r.prefix || "") + r.path }),
-        el("span", { text: String(r.status || "dropped") }),
-        el("span", { class: "code", text: r.company_id || "no company" })),
+        el("span", { "aria-label": "status " + (r.status || "dropped"), text: String(r.status || "dropped") }),
+        el("span", { class: "code", "aria-label": "company " + (r.company_id || "none"), text: r.company_id || "no company" })),
       el("h3", { text: "Query" }), el("pre", { class: "code", text: JSON.stringify(r.query || {}, null, 2) }),
       el("h3", { text: "Headers" }), el("pre", { class: "code", text: JSON.stringify(r.headers || {}, null, 2) }),
       el("h3", { text: "Body" }), el("pre", { class: "code", text: r.body === null ? "(none)" : typeof r.body === "string" ? r.body : JSON.stringify(r.body, null, 2) }));
