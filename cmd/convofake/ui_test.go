@@ -338,6 +338,39 @@ func TestUIAccess(t *testing.T) {
 	assert.Contains(t, p.stdout.String(), "/_fake/ui/#token="+testAdminToken, "the printed page address")
 }
 
+// TestUIFiles: the page's files, without the token, with a strict policy.
+func TestUIFiles(t *testing.T) {
+	p := start(t)
+	for _, tc := range []struct {
+		method, path string
+		status       int
+		contentType  string
+	}{
+		{http.MethodGet, uiPrefix, http.StatusOK, "text/html; charset=utf-8"},
+		{http.MethodGet, uiPrefix + "app.js", http.StatusOK, "text/javascript; charset=utf-8"},
+		{http.MethodGet, uiPrefix + "app.css", http.StatusOK, "text/css; charset=utf-8"},
+		{http.MethodHead, uiPrefix, http.StatusOK, "text/html; charset=utf-8"},
+		{http.MethodGet, uiPrefix + "nope.js", http.StatusNotFound, ""},
+		{http.MethodPost, uiPrefix, http.StatusMethodNotAllowed, "application/json"},
+	} {
+		r := p.do(tc.method, tc.path, "", "")
+		assert.Equal(t, tc.status, r.status, "%s %s", tc.method, tc.path)
+		if tc.contentType != "" {
+			assert.Equal(t, tc.contentType, r.header.Get("Content-Type"), "%s %s", tc.method, tc.path)
+		}
+		if tc.status == http.StatusOK {
+			assert.Contains(t, r.header.Get("Content-Security-Policy"), "default-src 'self'")
+			assert.Equal(t, "nosniff", r.header.Get("X-Content-Type-Options"))
+		}
+	}
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Get(p.base + "/_fake/ui")
+	require.NoError(t, err)
+	_ = resp.Body.Close()
+	assert.Equal(t, http.StatusMovedPermanently, resp.StatusCode)
+	assert.Equal(t, uiPrefix, resp.Header.Get("Location"))
+}
+
 func fakeAPIKey(p *proc) string { return p.printed()["CONVO_API_KEY"] }
 
 // withHost sends GET path with the admin token and that Host header.

@@ -83,12 +83,17 @@
     return c;
   }
 
-  async function companySelect(onchange) {
+  // companySelect is a select of the companies; any adds "any company" (*).
+  async function companySelect(current, onchange, any) {
     const list = (await api("GET", "/_fake/companies")).items;
-    if (!state.company && list.length) state.company = list[0].id;
-    const sel = el("select", { id: "company", name: "company", onchange: (e) => { state.company = e.target.value; onchange(); } },
-      list.map((c) => el("option", { value: c.id, selected: c.id === state.company }, c.id + (c.default ? " (default)" : ""))));
-    return el("label", {}, "Company", sel);
+    const opts = list.map((c) => el("option", { value: c.id, selected: c.id === current }, c.id + (c.default ? " (default)" : "")));
+    if (any) opts.unshift(el("option", { value: "*", selected: current === "*" }, "any company"));
+    return el("label", {}, "Company", el("select", { id: "company", name: "company", onchange: (e) => onchange(e.target.value) }, opts));
+  }
+
+  async function defaultCompany() {
+    if (!state.company) state.company = (await api("GET", "/_fake/companies")).items[0].id;
+    return state.company;
   }
 
   // ---- views ----
@@ -116,10 +121,10 @@
 
   async function viewInbox(v, params) {
     const q = new URLSearchParams(params);
-    if (q.get("company")) state.company = q.get("company");
+    state.company = q.get("company") || await defaultCompany();
     const reload = () => { location.hash = "inbox?" + new URLSearchParams(formValues(form)).toString(); };
     const form = el("form", { class: "bar", "aria-label": "Filter conversations", onsubmit: (e) => { e.preventDefault(); reload(); } },
-      await companySelect(reload),
+      await companySelect(state.company, reload),
       el("label", {}, "Status", el("select", { name: "status" }, ["", "open", "resolved", "archived"].map((s) => el("option", { value: s, selected: q.get("status") === s }, s || "any")))),
       el("label", {}, "Assignment", el("select", { name: "assigned" }, [["", "any"], ["true", "assigned"], ["false", "unassigned"]].map(([val, t]) => el("option", { value: val, selected: q.get("assigned") === val }, t)))),
       el("label", {}, "Anomaly bucket", el("select", { name: "bucket" }, ["", ...buckets].map((b) => el("option", { value: b, selected: q.get("bucket") === b }, b || "any")))),
@@ -185,16 +190,11 @@
 
   async function viewJournal(v) {
     const form = el("form", { class: "bar", "aria-label": "Filter the journal", onsubmit: (e) => { e.preventDefault(); state.journalKey = ""; pollJournal(); } },
-      await companySelect(() => { state.journalKey = ""; pollJournal(); }),
+      await companySelect(state.journalCompany || "*", (v) => { state.journalCompany = v; state.journalKey = ""; pollJournal(); }, true),
       el("label", {}, "Path pattern", el("input", { name: "path", placeholder: "/conversations/*", id: "jpath" })),
       el("label", {}, "Status", el("input", { name: "status", placeholder: "200, 4xx, 5xx", id: "jstatus", size: 8 })),
       el("label", {}, el("span", {}, el("input", { type: "checkbox", name: "own", id: "jown" }), " the page's own reads")),
       el("button", { type: "submit" }, "Filter"));
-    const anyCo = form.querySelector("#company");
-    anyCo.prepend(el("option", { value: "*" }, "any company"));
-    if (!state.journalCompany) state.journalCompany = "*";
-    anyCo.value = state.journalCompany;
-    anyCo.addEventListener("change", (e) => { state.journalCompany = e.target.value; });
     v.append(el("h2", { text: "Request journal" }), form,
       el("p", { class: "muted", text: "Newest first, updated every second. Open a row to see its headers and body (secrets redacted)." }),
       el("div", { id: "journal" }));
@@ -308,15 +308,21 @@
       el("h3", { text: "Export" }),
       el("p", {}, el("button", { type: "button", id: "export", onclick: exportSeed }, "Download the state as a seed file"),
         " ", el("span", { class: "muted", text: "(loadable with --seed or POST /_fake/seed)" })));
-    const seedForm = el("form", { "aria-label": "Load a seed", onsubmit: (e) => { e.preventDefault(); act(() => api("POST", "/_fake/seed", seedForm.elements.seed.value), (r) => "Seed loaded." + (r.notice ? " " + r.notice : "")); } },
+    const seedForm = el("form", { "aria-label": "Load a seed", onsubmit: (e) => { e.preventDefault(); act(replacing(() => api("POST", "/_fake/seed", seedForm.elements.seed.value)), (r) => "Seed loaded." + (r.notice ? " " + r.notice : "")); } },
       el("label", {}, "Seed document (JSON, fake/SEED.md)", el("textarea", { name: "seed", rows: 8, cols: 70, required: true })),
       el("p", {}, el("button", { type: "submit" }, "Load the seed (replaces the data)")));
     v.append(el("h3", { text: "Load" }), seedForm,
       el("h3", { text: "Reset" }),
       el("p", {},
-        el("button", { type: "button", class: "danger", id: "reset", onclick: () => confirm("Reset convofake to its start data? Faults and journal are cleared.") && act(() => api("POST", "/_fake/reset"), (r) => "Reset to the start data." + (r.notice ? " " + r.notice : "")) }, "Reset to the start data"),
+        el("button", { type: "button", class: "danger", id: "reset", onclick: () => confirm("Reset convofake to its start data? Faults and journal are cleared.") && act(replacing(() => api("POST", "/_fake/reset")), (r) => "Reset to the start data." + (r.notice ? " " + r.notice : "")) }, "Reset to the start data"),
         " ",
-        el("button", { type: "button", class: "danger", onclick: () => confirm("Empty convofake? Every company but the default goes, with all data.") && act(() => api("POST", "/_fake/reset", { empty: true }), "Emptied.") }, "Empty everything")));
+        el("button", { type: "button", class: "danger", onclick: () => confirm("Empty convofake? Every company but the default goes, with all data.") && act(replacing(() => api("POST", "/_fake/reset", { empty: true })), "Emptied.") }, "Empty everything")));
+  }
+
+  // replacing wraps a change that replaces the companies: the company
+  // chosen may be gone.
+  function replacing(fn) {
+    return async () => { const r = await fn(); state.company = ""; state.journalCompany = "*"; return r; };
   }
 
   async function exportSeed() {
