@@ -129,20 +129,24 @@ type inboxJSON struct {
 // conversationIDs lists the ids of the company's conversations, every
 // status, newest activity first.
 func (a *admin) conversationIDs(co *fake.Company) ([]string, error) {
+	return a.readIDs(co, "/conversations", url.Values{"status": {"all"}, "since": {sinceAll}, "limit": {"100"}}, "id")
+}
+
+// readIDs pages through a list of the fake's API (next_cursor) and
+// returns the field idKey of every item.
+func (a *admin) readIDs(co *fake.Company, path string, q url.Values, idKey string) ([]string, error) {
 	var ids []string
-	q := url.Values{"status": {"all"}, "since": {sinceAll}, "limit": {"100"}}
-	for range 1000 { // at most 100 000 conversations
+	for range 1000 { // at most 100 000 items
 		var page struct {
-			Items []struct {
-				ID string `json:"id"`
-			} `json:"items"`
-			NextCursor *string `json:"next_cursor"`
+			Items      []map[string]any `json:"items"`
+			NextCursor *string          `json:"next_cursor"`
 		}
-		if err := a.readAPI(co, "/conversations?"+q.Encode(), &page); err != nil {
+		if err := a.readAPI(co, path+"?"+q.Encode(), &page); err != nil {
 			return nil, err
 		}
 		for _, it := range page.Items {
-			ids = append(ids, it.ID)
+			id, _ := it[idKey].(string)
+			ids = append(ids, id)
 		}
 		if page.NextCursor == nil {
 			break
@@ -296,28 +300,9 @@ func (a *admin) thread(w http.ResponseWriter, r *http.Request) error {
 
 // messageIDs lists the ids of a conversation's messages, oldest first.
 func (a *admin) messageIDs(co *fake.Company, convID string) ([]string, error) {
-	var ids []string
-	q := url.Values{"since": {sinceAll}, "limit": {"100"}}
-	for range 1000 { // at most 100 000 messages
-		var page struct {
-			Items []struct {
-				MessageID string `json:"message_id"`
-			} `json:"items"`
-			NextCursor *string `json:"next_cursor"`
-		}
-		if err := a.readAPI(co, "/conversations/"+url.PathEscape(convID)+"/messages?"+q.Encode(), &page); err != nil {
-			return nil, err
-		}
-		for _, it := range page.Items {
-			ids = append(ids, it.MessageID)
-		}
-		if page.NextCursor == nil {
-			break
-		}
-		q.Set("cursor", *page.NextCursor)
-	}
+	ids, err := a.readIDs(co, "/conversations/"+url.PathEscape(convID)+"/messages", url.Values{"since": {sinceAll}, "limit": {"100"}}, "message_id")
 	slices.Reverse(ids) // the API lists newest first
-	return ids, nil
+	return ids, err
 }
 
 func (a *admin) threadMessage(co *fake.Company, m fake.Message) threadMessageJSON {

@@ -4,6 +4,8 @@ import (
 	"net"
 	"net/netip"
 	"strings"
+
+	"github.com/convoapi/convo-go/internal/netx"
 )
 
 // hostAllowed says whether a request's Host header names this server, not
@@ -12,15 +14,15 @@ import (
 // listening hosts). With anyIP, every IP literal is accepted too (a
 // listener on every interface, reached by address).
 func hostAllowed(host string, names []string, anyIP bool) bool {
+	if netx.IsLoopback(host) {
+		return true
+	}
 	h := host
 	if hh, _, err := net.SplitHostPort(host); err == nil {
 		h = hh
 	}
 	h = strings.TrimSuffix(strings.TrimPrefix(h, "["), "]")
-	if strings.EqualFold(h, "localhost") {
-		return true
-	}
-	if ip, err := netip.ParseAddr(h); err == nil && (ip.Unmap().IsLoopback() || anyIP) {
+	if _, err := netip.ParseAddr(h); err == nil && anyIP {
 		return true
 	}
 	for _, n := range names {
