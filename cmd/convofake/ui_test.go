@@ -204,6 +204,8 @@ func TestUI(t *testing.T) {
 		thread := pg.text("#thread")
 		assert.Contains(t, thread, "Hi! My order #4521 hasn't arrived yet.")
 		assert.Contains(t, thread, "Outbound from agent")
+		assert.Contains(t, thread, "Reactions: ")
+		assert.Contains(t, thread, "File: voice-note.ogg (audio/ogg", "other media by name")
 		images := eval[int](pg, `document.querySelectorAll("#thread img").length`)
 		assert.Positive(t, images, "an image is shown through its temporary link")
 		pg.screenshot("thread")
@@ -336,6 +338,15 @@ func TestUIAccess(t *testing.T) {
 		}
 	}
 	assert.Contains(t, p.stdout.String(), "/_fake/ui/#token="+testAdminToken, "the printed page address")
+
+	own := start(t, "--admin-addr", "127.0.0.1:0")
+	adminURL := own.printed()["CONVOFAKE_ADMIN_URL"]
+	assert.Contains(t, own.stdout.String(), "# the page: open "+adminURL+"/ui/#token=")
+	assert.Equal(t, http.StatusNotFound, own.do(http.MethodGet, uiPrefix, "", "").status, "not on the API's listener")
+	resp, err := own.client.Get(strings.TrimSuffix(adminURL, "/_fake") + uiPrefix)
+	require.NoError(t, err)
+	_ = resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode, "on the admin listener")
 }
 
 // TestUIFiles: the page's files, without the token, with a strict policy.
