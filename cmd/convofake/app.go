@@ -153,7 +153,7 @@ func (a *app) printWhatToUse(w io.Writer) {
 	if u := a.adminURL(); u != "" {
 		fmt.Fprintf(&b, "CONVOFAKE_ADMIN_URL=%s\n", u)
 		fmt.Fprintf(&b, "CONVOFAKE_ADMIN_TOKEN=%s\n", a.adminToken)
-		fmt.Fprintf(&b, "# the page: open %s/ui/#token=%s\n", u, a.adminToken)
+		fmt.Fprintf(&b, "CONVOFAKE_UI_URL=%s/ui/#token=%s\n", u, a.adminToken) // the token in the fragment: never sent
 	} else {
 		fmt.Fprintf(&b, "# admin API: off, because --addr %s listens beyond loopback; add --admin-addr 127.0.0.1:<port> to serve it on loopback, or --admin-on-public to serve it on --addr\n", a.cfg.addr)
 	}
