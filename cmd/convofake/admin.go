@@ -111,10 +111,9 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 // ServeHTTP checks the Host header (against DNS rebinding), serves the
-// page's files (they hold no data), then checks the admin token (before
-// anything else, so that the admin routes are not even revealed without
-// it), then routes. Unknown routes and
-// methods answer in the admin error shape.
+// page's files (they hold no data), then checks the admin token before
+// routing, so that the admin routes are not even revealed without it.
+// Unknown routes and methods answer in the admin error shape.
 func (a *admin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if a.checkHost && !hostAllowed(r.Host, a.hosts, a.anyIP) {
 		writeAdminError(w, errorf(http.StatusForbidden, "host_not_allowed",
