@@ -27,10 +27,16 @@ type admin struct {
 	tokenHash [sha256.Size]byte
 	logger    *slog.Logger
 	mux       *http.ServeMux
+	ui        http.Handler
+	// checkHost, hosts and anyIP: when checkHost, only requests whose
+	// Host is a loopback address or one of hosts are answered (hostAllowed).
+	checkHost bool
+	hosts     []string
+	anyIP     bool
 }
 
 func newAdmin(srv *fake.Server, token string, logger *slog.Logger) *admin {
-	a := &admin{srv: srv, tokenHash: sha256.Sum256([]byte(token)), logger: logger, mux: http.NewServeMux()}
+	a := &admin{srv: srv, tokenHash: sha256.Sum256([]byte(token)), logger: logger, mux: http.NewServeMux(), ui: uiHandler()}
 	handle := func(pattern string, h func(w http.ResponseWriter, r *http.Request) error) {
 		a.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 			if err := h(w, r); err != nil {
@@ -53,8 +59,12 @@ func newAdmin(srv *fake.Server, token string, logger *slog.Logger) *admin {
 	handle("GET /_fake/companies", a.companies)
 	handle("GET /_fake/state/contacts", a.contacts)
 	handle("GET /_fake/state/contacts/{id}", a.contact)
+	handle("GET /_fake/state/channels", a.channels)
+	handle("GET /_fake/state/conversations", a.inbox)
 	handle("GET /_fake/state/conversations/{id}", a.conversation)
+	handle("GET /_fake/state/conversations/{id}/messages", a.thread)
 	handle("GET /_fake/state/messages/{id}", a.message)
+	handle("GET /_fake/state/seed", a.exportSeed)
 	return a
 }
 
@@ -100,10 +110,24 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_, _ = w.Write(buf.Bytes())
 }
 
-// ServeHTTP checks the admin token (before anything else, so that the admin
-// routes are not even revealed without it), then routes. Unknown routes and
-// methods answer in the admin error shape.
+// ServeHTTP checks the Host header (against DNS rebinding), serves the
+// page's files (they hold no data), then checks the admin token before
+// routing, so that the admin routes are not even revealed without it.
+// Unknown routes and methods answer in the admin error shape.
 func (a *admin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if a.checkHost && !hostAllowed(r.Host, a.hosts, a.anyIP) {
+		writeAdminError(w, errorf(http.StatusForbidden, "host_not_allowed",
+			"the Host header %q names neither a loopback address nor this server's address: open the admin API at the address convofake printed", r.Host))
+		return
+	}
+	if r.URL.Path == "/_fake/ui" {
+		http.Redirect(w, r, uiPrefix, http.StatusMovedPermanently)
+		return
+	}
+	if strings.HasPrefix(r.URL.Path, uiPrefix) {
+		a.ui.ServeHTTP(w, r)
+		return
+	}
 	if !a.authorized(r) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="convofake admin"`)
 		writeAdminError(w, errorf(http.StatusUnauthorized, "unauthorized",

@@ -19,6 +19,7 @@ type requestJSON struct {
 	Headers map[string][]string `json:"headers"`
 	Body    json.RawMessage     `json:"body"`
 	Status  int                 `json:"status"`
+	Company string              `json:"company_id"`
 }
 
 type requestsJSON struct {
@@ -43,7 +44,7 @@ func (a *admin) requests(w http.ResponseWriter, r *http.Request) error {
 		out.Items = append(out.Items, requestJSON{
 			Time: formatTime(req.Time), Method: req.Method, Prefix: req.Prefix, Path: req.Path,
 			Query: redactValues(req.Query), Headers: redactValues(req.Header),
-			Body: bodyJSON(req.Body), Status: req.Status,
+			Body: bodyJSON(req.Body), Status: req.Status, Company: req.CompanyID,
 		})
 	}
 	out.Count = len(out.Items)

@@ -24,7 +24,9 @@ func (a *admin) info(w http.ResponseWriter, _ *http.Request) error {
 			"GET /_fake/requests", "DELETE /_fake/requests",
 			"GET /_fake/companies",
 			"GET /_fake/state/contacts", "GET /_fake/state/contacts/{id}",
-			"GET /_fake/state/conversations/{id}", "GET /_fake/state/messages/{id}",
+			"GET /_fake/state/channels", "GET /_fake/state/conversations",
+			"GET /_fake/state/conversations/{id}", "GET /_fake/state/conversations/{id}/messages",
+			"GET /_fake/state/messages/{id}", "GET /_fake/state/seed", "GET /_fake/ui/",
 		},
 	})
 	return nil

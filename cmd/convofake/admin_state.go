@@ -93,3 +93,7 @@ func found[T any](w http.ResponseWriter, kind, id string, get func(string) (T, b
 	writeJSON(w, http.StatusOK, v)
 	return nil
 }
+
+func notFound(kind, id string) error {
+	return errorf(http.StatusNotFound, "not_found", "no %s with id %q", kind, id)
+}

@@ -68,6 +68,8 @@ func startApp(cfg *config, logger *slog.Logger) (*app, error) {
 		logger.Info("the API key of the default company is the seed file's", "company", a.srv.Company().ID(), "from", "companies[0].api_key of "+cfg.seedFile)
 	}
 	a.adm = newAdmin(a.srv, a.adminToken, logger)
+	a.adm.checkHost = true
+	a.adm.hosts, a.adm.anyIP = listenHosts(cmp.Or(cfg.adminAddr, cfg.addr), cfg.publicURL)
 	return a, nil
 }
 
@@ -162,8 +164,10 @@ func (a *app) printWhatToUse(w io.Writer) {
 		fmt.Fprintf(&b, "CONVOFAKE_ADMIN_URL=%s\n", u)
 		if a.cfg.adminTokenFrom != "" {
 			fmt.Fprintf(&b, "# CONVOFAKE_ADMIN_TOKEN: the token of %s (not printed)\n", a.cfg.adminTokenFrom)
+			fmt.Fprintf(&b, "# the page: %s/ui/#token=<the token>\n", u)
 		} else {
 			fmt.Fprintf(&b, "CONVOFAKE_ADMIN_TOKEN=%s\n", a.adminToken)
+			fmt.Fprintf(&b, "CONVOFAKE_UI_URL=%s/ui/#token=%s\n", u, a.adminToken) // the token in the fragment: never sent
 		}
 	} else {
 		fmt.Fprintf(&b, "# admin API: off, because --addr %s listens beyond loopback; add --admin-addr 127.0.0.1:<port> to serve it on loopback, or --admin-on-public to serve it on --addr\n", a.cfg.addr)

@@ -1,0 +1,398 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/convoapi/convo-go"
+)
+
+// uiClock is the frozen clock of the page's tests.
+const uiClock = "frozen:2026-11-22T10:00:00Z"
+
+// uiReadme, when set (with CONVOFAKE_UI_SCREENSHOT=<file>), is where TestUI writes the README's screenshot
+// (cmd/convofake/screenshot.png); the tests never write into the tree
+// otherwise.
+var uiReadme = os.Getenv("CONVOFAKE_UI_SCREENSHOT")
+
+// findBrowser returns the path of a Chromium, or "" when there is none.
+func findBrowser() string {
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// page is a headless Chromium tab on a running convofake, recording the
+// address of every request the page makes.
+type page struct {
+	t    *testing.T
+	ctx  context.Context
+	p    *proc
+	mu   sync.Mutex
+	urls []string
+	shot string // directory of the screenshots
+}
+
+func newPage(t *testing.T, p *proc, width, height int) *page {
+	t.Helper()
+	bin := findBrowser()
+	if bin == "" {
+		t.Skip("no Chromium found (apt-get install -y chromium): the page's browser tests need one")
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(bin), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true), chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(width, height),
+	}
+	pg := &page{t: t, p: p, shot: t.TempDir()}
+	if dir := os.Getenv("CONVOFAKE_UI_SHOTS"); dir != "" { // keep them after the test
+		pg.shot = dir
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelTab := chromedp.NewContext(actx, chromedp.WithListener(func(ev any) {
+		if e, ok := ev.(*network.EventRequestWillBeSent); ok { // chromedp enables the network domain
+			pg.mu.Lock()
+			pg.urls = append(pg.urls, e.Request.URL)
+			pg.mu.Unlock()
+		}
+	}))
+	ctx, cancelTime := context.WithTimeout(ctx, 2*safetyTimeout)
+	t.Cleanup(func() { cancelTime(); cancelTab(); cancelAlloc() })
+	pg.ctx = ctx
+	return pg
+}
+
+// run runs actions, failing the test on an error.
+func (pg *page) run(actions ...chromedp.Action[chromedp.Void]) {
+	pg.t.Helper()
+	require.NoError(pg.t, chromedp.Do(pg.ctx, actions...))
+}
+
+// eval evaluates a JavaScript expression.
+func eval[T any](pg *page, expr string) T {
+	pg.t.Helper()
+	v, err := chromedp.Run(pg.ctx, chromedp.Evaluate[T](expr))
+	require.NoError(pg.t, err, expr)
+	return v
+}
+
+// open opens the page at fragment (#token=... or a view).
+func (pg *page) open(fragment string) {
+	pg.t.Helper()
+	pg.run(chromedp.Navigate(pg.p.base + uiPrefix + fragment))
+}
+
+// view shows a view by its fragment and waits for its heading.
+func (pg *page) view(fragment, ready string) {
+	pg.t.Helper()
+	eval[string](pg, `location.hash = `+jsString(fragment))
+	pg.run(chromedp.WaitVisible(chromedp.CSS(ready)))
+}
+
+// within waits until the JavaScript expression is true, for at most d.
+func (pg *page) within(d time.Duration, expr string) error {
+	_, err := chromedp.Run(pg.ctx, chromedp.Poll[bool](expr, chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(d)))
+	return err
+}
+
+func (pg *page) text(sel string) string {
+	pg.t.Helper()
+	s, err := chromedp.Run(pg.ctx, chromedp.TextContent(chromedp.CSS(sel)))
+	require.NoError(pg.t, err, sel)
+	return s
+}
+
+// screenshot saves the viewport as name.png in the test's temp dir (in
+// $CONVOFAKE_UI_SHOTS when set, to keep them).
+func (pg *page) screenshot(name string) []byte {
+	pg.t.Helper()
+	png, err := chromedp.Run(pg.ctx, chromedp.CaptureScreenshot())
+	require.NoError(pg.t, err)
+	require.NoError(pg.t, os.WriteFile(filepath.Join(pg.shot, name+".png"), png, 0o600))
+	return png
+}
+
+// foreign returns the requests of the page to any host but convofake's.
+func (pg *page) foreign() []string {
+	pg.mu.Lock()
+	defer pg.mu.Unlock()
+	var out []string
+	for _, u := range pg.urls {
+		pu, err := url.Parse(u)
+		if err != nil || (pu.Scheme != "data" && pu.Scheme != "blob" && pu.Host != pg.p.addr) {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+func jsString(s string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
+}
+
+// uiClient is an SDK client of the test's convofake that does not retry.
+func uiClient(t *testing.T, p *proc) *convo.Client {
+	c, err := convo.NewClient(convo.WithBaseURL(p.base+"/v1"), convo.WithAPIKey(p.printed()["CONVO_API_KEY"]), convo.WithMaxRetries(0))
+	require.NoError(t, err)
+	return c
+}
+
+// conversationOf returns the id of the default company's conversation
+// whose contact has that name.
+func conversationOf(t *testing.T, p *proc, name string) string {
+	t.Helper()
+	var inbox struct {
+		Items []struct {
+			ID          string `json:"id"`
+			ContactName string `json:"contact_name"`
+		} `json:"items"`
+	}
+	r := p.admin(http.MethodGet, "/_fake/state/conversations", "")
+	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+	require.NoError(t, json.Unmarshal(r.body, &inbox))
+	for _, it := range inbox.Items {
+		if it.ContactName == name {
+			return it.ID
+		}
+	}
+	t.Fatalf("no conversation of %s", name)
+	return ""
+}
+
+// TestUI drives the page in Chromium through the views, in order: each
+// step starts from the state the previous one left.
+func TestUI(t *testing.T) {
+	p := start(t, "--clock", uiClock)
+	pg := newPage(t, p, 1280, 800)
+	ctx := context.Background()
+	sdk := uiClient(t, p)
+
+	pg.open("#token=" + testAdminToken)
+	pg.run(chromedp.WaitVisible(chromedp.CSS(`body[data-view="companies"] #view h2`)))
+	hash := eval[string](pg, `location.hash`)
+	assert.NotContains(t, hash, testAdminToken, "the token leaves the address bar")
+	assert.Contains(t, pg.text("#view"), "Acme Support", "a channel account of the demo data")
+	assert.Contains(t, pg.text("#view"), "(masked)")
+	assert.NotContains(t, pg.text("#view"), fakeAPIKey(p), "keys are masked")
+	pg.screenshot("companies")
+
+	t.Run("a seeded conversation's messages", func(t *testing.T) {
+		id := conversationOf(t, p, "Ana Souza")
+		pg.view("inbox", `#inbox tbody tr`)
+		if png := pg.screenshot("conversations"); uiReadme != "" {
+			require.NoError(t, os.WriteFile(uiReadme, png, 0o644))
+		}
+		pg.run(chromedp.Click(chromedp.CSS(`#inbox a[href="#thread/`+id+`"]`)), chromedp.WaitVisible(chromedp.CSS(`#thread li`)))
+		thread := pg.text("#thread")
+		assert.Contains(t, thread, "Hi! My order #4521 hasn't arrived yet.")
+		assert.Contains(t, thread, "Outbound from agent")
+		assert.Contains(t, thread, "Reactions: ")
+		assert.Contains(t, thread, "File: voice-note.ogg (audio/ogg", "other media by name")
+		images := eval[int](pg, `document.querySelectorAll("#thread img").length`)
+		assert.Positive(t, images, "an image is shown through its temporary link")
+		pg.screenshot("thread")
+	})
+
+	t.Run("an SDK call appears in the journal within 2 s", func(t *testing.T) {
+		pg.view("journal", `#journal`)
+		_, err := sdk.Channels.List(ctx)
+		require.NoError(t, err)
+		require.NoError(t, pg.within(2*time.Second, `[...document.querySelectorAll("#journal summary")].some(s => s.textContent.includes("/v1/channels") && s.textContent.includes("200"))`))
+		pg.run(chromedp.Click(chromedp.CSS(`#journal summary`)))
+		assert.Contains(t, pg.text("#journal details[open]"), "[REDACTED]", "the row opens its headers, redacted")
+		pg.screenshot("journal")
+	})
+
+	t.Run("a fault added through the form fails the next SDK call", func(t *testing.T) {
+		pg.view("faults", `#faultform`)
+		pg.run(
+			chromedp.SetValue(chromedp.CSS(`#faultform [name=path]`), "/channels"),
+			chromedp.SetValue(chromedp.CSS(`#faultform [name=status]`), "503"),
+			chromedp.SetValue(chromedp.CSS(`#faultform [name=code]`), "SERVICE_UNAVAILABLE"),
+			chromedp.SetValue(chromedp.CSS(`#faultform [name=times]`), "1"),
+			chromedp.Click(chromedp.CSS(`#faultform button[type=submit]`)),
+			chromedp.WaitVisible(chromedp.CSS(`#faults tbody tr`)),
+		)
+		pg.screenshot("faults")
+		_, err := sdk.Channels.List(ctx)
+		var apiErr *convo.Error
+		require.ErrorAs(t, err, &apiErr)
+		assert.Equal(t, http.StatusServiceUnavailable, apiErr.StatusCode)
+		assert.Equal(t, convo.ErrorCode("SERVICE_UNAVAILABLE"), apiErr.Code)
+	})
+
+	t.Run("advancing the clock puts a conversation in the unanswered bucket", func(t *testing.T) {
+		id := conversationOf(t, p, "Emma Clarke")
+		row := `#inbox tr[data-id="` + id + `"]`
+		pg.view("inbox", row)
+		assert.NotContains(t, pg.text(row), "unanswered", "waiting under the threshold")
+		pg.view("clock", `#advanceform`)
+		pg.run(chromedp.SetValue(chromedp.CSS(`#advance`), "4h"), chromedp.Click(chromedp.CSS(`#advanceform button[type=submit]`)))
+		require.NoError(t, pg.within(safetyTimeout, `document.querySelector("#clockreading").textContent.includes("2026-11-22 14:00:00Z")`))
+		pg.screenshot("clock")
+		pg.view("inbox?bucket=unanswered", row+` .mark[data-bucket="unanswered"]`)
+		assert.Contains(t, pg.text(row), "⚠ unanswered", "marked in words, not by colour alone")
+	})
+
+	t.Run("seed and reset", func(t *testing.T) {
+		pg.view("state", `#export`)
+		pg.screenshot("seed-and-reset")
+	})
+
+	t.Run("keyboard: Tab reaches the skip link, then the views", func(t *testing.T) {
+		pg.open("#companies") // the token stays in the tab's sessionStorage
+		pg.run(chromedp.WaitVisible(chromedp.CSS(`body[data-view="companies"] #view h2`)), chromedp.KeyEvent("\t"))
+		assert.Equal(t, "Skip to the content", eval[string](pg, `document.activeElement.textContent`))
+		pg.run(chromedp.KeyEvent("\t"), chromedp.KeyEvent("\t"))
+		assert.Equal(t, "Conversations", eval[string](pg, `document.activeElement.textContent`))
+		pg.run(chromedp.KeyEvent("\r"), chromedp.WaitVisible(chromedp.CSS(`body[data-view="inbox"] #inbox`)))
+	})
+
+	assert.Empty(t, pg.foreign(), "the page asks no other host")
+}
+
+// TestUINarrow: on a narrow window nothing scrolls sideways.
+func TestUINarrow(t *testing.T) {
+	p := start(t, "--clock", uiClock)
+	pg := newPage(t, p, 1280, 800)
+	pg.run(chromedp.EmulateViewport(390, 800)) // a window is never narrower than 500 px
+	pg.open("#token=" + testAdminToken)
+	pg.run(chromedp.WaitVisible(chromedp.CSS(`#view h2`)))
+	for _, v := range []struct{ fragment, ready string }{
+		{"companies", "#view table"}, {"inbox", "#inbox tbody tr"}, {"journal", "#journal"}, {"faults", "#faultform"}, {"clock", "#advanceform"},
+	} {
+		pg.view(v.fragment, v.ready)
+		wide := eval[bool](pg, `document.documentElement.scrollWidth > window.innerWidth`)
+		assert.False(t, wide, "%s scrolls sideways at 390 px", v.fragment)
+		pg.screenshot("narrow-" + v.fragment)
+	}
+}
+
+// TestUIToken: without the token, or with a wrong one, the page says so
+// and shows no data.
+func TestUIToken(t *testing.T) {
+	p := start(t, "--clock", uiClock)
+	for _, tc := range []struct {
+		name, fragment, want string
+	}{
+		{"missing", "", "No admin token"},
+		{"wrong", "#token=not-the-token", "The admin token is wrong"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pg := newPage(t, p, 1280, 800)
+			pg.open(tc.fragment)
+			pg.run(chromedp.WaitVisible(chromedp.CSS(`#alert .err`)))
+			assert.Contains(t, pg.text("#alert"), tc.want)
+			shown := eval[string](pg, `document.querySelector("#view").textContent + document.querySelector("#clockline").textContent`)
+			assert.Empty(t, shown, "no data")
+			pg.screenshot("token-" + tc.name)
+			assert.Empty(t, pg.foreign())
+		})
+	}
+}
+
+// TestUIAccess: the admin API answers 401 without the token on every path
+// but the page's files, which hold no data; a foreign Host is refused.
+func TestUIAccess(t *testing.T) {
+	p := start(t)
+	info := p.admin(http.MethodGet, "/_fake/", "").json(t)
+	for _, ep := range info["endpoints"].([]any) {
+		method, path, _ := strings.Cut(ep.(string), " ")
+		path = strings.NewReplacer("{id}", "1").Replace(path)
+		want := http.StatusUnauthorized
+		if strings.HasPrefix(path, uiPrefix) {
+			want = http.StatusOK
+		}
+		assert.Equal(t, want, p.do(method, path, "", "").status, "%s without the token", ep)
+	}
+	for _, tc := range []struct {
+		host string
+		want int
+	}{
+		{"evil.example", http.StatusForbidden},
+		{"evil.example:" + strings.Split(p.addr, ":")[1], http.StatusForbidden},
+		{"localhost", http.StatusOK},
+		{"127.0.0.1", http.StatusOK},
+		{p.addr, http.StatusOK},
+	} {
+		for _, path := range []string{"/_fake/clock", uiPrefix} {
+			assert.Equal(t, tc.want, withHost(t, p, path, tc.host), "Host %s on %s", tc.host, path)
+		}
+	}
+	assert.Equal(t, p.base+"/_fake/ui/#token="+testAdminToken, p.printed()["CONVOFAKE_UI_URL"], "the printed page address")
+
+	own := start(t, "--admin-addr", "127.0.0.1:0")
+	adminURL := own.printed()["CONVOFAKE_ADMIN_URL"]
+	assert.Equal(t, adminURL+"/ui/#token="+testAdminToken, own.printed()["CONVOFAKE_UI_URL"])
+	assert.Equal(t, http.StatusNotFound, own.do(http.MethodGet, uiPrefix, "", "").status, "not on the API's listener")
+	resp, err := own.client.Get(strings.TrimSuffix(adminURL, "/_fake") + uiPrefix)
+	require.NoError(t, err)
+	_ = resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode, "on the admin listener")
+}
+
+// TestUIFiles: the page's files, without the token, with a strict policy.
+func TestUIFiles(t *testing.T) {
+	p := start(t)
+	for _, tc := range []struct {
+		method, path string
+		status       int
+		contentType  string
+	}{
+		{http.MethodGet, uiPrefix, http.StatusOK, "text/html; charset=utf-8"},
+		{http.MethodGet, uiPrefix + "app.js", http.StatusOK, "text/javascript; charset=utf-8"},
+		{http.MethodGet, uiPrefix + "app.css", http.StatusOK, "text/css; charset=utf-8"},
+		{http.MethodHead, uiPrefix, http.StatusOK, "text/html; charset=utf-8"},
+		{http.MethodGet, uiPrefix + "nope.js", http.StatusNotFound, ""},
+		{http.MethodPost, uiPrefix, http.StatusMethodNotAllowed, "application/json"},
+	} {
+		r := p.do(tc.method, tc.path, "", "")
+		assert.Equal(t, tc.status, r.status, "%s %s", tc.method, tc.path)
+		if tc.contentType != "" {
+			assert.Equal(t, tc.contentType, r.header.Get("Content-Type"), "%s %s", tc.method, tc.path)
+		}
+		if tc.status == http.StatusOK {
+			assert.Contains(t, r.header.Get("Content-Security-Policy"), "default-src 'self'")
+			assert.Equal(t, "nosniff", r.header.Get("X-Content-Type-Options"))
+		}
+	}
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Get(p.base + "/_fake/ui")
+	require.NoError(t, err)
+	_ = resp.Body.Close()
+	assert.Equal(t, http.StatusMovedPermanently, resp.StatusCode)
+	assert.Equal(t, uiPrefix, resp.Header.Get("Location"))
+}
+
+func fakeAPIKey(p *proc) string { return p.printed()["CONVO_API_KEY"] }
+
+// withHost sends GET path with the admin token and that Host header.
+func withHost(t *testing.T, p *proc, path, host string) int {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, p.base+path, nil)
+	require.NoError(t, err)
+	req.Host = host
+	req.Header.Set("Authorization", "Bearer "+testAdminToken)
+	resp, err := p.client.Do(req)
+	require.NoError(t, err)
+	_ = resp.Body.Close()
+	return resp.StatusCode
+}
