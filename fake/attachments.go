@@ -12,8 +12,45 @@ import (
 
 // fileGrant is one temporary attachment URL.
 type fileGrant struct {
-	media   *media
-	expires time.Time
+	media       *media
+	expires     time.Time // on the server's clock: what expires_at says
+	realExpires time.Time // on the machine's clock: a frozen clock must not keep links forever
+}
+
+// expired reports whether a grant has expired by the server's clock (now)
+// or by real elapsed time.
+func (g *fileGrant) expired(now time.Time) bool {
+	return !now.Before(g.expires) || !time.Now().Before(g.realExpires)
+}
+
+// maxFileGrants bounds the temporary links kept at once: past it, the
+// oldest are forgotten (their URLs answer 404), so that a client asking for
+// addresses in a loop cannot grow the server without bound.
+const maxFileGrants = 10_000
+
+// fileGrants are the temporary links given, by token, oldest first. Every
+// grant has the same lifetime, so they expire in the order given: the
+// oldest are dropped first, in constant time per grant.
+type fileGrants struct {
+	byToken map[string]*fileGrant
+	order   []string
+}
+
+func newFileGrants() *fileGrants { return &fileGrants{byToken: map[string]*fileGrant{}} }
+
+// add records a grant, after dropping the expired ones and, past
+// maxFileGrants, the oldest.
+func (f *fileGrants) add(token string, g *fileGrant, now time.Time) {
+	for len(f.order) > 0 {
+		old := f.byToken[f.order[0]]
+		if old != nil && !old.expired(now) && len(f.byToken) < maxFileGrants {
+			break
+		}
+		delete(f.byToken, f.order[0])
+		f.order = f.order[1:]
+	}
+	f.byToken[token] = g
+	f.order = append(f.order, token)
 }
 
 // wireAttachment is the data of GET /attachments/{media_id}.
@@ -39,16 +76,9 @@ func (s *Server) handleAttachment(w http.ResponseWriter, r *http.Request, co *co
 		s.writeError(w, r, errf(http.StatusNotFound, convo.CodeMediaNotFound, "Media not found."))
 		return
 	}
-	if len(s.files) >= 1024 { // forget expired grants now and then
-		for tok, g := range s.files {
-			if !now.Before(g.expires) {
-				delete(s.files, tok)
-			}
-		}
-	}
 	token := newToken()
 	expires := now.Add(s.cfg.attachmentTTL)
-	s.files[token] = &fileGrant{media: md, expires: expires}
+	s.files.add(token, &fileGrant{media: md, expires: expires, realExpires: time.Now().Add(s.cfg.attachmentTTL)}, now)
 	data := wireAttachment{
 		MediaID: *md.MediaID, URL: s.baseFor(r) + filesPrefix + token, ExpiresAt: formatTime(expires),
 		MimeType: *md.MimeType, FileSize: *md.FileSize, Filename: *md.Filename,
@@ -87,13 +117,13 @@ func (s *Server) baseFor(r *http.Request) string {
 func (s *Server) handleFile(w http.ResponseWriter, r *http.Request, token string) {
 	now := s.clock.Now()
 	s.mu.RLock()
-	g := s.files[token]
+	g := s.files.byToken[token]
 	s.mu.RUnlock()
 	if g == nil {
 		s.writeError(w, r, errf(http.StatusNotFound, codeNotFound, "File not found."))
 		return
 	}
-	if !now.Before(g.expires) {
+	if g.expired(now) {
 		s.writeError(w, r, errf(http.StatusForbidden, codeURLExpired, "The temporary URL has expired. Request the attachment again."))
 		return
 	}

@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -110,4 +113,51 @@ func TestFileRangesAndCuts(t *testing.T) {
 	_, body, err := get("")
 	require.ErrorIs(t, err, io.ErrUnexpectedEOF)
 	assert.Equal(t, "012", string(body))
+}
+
+// On a frozen clock a temporary link still expires after its lifetime of
+// real time, and the links kept are bounded: past 10,000 the oldest are
+// forgotten.
+func TestFileLinksExpireOnRealTimeToo(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s, err := fake.NewHandler(fake.WithClock(fake.NewManualClock(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))),
+			fake.WithRateLimit(0, 0), fake.WithJournalLimit(0))
+		require.NoError(t, err)
+		co := s.Company()
+		line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
+		conv := co.AddConversation(fake.Conversation{ContactID: co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "5511987654321"})})
+		media := s.MediaID(co.AddMessage(conv, fake.Message{Sender: fake.SenderContact, Type: convo.MessageDocument,
+			Media: &fake.Media{MimeType: "text/plain", Filename: "a.txt", Data: []byte("x")}}))
+		serve := func(method, target string, key bool) *http.Response {
+			req := httptest.NewRequest(method, target, nil)
+			if key {
+				req.Header.Set("Authorization", "Bearer "+s.APIKey())
+			}
+			rec := httptest.NewRecorder()
+			s.Handler().ServeHTTP(rec, req)
+			return rec.Result()
+		}
+		link := func() string {
+			var env struct {
+				Data struct {
+					URL string `json:"url"`
+				} `json:"data"`
+			}
+			require.NoError(t, json.NewDecoder(serve(http.MethodGet, "/v1/attachments/"+media, true).Body).Decode(&env))
+			u, err := url.Parse(env.Data.URL)
+			require.NoError(t, err)
+			return u.Path
+		}
+		first := link()
+		assert.Equal(t, http.StatusOK, serve(http.MethodGet, first, false).StatusCode)
+		time.Sleep(fake.DefaultAttachmentTTL)
+		assert.Equal(t, http.StatusForbidden, serve(http.MethodGet, first, false).StatusCode, "expired on real time")
+
+		oldest := link()
+		for range 10_000 {
+			link()
+		}
+		assert.Equal(t, http.StatusNotFound, serve(http.MethodGet, oldest, false).StatusCode, "forgotten past 10,000")
+		assert.Equal(t, http.StatusOK, serve(http.MethodGet, link(), false).StatusCode)
+	})
 }

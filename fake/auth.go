@@ -61,7 +61,8 @@ func requestKey(r *http.Request) (string, bool) {
 }
 
 // limiter holds the token buckets of the request limit (per key) and of the
-// anomalies limit (per key), both on the server's clock.
+// anomalies limit (per key), both on the server's clock and on real elapsed
+// time, whichever moved further.
 type limiter struct {
 	mu      sync.Mutex
 	clock   *Clock
@@ -74,8 +75,9 @@ type limiter struct {
 }
 
 type bucket struct {
-	tokens float64
-	last   time.Time
+	tokens   float64
+	last     time.Time // the server's clock at the last refill
+	lastReal time.Time // the machine's clock then (monotonic)
 }
 
 func newLimiter(c *Clock, rate float64, burst, anomalyCalls int, anomalyPer time.Duration) *limiter {
@@ -117,17 +119,20 @@ func (l *limiter) allow(key string, anomalies bool) *apiError {
 // take refills the bucket of key and takes one token; when none is left it
 // returns how long until one is.
 func take(m map[string]*bucket, key string, now time.Time, rate, burst float64) time.Duration {
+	real := time.Now()
 	b := m[key]
 	if b == nil {
-		b = &bucket{tokens: burst, last: now}
+		b = &bucket{tokens: burst, last: now, lastReal: real}
 		m[key] = b
 	}
-	if el := now.Sub(b.last); el > 0 {
+	// The bucket refills on the server's clock, and on real elapsed time
+	// too: a frozen or manual clock must never wedge the server, so a
+	// client that waits the Retry-After it was given gets through.
+	el := max(now.Sub(b.last), real.Sub(b.lastReal))
+	if el > 0 {
 		b.tokens = math.Min(burst, b.tokens+el.Seconds()*rate)
-		b.last = now
-	} else if el < 0 { // the clock was set back: restart counting from now
-		b.last = now
 	}
+	b.last, b.lastReal = now, real // a clock set back restarts counting from now
 	if b.tokens >= 1 {
 		b.tokens--
 		return 0

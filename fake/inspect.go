@@ -30,7 +30,7 @@ func (s *Server) resetLocked() {
 	s.companies = []*company{co}
 	s.byID = map[string]*company{co.id: co}
 	s.defaultCo = co
-	s.files = map[string]*fileGrant{}
+	s.files = newFileGrants()
 	s.index = objectIndex{}
 }
 

@@ -120,7 +120,7 @@ type stateFields struct {
 	companies []*company
 	byID      map[string]*company
 	defaultCo *company
-	files     map[string]*fileGrant
+	files     *fileGrants
 	index     objectIndex
 	seq       uint64
 }

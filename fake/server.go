@@ -38,9 +38,9 @@ type Server struct {
 	byID      map[string]*company // company id -> company
 	defaultCo *company
 	seq       uint64
-	files     map[string]*fileGrant // attachment URL token -> grant
-	index     objectIndex           // global id -> object, for the state getters
-	loadNow   time.Time             // while a seed loads: the now of its times and defaults
+	files     *fileGrants // the temporary attachment URLs given
+	index     objectIndex // global id -> object, for the state getters
+	loadNow   time.Time   // while a seed loads: the now of its times and defaults
 
 	clock      *Clock
 	errIDs     *errorIDs
