@@ -271,7 +271,8 @@ func (p *pace) middleware(req *http.Request, next MiddlewareNext) (*http.Respons
 		return nil, err
 	}
 	resp, err := next(req)
-	p.release(start, resp)
+	info := callInfoFrom(req.Context())
+	p.release(start, resp, info != nil && info.finder.paces())
 	return resp, err
 }
 
@@ -296,13 +297,16 @@ func (p *pace) acquire(ctx context.Context) (time.Time, error) {
 }
 
 // release ends an attempt started at start and learns from its answer
-// (nil: no answer).
-func (p *pace) release(start time.Time, resp *http.Response) {
+// (nil: no answer). A 429 does not cut the limit when the client's rate
+// finder paces the calls (paced): the finder already spaces them to the
+// service's rate, and cutting the width too would idle the run.
+func (p *pace) release(start time.Time, resp *http.Response, paced bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.inFlight--
 	switch {
 	case resp == nil:
+	case resp.StatusCode == http.StatusTooManyRequests && paced:
 	case resp.StatusCode == http.StatusTooManyRequests:
 		now := time.Now()
 		// Answers to attempts sent before the last cut tell nothing new.

@@ -142,7 +142,8 @@ type callInfo struct {
 	middleware []Middleware // the call's own (WithMiddleware on the call)
 	meta       Response
 
-	trace *Trace // the client's, or the call's own (WithTrace)
+	trace  *Trace      // the client's, or the call's own (WithTrace)
+	finder *rateFinder // the rate finder that paces the call; nil: none
 }
 
 type callInfoKey struct{}
@@ -245,7 +246,7 @@ func (c *Client) send(ctx context.Context, method, path string, q string, body a
 // settings, overridden by the call's options.
 func (c *Client) newCallInfo(method, path string, o *config) *callInfo {
 	info := &callInfo{method: method, path: path, maxRetries: c.maxRetries, maxWait: c.maxWait, apiKey: o.apiKey,
-		middleware: o.middleware, trace: cmp.Or(o.trace, c.trace)}
+		middleware: o.middleware, trace: cmp.Or(o.trace, c.trace), finder: c.finderFor(path)}
 	if o.retriesSet {
 		info.maxRetries = o.maxRetries
 	}
@@ -587,7 +588,7 @@ func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 func (t *attemptTransport) send(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
 	info := callInfoFrom(ctx)
-	gate, finder := t.c.gates.forPath(info.path), t.c.finderFor(info.path)
+	gate, finder := t.c.gates.forPath(info.path), info.finder
 	if err := gate.wait(ctx, info); err != nil {
 		info.attempt-- // not sent: not an attempt
 		return nil, err

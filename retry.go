@@ -110,7 +110,7 @@ func (c *Client) pacesRetry(resp *http.Response) bool {
 		return false
 	}
 	info := callInfoFrom(resp.Request.Context())
-	return info != nil && c.finderFor(info.path).paces()
+	return info != nil && info.finder.paces()
 }
 
 // keepLimit bounds what is kept in memory of an answer about to be
