@@ -35,15 +35,16 @@ func WithAdaptiveRate(on bool) Option {
 type rateFinder struct {
 	mu      sync.Mutex
 	pace    float64       // attempts per second; 0 until the first refusal: no pacing
-	last    time.Time     // the last turn given
+	tat     time.Time     // the theoretical time of the next turn
 	changed chan struct{} // closed when the pace changes
 	setAt   time.Time     // when the pace was last set
 	quiet   int           // answers accepted since then
 }
 
-// The pace a first refusal sets, and the probe of quiet windows (see
-// observe).
+// The pace a first refusal sets, the turns a pace may run ahead, and the
+// probe of quiet windows (see observe).
 const (
+	paceSlack    = 4
 	firstTurn    = 4 * time.Millisecond
 	quietWindow  = 100 * time.Millisecond
 	quietAnswers = 8
@@ -61,7 +62,7 @@ func (f *rateFinder) paces() bool {
 }
 
 // wait waits for the attempt's turn: one interval of the pace after the
-// last turn given. Waiting attempts hold no turn, so a change of pace
+// last turn given, give or take paceSlack turns. Waiting attempts hold no turn, so a change of pace
 // applies at once to all of them. A turn that would come after the
 // context's deadline is not waited for: the call fails at once, as when the
 // gate holds it.
@@ -76,9 +77,16 @@ func (f *rateFinder) wait(ctx context.Context, info *callInfo) error {
 			return nil
 		}
 		now := time.Now()
-		d := f.last.Add(time.Duration(float64(time.Second) / f.pace)).Sub(now)
+		interval := time.Duration(float64(time.Second) / f.pace)
+		tat := f.tat
+		if tat.Before(now) {
+			tat = now
+		}
+		// Turns may run paceSlack intervals ahead of the theoretical
+		// time, so that a timer that fires late is made up for.
+		d := tat.Sub(now) - paceSlack*interval
 		if d <= 0 {
-			f.last = now
+			f.tat = tat.Add(interval)
 			f.mu.Unlock()
 			return nil
 		}
