@@ -110,6 +110,10 @@ type gateHeld struct{ wait time.Duration }
 
 func (g *gateHeld) Error() string { return "held by the client's rate-limit gate" }
 
+// Is makes errors.Is(err, ErrRateLimited) true for the error middleware
+// sees when an attempt is held and not sent.
+func (g *gateHeld) Is(target error) bool { return target == ErrRateLimited }
+
 // asError is the typed 429 a held call returns: as if the service had
 // answered it, with the wait that is left.
 func (g *gateHeld) asError(method, path string) *Error {

@@ -77,6 +77,7 @@ type config struct {
 	stallSet     bool
 
 	// Calls only.
+	route     string
 	response  *Response
 	readAhead bool
 

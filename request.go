@@ -144,6 +144,7 @@ type callInfo struct {
 
 	trace  *Trace      // the client's, or the call's own (WithTrace)
 	finder *rateFinder // the rate finder that paces the call; nil: none
+	route  string      // WithRoute's template; "": the path's route
 }
 
 type callInfoKey struct{}
@@ -246,7 +247,7 @@ func (c *Client) send(ctx context.Context, method, path string, q string, body a
 // settings, overridden by the call's options.
 func (c *Client) newCallInfo(method, path string, o *config) *callInfo {
 	info := &callInfo{method: method, path: path, maxRetries: c.maxRetries, maxWait: c.maxWait, apiKey: o.apiKey,
-		middleware: o.middleware, trace: cmp.Or(o.trace, c.trace), finder: c.finderFor(path)}
+		middleware: o.middleware, trace: cmp.Or(o.trace, c.trace), finder: c.finderFor(path), route: o.route}
 	if o.retriesSet {
 		info.maxRetries = o.maxRetries
 	}

@@ -1,6 +1,7 @@
 package convo
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"net/http"
@@ -47,7 +48,7 @@ type CallInfo struct {
 	Method string
 	// Route is the path template relative to the base URL, as the API
 	// names it: "/conversations/{conversation_id}/messages". For Client.Do
-	// it is the path as given.
+	// it is the template given with WithRoute, else the path as given.
 	Route string
 	// Attempt is the number of the attempt under way (1 for the first);
 	// 0 before the first and in CallStart.
@@ -75,7 +76,19 @@ func CallFromContext(ctx context.Context) (CallInfo, bool) {
 }
 
 func (ci *callInfo) callInfo() CallInfo {
-	return CallInfo{Method: ci.method, Route: routeOf(ci.path), Attempt: ci.attempt}
+	return CallInfo{Method: ci.method, Route: cmp.Or(ci.route, routeOf(ci.path)), Attempt: ci.attempt}
+}
+
+// WithRoute names the route of one call of Client.Do, for tracing and
+// metrics (see CallInfo): "/chatapp/templates/{template_id}" rather than the
+// path with its id, which would make a span name or a metric label per id.
+// The typed methods know their routes. Applies to a call.
+func WithRoute(template string) Option {
+	return func(c *config) {
+		if c.in("WithRoute", scopeCall) {
+			c.route = template
+		}
+	}
 }
 
 // idRoutes are the routes whose path holds an id, by the path's prefix and

@@ -3,6 +3,7 @@ package convo_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -179,4 +180,27 @@ func ExampleCallFromContext() {
 	// Output:
 	// attempt 1 GET /conversations
 	// attempt 1 GET /conversations/{conversation_id}/messages
+}
+
+// Name the route of a Client.Do call, so that a span or a metric is named
+// by the template rather than by each id.
+func ExampleWithRoute() {
+	s := fake.NewServer()
+	defer s.Close()
+	logRoute := func(req *http.Request, next convo.MiddlewareNext) (*http.Response, error) {
+		call, _ := convo.CallFromContext(req.Context())
+		fmt.Println(call.Method, call.Route)
+		return next(req)
+	}
+	client, err := convo.NewClient(convo.WithAPIKey(s.APIKey()), convo.WithBaseURL(s.URL()), convo.WithMiddleware(logRoute))
+	if err != nil {
+		log.Fatal(err)
+	}
+	err = client.Do(context.Background(), http.MethodGet, "/chatapp/templates/welcome-1", nil, nil, nil,
+		convo.WithRoute("/chatapp/templates/{template_id}"))
+	var apiErr *convo.Error
+	fmt.Println(errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusNotFound) // the fake has no templates
+	// Output:
+	// GET /chatapp/templates/{template_id}
+	// true
 }
