@@ -4,78 +4,25 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"html"
 	"log/slog"
 	"net/http"
-	"net/url"
-	"strconv"
-	"strings"
 	"testing"
-	"unicode/utf16"
 
 	"github.com/jarcoal/httpmock"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	convo "github.com/convoapi/convo-go"
+	"github.com/convoapi/convo-go/internal/keyforms"
 )
-
-// escapings are the ways a server, a proxy or another language's encoder
-// may write a key back: Go's quoting, JSON's \uXXXX of every character (and
-// of every byte, as a Latin-1 mis-encoding does), PHP's \/, URL and HTML
-// escapes.
-var escapings = map[string]func(string) string{
-	"as is":       func(k string) string { return k },
-	"go quote":    func(k string) string { q := strconv.QuoteToASCII(k); return q[1 : len(q)-1] },
-	"go bytes":    func(k string) string { return perByte(k, `\x%02x`) },
-	"json \\u":    jsonEveryChar,
-	"\\u00XX":     func(k string) string { return perByte(k, `\u00%02x`) },
-	"slash":       func(k string) string { return strings.ReplaceAll(k, "/", `\/`) },
-	"url query":   url.QueryEscape,
-	"url path":    url.PathEscape,
-	"url bytes":   func(k string) string { return perByte(k, "%%%02X") },
-	"url lower":   func(k string) string { return perByte(k, "%%%02x") },
-	"html":        html.EscapeString,
-	"html number": func(k string) string { return perRune(k, "&#%d;") },
-	"html hex":    func(k string) string { return perRune(k, "&#x%X;") },
-}
-
-func perByte(s, format string) string {
-	var b strings.Builder
-	for _, c := range []byte(s) {
-		fmt.Fprintf(&b, format, c)
-	}
-	return b.String()
-}
-
-func perRune(s, format string) string {
-	var b strings.Builder
-	for _, r := range s {
-		fmt.Fprintf(&b, format, r)
-	}
-	return b.String()
-}
-
-func jsonEveryChar(s string) string {
-	var b strings.Builder
-	for _, u := range utf16.Encode([]rune(s)) {
-		fmt.Fprintf(&b, `\u%04x`, u)
-	}
-	return b.String()
-}
 
 // TestKeyRedactedInEveryEscaping echoes three keys, in every escaping, into
 // every part of an error answer (message, details, errorId, path, header,
 // body) and into the path as an id, and looks for any of those forms in
 // everything the caller and the debug log can see.
 func TestKeyRedactedInEveryEscaping(t *testing.T) {
-	keys := []string{
-		"sk_live_4eC39HqLyjWDarjtT1zdp7dc",
-		"key/with+plus=and/slashes&more<>",
-		"clé-ünïcödé-秘密-🔑-0123456789",
-	}
-	for _, key := range keys {
-		for name, esc := range escapings {
+	for _, key := range keyforms.Keys {
+		for name, esc := range keyforms.Escapings {
 			t.Run(name+"/"+key[:6], func(t *testing.T) {
 				echo := esc(key)
 				var log bytes.Buffer
@@ -100,7 +47,7 @@ func TestKeyRedactedInEveryEscaping(t *testing.T) {
 					apiErr.Message, string(apiErr.Details), apiErr.ErrorID, apiErr.Path, string(apiErr.Body),
 					fmt.Sprint(apiErr.Header)}
 				for _, s := range seen {
-					for form, f := range escapings {
+					for form, f := range keyforms.Escapings {
 						assert.NotContains(t, s, f(key), "the %s form of the key leaked", form)
 					}
 				}

@@ -2,19 +2,13 @@ package otelconvo_test
 
 import (
 	"context"
-	"fmt"
-	"html"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
-	"unicode/utf16"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -31,6 +25,7 @@ import (
 
 	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
+	"github.com/convoapi/convo-go/internal/keyforms"
 	"github.com/convoapi/convo-go/otelconvo"
 )
 
@@ -316,48 +311,6 @@ func TestGlobalProviders(t *testing.T) {
 	}
 }
 
-// escapings are the ways a server, a proxy or an encoder may write a key
-// back: Go's quoting, JSON's \uXXXX, PHP's \/, URL and HTML escapes.
-var escapings = map[string]func(string) string{
-	"as is":       func(k string) string { return k },
-	"go quote":    func(k string) string { q := strconv.QuoteToASCII(k); return q[1 : len(q)-1] },
-	"go bytes":    func(k string) string { return perByte(k, `\x%02x`) },
-	"json \\u":    jsonEveryChar,
-	"\\u00XX":     func(k string) string { return perByte(k, `\u00%02x`) },
-	"slash":       func(k string) string { return strings.ReplaceAll(k, "/", `\/`) },
-	"url query":   url.QueryEscape,
-	"url path":    url.PathEscape,
-	"url bytes":   func(k string) string { return perByte(k, "%%%02X") },
-	"url lower":   func(k string) string { return perByte(k, "%%%02x") },
-	"html":        html.EscapeString,
-	"html number": func(k string) string { return perRune(k, "&#%d;") },
-	"html hex":    func(k string) string { return perRune(k, "&#x%X;") },
-}
-
-func perByte(s, format string) string {
-	var b strings.Builder
-	for _, c := range []byte(s) {
-		fmt.Fprintf(&b, format, c)
-	}
-	return b.String()
-}
-
-func perRune(s, format string) string {
-	var b strings.Builder
-	for _, r := range s {
-		fmt.Fprintf(&b, format, r)
-	}
-	return b.String()
-}
-
-func jsonEveryChar(s string) string {
-	var b strings.Builder
-	for _, u := range utf16.Encode([]rune(s)) {
-		fmt.Fprintf(&b, `\u%04x`, u)
-	}
-	return b.String()
-}
-
 // recorded is every string the spans and the metrics hold: names, status
 // descriptions, attribute keys and values, event names and attributes.
 func (r *rig) recorded(t *testing.T) []string {
@@ -401,20 +354,15 @@ func (r *rig) recorded(t *testing.T) []string {
 // and has the service echo it, in every escaping, in the message and the
 // details of an error: no span and no metric holds it in any escaping.
 func TestNoKeyInAnyAttribute(t *testing.T) {
-	keys := map[string]string{
-		"ascii":       "sk_live_4eC39HqLyjWDarjtT1zdp7dc",
-		"url special": "key/with+plus=and/slashes&more<>",
-		"unicode":     "clé-ünïcödé-秘密-🔑-0123456789",
-	}
-	for name, key := range keys {
-		t.Run(name, func(t *testing.T) {
+	for _, key := range keyforms.Keys {
+		t.Run(key[:6], func(t *testing.T) {
 			r := newRig(t, []fake.Option{fake.WithAPIKey(key)}, nil, convo.WithMaxRetries(0))
 			id := r.conversation(t)
 			_, err := r.client.Messages.List(t.Context(), key, nil)
 			require.Error(t, err)
 			_, err = r.client.Messages.List(t.Context(), id, &convo.ListMessagesParams{Cursor: key})
 			require.Error(t, err)
-			for _, esc := range escapings {
+			for _, esc := range keyforms.Escapings {
 				r.fake.AddFault(fake.Fault{Path: "/channels", Status: http.StatusBadRequest, Message: esc(key),
 					Details: map[string]string{"key": esc(key)}, Times: 1})
 				_, err = r.client.Channels.List(t.Context())
@@ -422,7 +370,7 @@ func TestNoKeyInAnyAttribute(t *testing.T) {
 			}
 			recorded := r.recorded(t)
 			require.NotEmpty(t, recorded)
-			for name, esc := range escapings {
+			for name, esc := range keyforms.Escapings {
 				for _, s := range recorded {
 					assert.NotContains(t, s, esc(key), name)
 				}

@@ -1,0 +1,64 @@
+// Package keyforms lists the ways a server, a proxy or another language's
+// encoder may write a secret back, for the tests that check that no form of
+// the API key leaks: Go's quoting, JSON's \uXXXX of every character (and of
+// every byte, as a Latin-1 mis-encoding does), PHP's \/, URL and HTML
+// escapes. It is test support, shared by the client's and otelconvo's tests.
+package keyforms
+
+import (
+	"fmt"
+	"html"
+	"net/url"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+)
+
+// Escapings are the escapings by name.
+var Escapings = map[string]func(string) string{
+	"as is":       func(k string) string { return k },
+	"go quote":    func(k string) string { q := strconv.QuoteToASCII(k); return q[1 : len(q)-1] },
+	"go bytes":    func(k string) string { return perByte(k, `\x%02x`) },
+	"json \\u":    jsonEveryChar,
+	"\\u00XX":     func(k string) string { return perByte(k, `\u00%02x`) },
+	"slash":       func(k string) string { return strings.ReplaceAll(k, "/", `\/`) },
+	"url query":   url.QueryEscape,
+	"url path":    url.PathEscape,
+	"url bytes":   func(k string) string { return perByte(k, "%%%02X") },
+	"url lower":   func(k string) string { return perByte(k, "%%%02x") },
+	"html":        html.EscapeString,
+	"html number": func(k string) string { return perRune(k, "&#%d;") },
+	"html hex":    func(k string) string { return perRune(k, "&#x%X;") },
+}
+
+// Keys are three keys to check with: plain ASCII, ASCII that URL and HTML
+// escape, and non-ASCII with a character outside the BMP.
+var Keys = []string{
+	"sk_live_4eC39HqLyjWDarjtT1zdp7dc",
+	"key/with+plus=and/slashes&more<>",
+	"clé-ünïcödé-秘密-🔑-0123456789",
+}
+
+func perByte(s, format string) string {
+	var b strings.Builder
+	for _, c := range []byte(s) {
+		fmt.Fprintf(&b, format, c)
+	}
+	return b.String()
+}
+
+func perRune(s, format string) string {
+	var b strings.Builder
+	for _, r := range s {
+		fmt.Fprintf(&b, format, r)
+	}
+	return b.String()
+}
+
+func jsonEveryChar(s string) string {
+	var b strings.Builder
+	for _, u := range utf16.Encode([]rune(s)) {
+		fmt.Fprintf(&b, `\u%04x`, u)
+	}
+	return b.String()
+}
