@@ -193,7 +193,7 @@ func (a *app) handlers() (api, adminOnly http.Handler) {
 		adminHere = notServed("the admin API is off: convofake listens beyond loopback (--addr " + a.cfg.addr +
 			"); restart it with --admin-addr 127.0.0.1:<port> to serve the admin API on loopback, or with --admin-on-public to serve it here")
 	}
-	return a.inFlight.wrap(closeUnread(logRequests(a.logger, withOpenAPI(route(a.srv.Handler(), adminHere))))), adminOnly
+	return a.inFlight.wrap(closeUnread(logRequests(a.logger, withRoot(withOpenAPI(route(a.srv.Handler(), adminHere)), a.baseURL, a.adminURL)))), adminOnly
 }
 
 // notServed answers every request with 404 admin_not_served and msg.
