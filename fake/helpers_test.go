@@ -83,7 +83,8 @@ func call(t *testing.T, s *fake.Server, method, path string, body any, headers .
 	return callRaw(t, s, method, path, body, headers...)
 }
 
-// callRaw is call without defaults: the headers are exactly those given. A
+// callRaw is call without defaults: the headers are exactly those given (a
+// name starting with "+" adds one more line of that header). A
 // string body is sent as is, another is JSON-encoded; a path starting with
 // http is a whole URL.
 func callRaw(t *testing.T, s *fake.Server, method, path string, body any, headers ...header) resp {
@@ -105,7 +106,9 @@ func callRaw(t *testing.T, s *fake.Server, method, path string, body any, header
 	req, err := http.NewRequest(method, url, rdr)
 	require.NoError(t, err)
 	for _, h := range headers {
-		if h[0] != "" {
+		if name, again := strings.CutPrefix(h[0], "+"); again {
+			req.Header.Add(name, h[1]) // a second line of the same header
+		} else if h[0] != "" {
 			req.Header.Set(h[0], h[1])
 		}
 	}
