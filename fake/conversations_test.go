@@ -199,6 +199,7 @@ func TestConversationFilterValues(t *testing.T) {
 		{"phone=123", nil, phone},
 		{"phone=1234567", nil, phone},
 		{"phone=1234567890123456", nil, phone},
+		{"phone=%2B55+(11)+abc+88888-0004", nil, "phone must be a country code plus digits; only spaces and + - ( ) . may separate them"},
 		{"cursor=forged", nil, "cursor is invalid: pass the next_cursor of the previous page unchanged"},
 		{"phone=%2B55+(11)+98765-4321", []string{c}, ""},
 		{"phone=12345678", []string{}, ""},

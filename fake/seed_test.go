@@ -85,6 +85,8 @@ func TestLoadSeedErrorsNameThePlace(t *testing.T) {
 		{`{"companies":[{"channels":[{"channel":"chatapp","provider_identifier":"1"}],"contacts":[{"channel":"nope","phone":"5511987654321"}]}]}`,
 			`companies[0].contacts[0].channel: unknown channel "nope"`},
 		{one + `"contacts":[{"channel":"c","phone":"123"}]}]}`, `companies[0].contacts[0].phone: "123": phone number must have 8 to 15 digits`},
+		{one + `"contacts":[{"channel":"c","phone":"+55 (11) abc 88888-0004"}]}]}`,
+			`companies[0].contacts[0].phone: "+55 (11) abc 88888-0004": phone number must be a country code plus digits; only spaces and + - ( ) . may separate them`},
 		{one + `"contacts":[{"channel":"c"}]}]}`, `companies[0].contacts[0].phone: a chatapp contact needs a phone`},
 		{one + `"contacts":[{"channel":"c","phone":"5511987654321"},{"channel":"c","phone":"+55 11 98765-4321"}]}]}`,
 			`companies[0].contacts[1].phone: 5511987654321 is already contact`},
