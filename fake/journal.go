@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"path"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -163,7 +165,8 @@ func redactPath(escaped string, keys []string) string {
 // redactQuery replaces the keys in a parsed query, in names and values.
 func redactQuery(q url.Values, keys []string) url.Values {
 	out := make(url.Values, len(q))
-	for name, vs := range q {
+	for _, name := range slices.Sorted(maps.Keys(q)) { // names that redact alike merge in a stable order
+		vs := q[name]
 		for i, v := range vs {
 			vs[i] = redactString(v, keys)
 		}

@@ -15,8 +15,8 @@ import (
 // The router matches the escaped path: an id holding an encoded "/" is one
 // segment and reaches its endpoint, which answers with its own 404 code.
 func TestEscapedIDReachesItsEndpoint(t *testing.T) {
-	s, b := newBasic(t)
-	conv := b.co.AddConversation(fake.Conversation{ID: "abc/def", ContactID: b.ana})
+	s, b := newBasic(t, fake.WithReadableIDs())
+	conv := b.co.AddConversation(fake.Conversation{ID: "abc/def", ContactID: b.ana}) // WithReadableIDs
 	b.co.Inbound(conv, "hello", t0.Add(-time.Hour))
 	tests := []struct {
 		name, path string
