@@ -15,10 +15,11 @@ const ExtensibleEnum = "x-extensible-enum"
 // uuidPattern is the textual form of a UUID (RFC 9562), any version.
 const uuidPattern = `^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`
 
-// CheckUUIDs says whether format: uuid is checked. Not yet: the fake takes
-// any id a seed gives (the fake's own tests seed ids such as "c1"); once it
-// refuses a seed id that is not a UUID, this turns on.
-const CheckUUIDs = false
+// CheckUUIDs says whether format: uuid is checked. It is: the fake refuses
+// a seed id that is not a UUID, so every id it shows is one, unless a test
+// builds it with fake.WithReadableIDs (whose answers then fail this check
+// wherever such an id shows).
+const CheckUUIDs = true
 
 // schemaOptions make the validator check the formats (date-time; uuid as
 // uuidPattern when CheckUUIDs) as well as the types.
