@@ -39,7 +39,8 @@ type Request struct {
 	Query url.Values
 	// Header holds the request headers: Authorization and X-Api-Key
 	// redacted (Authorization keeps its scheme: "Bearer [REDACTED]"), and
-	// every company's API key wherever it appears in another value.
+	// every company's API key wherever it appears in another value or in
+	// a header's name (the name then becomes [Redacted]).
 	Header http.Header
 	// Body is the request body, with every company's API key redacted
 	// wherever it appears, also inside a string literal that spells it with
@@ -269,7 +270,8 @@ func truncateBody(b []byte, max int) []byte {
 }
 
 // redactHeader copies h with the values of Authorization (keeping its
-// scheme) and X-Api-Key replaced, and the keys replaced in every other value.
+// scheme) and X-Api-Key replaced, the keys replaced in every other value,
+// and a name that holds a key replaced whole.
 func redactHeader(src http.Header, keys []string) http.Header {
 	h := http.Header{}
 	for name, vs := range src {
@@ -288,9 +290,23 @@ func redactHeader(src http.Header, keys []string) http.Header {
 				out[i] = redactString(v, keys)
 			}
 		}
-		h[name] = out
+		name = redactName(name, keys)
+		h[name] = append(h[name], out...)
 	}
 	return h
+}
+
+// redactName is a header name with the keys it holds redacted, whatever
+// their case: the name was canonicalized ("Fake-Api-Key" for a header
+// sent as "fake-api-key").
+func redactName(name string, keys []string) string {
+	lower := strings.ToLower(name)
+	for _, k := range keys {
+		if k != "" && strings.Contains(lower, strings.ToLower(k)) {
+			return Redacted
+		}
+	}
+	return name
 }
 
 // redactString replaces the keys wherever they appear in v.
