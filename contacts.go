@@ -44,11 +44,14 @@ type Confirmation struct {
 }
 
 // ErrInvalidPhone reports a number that has fewer than 8 or more than 15
-// digits once normalized.
+// digits once normalized, or that holds something other than digits and
+// the separators (a letter, an underscore).
 var ErrInvalidPhone = phone.ErrInvalid
 
 // NormalizePhone applies the service's phone rule (OpenAPI lookupContact): keep the
-// digits, which must number 8 to 15. "+55 (11) 98765-4321" → "5511987654321".
+// digits, which must number 8 to 15; spaces and + - ( ) . may separate
+// them, anything else is refused. "+55 (11) 98765-4321" → "5511987654321";
+// "+55 (11) abc 88888-0004" is [ErrInvalidPhone].
 // The SDK never normalizes behind your back; call it where you want it.
 func NormalizePhone(s string) (string, error) {
 	n, err := phone.Normalize(s)

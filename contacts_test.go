@@ -166,7 +166,7 @@ func TestNormalizePhone(t *testing.T) {
 		require.NoError(t, err, in)
 		assert.Equal(t, want, got, in)
 	}
-	for _, in := range []string{"", "1234567", "1234567890123456", "abc"} {
+	for _, in := range []string{"", "1234567", "1234567890123456", "abc", "+55 (11) abc 88888-0004", "5511988880004x"} {
 		_, err := convo.NormalizePhone(in)
 		assert.ErrorIs(t, err, convo.ErrInvalidPhone, in)
 	}

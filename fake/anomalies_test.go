@@ -18,7 +18,7 @@ func TestAnomaliesExactReport(t *testing.T) {
 	co := b.co
 	h := func(x float64) time.Time { return t0.Add(-time.Duration(x * float64(time.Hour))) }
 	conv := func(id, contact, agent string) string {
-		return co.AddConversation(fake.Conversation{ID: id, ContactID: contact, AssignedTo: agent})
+		return co.AddConversation(fake.Conversation{ID: uid(id), ContactID: contact, AssignedTo: agent})
 	}
 	// Waiting 5.25 h, nothing went out: unanswered, unassigned.
 	c1 := conv("c1", b.ana, "")
@@ -58,7 +58,7 @@ func TestAnomaliesExactReport(t *testing.T) {
 
 	item := func(id, contact, channel, account string, in float64, last float64, wait string, assigned bool, unread int) string {
 		return fmt.Sprintf(`{"conversation_id":%q,"contact_id":%q,"channel":%q,"channel_account_id":%q,"last_inbound_at":%q,"last_message_at":%q,"waiting_hours":%s,"assigned":%t,"unread_count":%d}`,
-			id, contact, channel, account, h(in).UTC().Format("2006-01-02T15:04:05.000Z"), h(last).UTC().Format("2006-01-02T15:04:05.000Z"), wait, assigned, unread)
+			uid(id), contact, channel, account, h(in).UTC().Format("2006-01-02T15:04:05.000Z"), h(last).UTC().Format("2006-01-02T15:04:05.000Z"), wait, assigned, unread)
 	}
 	r := get(t, s, "/conversations/anomalies?include=unassigned,automation_only")
 	raw := r.Data(t, 200)
@@ -110,7 +110,7 @@ func unanswered(t *testing.T, r resp) (count int, ids []string) {
 	}
 	require.NoError(t, json.Unmarshal([]byte(r.Data(t, 200)), &data))
 	for _, it := range data.Buckets.Unanswered.Items {
-		ids = append(ids, it.ID)
+		ids = append(ids, readable(it.ID)) // the name given to uid
 	}
 	return data.Buckets.Unanswered.Count, ids
 }
@@ -118,7 +118,7 @@ func unanswered(t *testing.T, r resp) (count int, ids []string) {
 func TestAnomaliesTiesByConversationID(t *testing.T) {
 	s, b := newBasic(t)
 	for _, id := range []string{"c-b", "c-c", "c-a"} {
-		b.co.Inbound(b.co.AddConversation(fake.Conversation{ID: id, ContactID: b.ana}), "x", t0.Add(-5*time.Hour))
+		b.co.Inbound(b.co.AddConversation(fake.Conversation{ID: uid(id), ContactID: b.ana}), "x", t0.Add(-5*time.Hour))
 	}
 	_, got := unanswered(t, get(t, s, "/conversations/anomalies"))
 	assert.Equal(t, []string{"c-a", "c-b", "c-c"}, got)
@@ -127,7 +127,7 @@ func TestAnomaliesTiesByConversationID(t *testing.T) {
 func TestAnomaliesItemsCappedWorstFirst(t *testing.T) {
 	s, b := newBasic(t)
 	for i := 0; i < 150; i++ {
-		c := b.co.AddConversation(fake.Conversation{ID: fmt.Sprintf("c%03d", i), ContactID: b.ana})
+		c := b.co.AddConversation(fake.Conversation{ID: uid(fmt.Sprintf("c%03d", i)), ContactID: b.ana})
 		b.co.Inbound(c, "x", t0.Add(-4*time.Hour-time.Duration(i)*time.Minute)) // c149 waits longest
 	}
 	count, got := unanswered(t, get(t, s, "/conversations/anomalies?limit=100"))
@@ -208,7 +208,7 @@ func TestAnomaliesInclude(t *testing.T) {
 func TestAnomaliesThresholdEdgesAndDecimals(t *testing.T) {
 	s, b := newBasic(t, fake.WithAnomalyCacheTTL(0))
 	mk := func(id, contact string, ago time.Duration) {
-		b.co.Inbound(b.co.AddConversation(fake.Conversation{ID: id, ContactID: contact}), "x", t0.Add(-ago))
+		b.co.Inbound(b.co.AddConversation(fake.Conversation{ID: uid(id), ContactID: contact}), "x", t0.Add(-ago))
 	}
 	mk("a-1h", b.ana, time.Hour)
 	mk("a-59m", b.ana, time.Hour-time.Second)
@@ -244,12 +244,12 @@ func TestAnomaliesThresholdEdgesAndDecimals(t *testing.T) {
 // failed automation reply does not make it automation_only.
 func TestFailedReplyDidNotGoOut(t *testing.T) {
 	s, b := newBasic(t, fake.WithAnomalyCacheTTL(0))
-	c := b.co.AddConversation(fake.Conversation{ID: "c-failed", ContactID: b.ana})
+	c := b.co.AddConversation(fake.Conversation{ID: uid("failed"), ContactID: b.ana})
 	b.co.Inbound(c, "hello?", t0.Add(-6*time.Hour))
 	b.co.AddMessage(c, fake.Message{Sender: fake.SenderAutomation, Text: "auto", Status: "failed", FailureReason: "outside session window", At: t0.Add(-5 * time.Hour)})
 	q := func() resp { return get(t, s, "/conversations/anomalies?include=automation_only") }
 	raw := q().Data(t, 200)
-	assert.Contains(t, raw, `"unanswered":{"count":1,"items":[{"conversation_id":"c-failed"`)
+	assert.Contains(t, raw, `"unanswered":{"count":1,"items":[{"conversation_id":"`+uid("failed")+`"`)
 	assert.Contains(t, raw, `"automation_only":{"count":0,"items":[]}`)
 	// A queued reply is on its way: it counts.
 	b.co.AddMessage(c, fake.Message{Sender: fake.SenderAutomation, Text: "retry", Status: "queued", At: t0.Add(-4 * time.Hour)})
@@ -262,14 +262,14 @@ func TestFailedReplyDidNotGoOut(t *testing.T) {
 // reply, whoever is named as their sender.
 func TestSystemTypeIsNeutral(t *testing.T) {
 	s, b := newBasic(t, fake.WithAnomalyCacheTTL(0))
-	only := b.co.AddConversation(fake.Conversation{ID: "only-system", ContactID: b.ana})
+	only := b.co.AddConversation(fake.Conversation{ID: uid("system"), ContactID: b.ana})
 	b.co.AddMessage(only, fake.Message{Sender: fake.SenderContact, Type: "system", At: t0.Add(-5 * time.Hour)})
-	waiting := b.co.AddConversation(fake.Conversation{ID: "waiting", ContactID: b.bob})
+	waiting := b.co.AddConversation(fake.Conversation{ID: uid("wait"), ContactID: b.bob})
 	b.co.Inbound(waiting, "hi", t0.Add(-6*time.Hour))
 	b.co.AddMessage(waiting, fake.Message{Sender: fake.SenderAgent, Type: "system", At: t0.Add(-5 * time.Hour)})
 	raw := get(t, s, "/conversations/anomalies").Data(t, 200)
 	assert.Contains(t, raw, `"never_engaged":{"count":1}`)
-	assert.Contains(t, raw, `"unanswered":{"count":1,"items":[{"conversation_id":"waiting"`)
+	assert.Contains(t, raw, `"unanswered":{"count":1,"items":[{"conversation_id":"`+uid("wait")+`"`)
 }
 
 // getAnomalies caches its report on the server's clock, per company and per

@@ -65,7 +65,7 @@ func answersAt(t *testing.T, now time.Time) dateAnswers {
 	conv := func(id string) string {
 		phone++
 		ct := co.AddContact(fake.Contact{ChannelAccountID: acc, PhoneNumber: fmt.Sprint(phone)})
-		return co.AddConversation(fake.Conversation{ID: id, ContactID: ct})
+		return co.AddConversation(fake.Conversation{ID: uid(id), ContactID: ct})
 	}
 	msg := func(conv, id string, ago time.Duration) {
 		co.AddMessage(conv, fake.Message{MessageID: id, Sender: fake.SenderAgent, Text: id, At: now.Add(-ago)})
@@ -94,7 +94,7 @@ func answersAt(t *testing.T, now time.Time) dateAnswers {
 	report, err := c.Anomalies.Get(ctx, nil)
 	require.NoError(t, err)
 	for _, it := range report.Buckets.Unanswered.Items {
-		got.Unanswered = append(got.Unanswered, it.ConversationID)
+		got.Unanswered = append(got.Unanswered, readable(it.ConversationID))
 		got.WaitingHours = append(got.WaitingHours, it.WaitingHours)
 	}
 	got.Ceilings = report.Window.CeilingHoursByChannel

@@ -19,9 +19,12 @@ import (
 // every company's hash is compared, so neither the position of the first
 // differing byte nor the matching company shows in the timing.
 func (s *Server) authenticate(r *http.Request) (*company, *apiError) {
-	key, ok := requestKey(r)
+	key, why := requestKey(r.Header)
+	if why != "" {
+		return nil, errf(http.StatusUnauthorized, convo.CodeUnauthorized, msgUnauthorizedPrefix+why)
+	}
 	unauthorized := errf(http.StatusUnauthorized, convo.CodeUnauthorized, msgUnauthorized)
-	if !ok {
+	if key == "" {
 		return nil, unauthorized
 	}
 	h := sha256.Sum256([]byte(key))
@@ -39,25 +42,48 @@ func (s *Server) authenticate(r *http.Request) (*company, *apiError) {
 	return found, nil
 }
 
-// requestKey extracts the key of one of the three header forms. When
-// Authorization is present it decides; the schemes are matched without
-// regard to case, as HTTP auth schemes are.
-func requestKey(r *http.Request) (string, bool) {
-	if auth := r.Header.Get("Authorization"); auth != "" {
-		scheme, key, found := strings.Cut(strings.TrimSpace(auth), " ")
-		key = strings.TrimSpace(key)
-		if !found || key == "" {
-			return "", false
-		}
-		if strings.EqualFold(scheme, "Bearer") || strings.EqualFold(scheme, "ApiKey") {
-			return key, true
-		}
-		return "", false
+// msgUnauthorizedPrefix starts the 401 text that says why a request giving
+// two keys is refused.
+const msgUnauthorizedPrefix = "Invalid or missing API key: "
+
+// requestKey extracts the key of one of the three header forms ("" when
+// there is none). When Authorization is present it decides; the schemes
+// are matched without regard to case, as HTTP auth schemes are. Two values
+// for the key are never resolved by picking one: two Authorization lines,
+// two x-api-key lines, or both forms with different keys return why they
+// are refused (docs/behaviour.md, Strict input).
+func requestKey(h http.Header) (key, why string) {
+	const once = "; send the key once."
+	auths, xs := h.Values("Authorization"), h.Values("X-Api-Key")
+	switch {
+	case len(auths) > 1:
+		return "", "the Authorization header is given more than once" + once
+	case len(xs) > 1:
+		return "", "the x-api-key header is given more than once" + once
 	}
-	if key := strings.TrimSpace(r.Header.Get("X-Api-Key")); key != "" {
-		return key, true
+	x := ""
+	if len(xs) == 1 {
+		x = strings.TrimSpace(xs[0])
 	}
-	return "", false
+	if len(auths) == 0 || auths[0] == "" {
+		return x, ""
+	}
+	key = authorizationKey(auths[0])
+	if key != "" && x != "" && subtle.ConstantTimeCompare([]byte(key), []byte(x)) != 1 {
+		return "", "Authorization and x-api-key give different keys" + once
+	}
+	return key, ""
+}
+
+// authorizationKey is the key of an Authorization value of the Bearer or
+// ApiKey scheme, "" for any other value.
+func authorizationKey(auth string) string {
+	scheme, key, found := strings.Cut(strings.TrimSpace(auth), " ")
+	key = strings.TrimSpace(key)
+	if !found || !(strings.EqualFold(scheme, "Bearer") || strings.EqualFold(scheme, "ApiKey")) {
+		return ""
+	}
+	return key
 }
 
 // limiter holds the token buckets of the request limit (per key) and of the

@@ -73,6 +73,40 @@ func TestUnauthorizedBeforeRateLimitAndAfterRouting(t *testing.T) {
 	assert.Equal(t, 200, get(t, s, "/channels").Status)
 }
 
+// Two values for the key — two Authorization headers, two x-api-key
+// headers, or both forms with different keys — are 401 with a text saying
+// why, even when one of them is the right key: the fake never picks one
+// (docs/behaviour.md, Strict input). Both forms with the same key are one key.
+func TestTwoKeysAreRefused(t *testing.T) {
+	s := newServer(t)
+	key := s.APIKey()
+	const (
+		twoAuth = "Invalid or missing API key: the Authorization header is given more than once; send the key once."
+		twoX    = "Invalid or missing API key: the x-api-key header is given more than once; send the key once."
+		both    = "Invalid or missing API key: Authorization and x-api-key give different keys; send the key once."
+	)
+	tests := []struct {
+		name    string
+		headers []header
+		msg     string
+	}{
+		{"two Authorization", []header{bearer(key), {"+Authorization", "Bearer other"}}, twoAuth},
+		{"two Authorization, same key", []header{bearer(key), {"+Authorization", "Bearer " + key}}, twoAuth},
+		{"two Authorization, wrong first", []header{bearer("other"), {"+Authorization", "ApiKey " + key}}, twoAuth},
+		{"two x-api-key", []header{{"x-api-key", key}, {"+x-api-key", "other"}}, twoX},
+		{"Authorization and another x-api-key", []header{bearer(key), {"x-api-key", "other"}}, both},
+		{"x-api-key and another Authorization", []header{{"x-api-key", key}, {"Authorization", "ApiKey other"}}, both},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := callRaw(t, s, "GET", "/v1/channels", nil, tc.headers...)
+			assertError(t, r, 401, "UNAUTHORIZED", tc.msg, "/api/v1/channels", "GET", "")
+		})
+	}
+	same := callRaw(t, s, "GET", "/v1/channels", nil, bearer(key), header{"x-api-key", key})
+	assert.Equal(t, 200, same.Status, "%s", same.Body)
+}
+
 // Every operation of api/openapi.yaml can answer 401: without a valid
 // header key, every authenticated route answers 401 UNAUTHORIZED,
 // whatever else is wrong with the request (bad parameters, bad body,

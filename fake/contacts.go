@@ -2,6 +2,7 @@ package fake
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 
@@ -19,7 +20,7 @@ const (
 func normalizeParam(name, v string) (string, *apiError) {
 	norm, err := phone.Normalize(v)
 	if err != nil {
-		return "", invalidParam(name + " must have 8 to 15 digits")
+		return "", phoneParamError(name, err)
 	}
 	return norm, nil
 }
@@ -253,4 +254,13 @@ func (s *Server) handleRemoveTags(w http.ResponseWriter, r *http.Request, co *co
 		return
 	}
 	s.writeJSON(w, http.StatusOK, convo.Confirmation{Message: MsgTagsRemoved})
+}
+
+// phoneParamError is the INVALID_PARAM of a phone parameter that
+// phone.Normalize refused, naming the parameter and what is wrong.
+func phoneParamError(name string, err error) *apiError {
+	if errors.Is(err, phone.ErrNotDigits) {
+		return invalidParam(name + " must be a country code plus digits; only spaces and + - ( ) . may separate them")
+	}
+	return invalidParam(name + " must have 8 to 15 digits")
 }

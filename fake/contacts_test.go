@@ -85,14 +85,21 @@ func TestMissingParamNamesEachField(t *testing.T) {
 // INVALID_PARAM naming phone_number, whatever the formatting.
 func TestPhoneBoundsOnEveryContactEndpoint(t *testing.T) {
 	s, b := newBasic(t)
+	const (
+		digits    = " must have 8 to 15 digits"
+		notDigits = " must be a country code plus digits; only spaces and + - ( ) . may separate them"
+	)
 	type ep struct{ method, path string }
 	eps := []ep{{"POST", "/v1/chatapp/contacts"}, {"GET", "/v1/chatapp/contacts/lookup"}, {"PATCH", "/v1/chatapp/contacts/custom-fields"},
 		{"DELETE", "/v1/chatapp/contacts/tags"}, {"POST", "/v1/chatapp/sequences/cancel"}}
 	for _, e := range eps {
 		for _, ph := range []struct {
-			v  string
-			ok bool
-		}{{"1234567", false}, {"+1 (234) 567", false}, {"1234567890123456", false}, {"abc", false}, {"12345678", true}, {"+123 456 789 012 345", true}} {
+			v   string
+			msg string // "": accepted
+		}{{"1234567", digits}, {"+1 (234) 567", digits}, {"1234567890123456", digits}, {"abc", notDigits},
+			{"+55 (11) abc 88888-0004", notDigits}, {"5511988880004x", notDigits}, {"55_11_98888_0004", notDigits},
+			{"+55\t11988880004", notDigits}, {"５５11988880004", notDigits},
+			{"12345678", ""}, {"+123 456 789 012 345", ""}, {"+55 (11) 98888.0004", ""}} {
 			t.Run(e.method+" "+e.path+" "+ph.v, func(t *testing.T) {
 				body := map[string]any{"phone_number_id": b.chatPNID, "phone_number": ph.v, "name": "N", "custom_fields": map[string]string{}, "tag_ids": "x"}
 				var r resp
@@ -101,11 +108,11 @@ func TestPhoneBoundsOnEveryContactEndpoint(t *testing.T) {
 				} else {
 					r = call(t, s, e.method, e.path, body)
 				}
-				if ph.ok {
+				if ph.msg == "" {
 					assert.Contains(t, []int{200, 201, 404}, r.Status, "%s", r.Body)
 					return
 				}
-				assertError(t, r, 400, "INVALID_PARAM", "phone_number must have 8 to 15 digits", "/api"+e.path, e.method, "")
+				assertError(t, r, 400, "INVALID_PARAM", "phone_number"+ph.msg, "/api"+e.path, e.method, "")
 			})
 		}
 	}

@@ -75,7 +75,7 @@ func parseConvFilters(q url.Values) (convFilters, *apiError) {
 	if v, ok := q["phone"]; ok {
 		norm, err := phone.Normalize(v[0])
 		if err != nil {
-			return f, invalidParam("phone must have 8 to 15 digits")
+			return f, phoneParamError("phone", err)
 		}
 		f.Phone = norm
 	}

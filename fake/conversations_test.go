@@ -38,12 +38,12 @@ func (p convPage) ids() []string {
 
 func TestConversationItemExact(t *testing.T) {
 	s, b := newBasic(t)
-	cv := b.co.AddConversation(fake.Conversation{ID: "c1", ContactID: b.ana, AssignedTo: "Marta", CreatedAt: t0.Add(-3 * time.Hour)})
+	cv := b.co.AddConversation(fake.Conversation{ID: uid("c1"), ContactID: b.ana, AssignedTo: "Marta", CreatedAt: t0.Add(-3 * time.Hour)})
 	b.co.Inbound(cv, "hi", t0.Add(-2*time.Hour))
 	b.co.Inbound(cv, "anyone?", t0.Add(-90*time.Minute))
 	b.co.Reply(cv, fake.SenderAutomation, "We will answer soon", t0.Add(-89*time.Minute))
 	r := get(t, s, "/conversations")
-	assert.JSONEq(t, `{"items":[{"id":"c1","contact_id":"`+b.ana+`","channel":"chatapp","channel_account_id":"`+b.chat+`",
+	assert.JSONEq(t, `{"items":[{"id":"`+uid("c1")+`","contact_id":"`+b.ana+`","channel":"chatapp","channel_account_id":"`+b.chat+`",
 	  "channel_identifier":"5511987654321","status":"open","assigned":true,"unread_count":2,
 	  "last_inbound_at":"2026-11-22T08:30:00.000Z","last_message_at":"2026-11-22T08:31:00.000Z","created_at":"2026-11-22T07:00:00.000Z"}],
 	  "next_cursor":null}`, r.Data(t, 200))
@@ -56,7 +56,7 @@ func TestConversationFilters(t *testing.T) {
 	chat2 := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000002"})
 	ana2 := co.AddContact(fake.Contact{ChannelAccountID: chat2, PhoneNumber: "5511987654321", Name: "Ana"})
 	mk := func(id, contact string, status convo.ConversationStatus, agent string, lastAgo time.Duration) string {
-		c := co.AddConversation(fake.Conversation{ID: id, ContactID: contact, Status: status, AssignedTo: agent, CreatedAt: t0.Add(-48 * time.Hour)})
+		c := co.AddConversation(fake.Conversation{ID: uid(id), ContactID: contact, Status: status, AssignedTo: agent, CreatedAt: t0.Add(-48 * time.Hour)})
 		co.Inbound(c, "msg", t0.Add(-lastAgo))
 		return c
 	}
@@ -199,6 +199,7 @@ func TestConversationFilterValues(t *testing.T) {
 		{"phone=123", nil, phone},
 		{"phone=1234567", nil, phone},
 		{"phone=1234567890123456", nil, phone},
+		{"phone=%2B55+(11)+abc+88888-0004", nil, "phone must be a country code plus digits; only spaces and + - ( ) . may separate them"},
 		{"cursor=forged", nil, "cursor is invalid: pass the next_cursor of the previous page unchanged"},
 		{"phone=%2B55+(11)+98765-4321", []string{c}, ""},
 		{"phone=12345678", []string{}, ""},

@@ -103,3 +103,13 @@ func ExampleWithJournalBytes() {
 	// Output:
 	// <nil> true true
 }
+
+func ExampleServer_RedactKeys() {
+	s := fake.NewServer(fake.WithAPIKey("secret-key"))
+	defer s.Close()
+	// For the log lines of a server that wraps the fake: a key a client
+	// sent as an id is not written out.
+	fmt.Println(s.RedactKeys("/v1/conversations/secret-key/messages"))
+	// Output:
+	// /v1/conversations/[REDACTED]/messages
+}

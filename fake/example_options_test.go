@@ -253,3 +253,17 @@ func ExampleWithPublicURL() {
 	// Output:
 	// true
 }
+
+func ExampleWithReadableIDs() {
+	// Ids read better in some tests; the service's are UUIDs, so this is an
+	// explicit choice.
+	s := fake.NewServer(fake.WithReadableIDs())
+	defer s.Close()
+	co := s.Company()
+	line := co.AddChannel(fake.ChannelAccount{ID: "support", Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
+	ana := co.AddContact(fake.Contact{ID: "ana", ChannelAccountID: line, PhoneNumber: "5511987654321"})
+	conv := co.AddConversation(fake.Conversation{ID: "c-1", ContactID: ana})
+	fmt.Println(line, ana, conv)
+	// Output:
+	// support ana c-1
+}

@@ -19,7 +19,7 @@ func ExampleLoadSeed() {
 	  "companies": [{
 	    "channels": [{"ref": "support", "channel": "chatapp", "display_name": "Support", "provider_identifier": "5511940000001"}],
 	    "contacts": [{"ref": "ana", "channel": "support", "phone": "+55 11 98765-4321", "name": "Ana"}],
-	    "conversations": [{"id": "c-1", "contact": "ana", "messages": [
+	    "conversations": [{"id": "c0000000-0000-4000-8000-000000000001", "contact": "ana", "messages": [
 	      {"sender": "contact", "text": "Where is my order?", "ago": "5h"}
 	    ]}]
 	  }]
@@ -44,7 +44,7 @@ func ExampleLoadSeed() {
 	_, err = fake.LoadSeed(strings.NewReader(`{"companies": [{"channels": [{"channel": "fax"}]}]}`))
 	fmt.Println(err != nil)
 	// Output:
-	// c-1 5 2026-11-22T10:00:00Z
+	// c0000000-0000-4000-8000-000000000001 5 2026-11-22T10:00:00Z
 	// true
 }
 
@@ -128,7 +128,7 @@ func ExampleServer_AddCompany() {
 	defer s.Close()
 	mine := s.Company()
 	line := mine.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
-	conv := mine.AddConversation(fake.Conversation{ID: "c-1", ContactID: mine.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "5511987654321"})})
+	conv := mine.AddConversation(fake.Conversation{ContactID: mine.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "5511987654321"})})
 
 	// Another tenant: its key sees nothing of the first company's data.
 	other := s.AddCompany("other-key")
@@ -201,11 +201,11 @@ func ExampleCompany_AddChannel() {
 
 	// For chatapp, ProviderIdentifier is the phone_number_id of the contact
 	// endpoints.
-	id := co.AddChannel(fake.ChannelAccount{ID: "acc-1", Channel: convo.ChannelChatapp, DisplayName: "Support", ProviderIdentifier: "5511940000001"})
+	id := co.AddChannel(fake.ChannelAccount{ID: "0b6f2c1e-1111-4a5b-9c3d-000000000001", Channel: convo.ChannelChatapp, DisplayName: "Support", ProviderIdentifier: "5511940000001"})
 	accounts, _ := s.Client().Channels.List(context.Background())
 	fmt.Println(id, accounts[0].ID, accounts[0].ProviderIdentifier)
 	// Output:
-	// acc-1 acc-1 5511940000001
+	// 0b6f2c1e-1111-4a5b-9c3d-000000000001 0b6f2c1e-1111-4a5b-9c3d-000000000001 5511940000001
 }
 
 func ExampleCompany_AddWebchatWidget() {
@@ -251,11 +251,12 @@ func ExampleCompany_AddConversation() {
 	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"})
 	ana := co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "5511987654321"})
 
-	conv := co.AddConversation(fake.Conversation{ID: "c-1", ContactID: ana, AssignedTo: "Marta"})
+	// Ids are UUIDs, as the service's; leave ID out for a generated one.
+	conv := co.AddConversation(fake.Conversation{ID: "c0000000-0000-4000-8000-000000000001", ContactID: ana, AssignedTo: "Marta"})
 	st, _ := s.Conversation(conv)
 	fmt.Println(conv, st.Channel, st.Status, st.AssignedTo)
 	// Output:
-	// c-1 chatapp open Marta
+	// c0000000-0000-4000-8000-000000000001 chatapp open Marta
 }
 
 func ExampleCompany_AddMessage() {

@@ -2,6 +2,7 @@ package fake_test
 
 import (
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
 	"io"
 	"maps"
@@ -28,6 +29,31 @@ const ts0 = "2026-11-22T10:00:00.000Z"
 func newServer(t *testing.T, opts ...fake.Option) *fake.Server {
 	t.Helper()
 	return fake.New(t, append([]fake.Option{fake.WithClock(fake.NewManualClock(t0)), fake.WithHandlerMiddleware(oascheck.Middleware(t))}, opts...)...)
+}
+
+// uid is a UUID that reads as name (at most 12 bytes), for tests that
+// give conversations readable ids: the service's ids are UUIDs
+// (docs/behaviour.md, The fake). Names keep their order: uid("c1") <
+// uid("c10") < uid("c2"); readable(uid(name)) is name.
+func uid(name string) string {
+	h := hex.EncodeToString([]byte(name))
+	if len(h) > 24 {
+		panic("uid: name longer than 12 bytes: " + name)
+	}
+	h += strings.Repeat("0", 24-len(h))
+	return h[:8] + "-" + h[8:12] + "-4000-8000-" + h[12:]
+}
+
+// readable is the name of a uid, or id itself when it is not one.
+func readable(id string) string {
+	if len(id) != 36 || id[13:24] != "-4000-8000-" {
+		return id
+	}
+	b, err := hex.DecodeString(id[:8] + id[9:13] + id[24:])
+	if err != nil {
+		return id
+	}
+	return string(bytes.TrimRight(b, "\x00"))
 }
 
 // resp is a raw answer.
@@ -83,7 +109,8 @@ func call(t *testing.T, s *fake.Server, method, path string, body any, headers .
 	return callRaw(t, s, method, path, body, headers...)
 }
 
-// callRaw is call without defaults: the headers are exactly those given. A
+// callRaw is call without defaults: the headers are exactly those given (a
+// name starting with "+" adds one more line of that header). A
 // string body is sent as is, another is JSON-encoded; a path starting with
 // http is a whole URL.
 func callRaw(t *testing.T, s *fake.Server, method, path string, body any, headers ...header) resp {
@@ -105,7 +132,9 @@ func callRaw(t *testing.T, s *fake.Server, method, path string, body any, header
 	req, err := http.NewRequest(method, url, rdr)
 	require.NoError(t, err)
 	for _, h := range headers {
-		if h[0] != "" {
+		if name, again := strings.CutPrefix(h[0], "+"); again {
+			req.Header.Add(name, h[1]) // a second line of the same header
+		} else if h[0] != "" {
 			req.Header.Set(h[0], h[1])
 		}
 	}

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"path"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,19 +28,23 @@ type Request struct {
 	// "/channels" or "/conversations/abc%2Fdef/messages", which the path
 	// patterns of [Server.RequestsMatching] match.
 	// Outside the API it is the whole path ("/_files/...").
+	// A segment that holds a company's API key (a key sent as an id), as
+	// sent or percent-escaped, has it replaced by [Redacted].
 	Path string
 	// CompanyID is the id of the company whose key the request carried; ""
 	// without a valid key.
 	CompanyID string
 	// Query is the parsed query string, with every company's API key
-	// redacted wherever it appears.
+	// redacted wherever it appears, in names and values.
 	Query url.Values
 	// Header holds the request headers: Authorization and X-Api-Key
 	// redacted (Authorization keeps its scheme: "Bearer [REDACTED]"), and
-	// every company's API key wherever it appears in another value.
+	// every company's API key wherever it appears in another value or in
+	// a header's name (the name then becomes [Redacted]).
 	Header http.Header
 	// Body is the request body, with every company's API key redacted
-	// wherever it appears. It is nil when the request had no valid key: the
+	// wherever it appears, also inside a string literal that spells it with
+	// \u escapes (that literal is then written back re-encoded). It is nil when the request had no valid key: the
 	// server reads no body before the key is checked. A body longer than
 	// the journal keeps (64 KiB, less under a small [WithJournalBytes]) is
 	// cut and ends with a marker line "[fake: body truncated, N bytes in
@@ -125,19 +131,99 @@ func (s *Server) record(r *http.Request, co *company, keys []string, body []byte
 	}
 	prefix, rel := splitPrefix(r.URL.EscapedPath())
 	entry := Request{
-		Method: r.Method, Prefix: prefix, Path: rel, CompanyID: companyID,
-		Query: r.URL.Query(), Header: redactHeader(r.Header, keys),
+		Method: r.Method, Prefix: prefix, Path: redactPath(rel, keys), CompanyID: companyID,
+		Query: redactQuery(r.URL.Query(), keys), Header: redactHeader(r.Header, keys),
 		BodySize: len(body), Status: status, Time: s.clock.Now(),
 	}
-	for _, vs := range entry.Query {
+	if body != nil {
+		entry.Body = truncateBody(redactJSONStrings([]byte(redactString(string(body), keys)), keys), j.bodyCap())
+	}
+	j.add(entry)
+}
+
+// redactPath replaces the keys in an escaped path, as sent or
+// percent-escaped in any way: a segment that holds a key once unescaped is
+// written back redacted (and escaped again, but for the marker).
+func redactPath(escaped string, keys []string) string {
+	segs := strings.Split(escaped, "/")
+	changed := false
+	for i, seg := range segs {
+		seg = redactString(seg, keys)
+		if dec, err := url.PathUnescape(seg); err == nil {
+			if red := redactString(dec, keys); red != dec {
+				seg = strings.ReplaceAll(url.PathEscape(red), url.PathEscape(Redacted), Redacted)
+			}
+		}
+		changed = changed || seg != segs[i]
+		segs[i] = seg
+	}
+	if !changed {
+		return escaped
+	}
+	return strings.Join(segs, "/")
+}
+
+// redactQuery replaces the keys in a parsed query, in names and values.
+func redactQuery(q url.Values, keys []string) url.Values {
+	out := make(url.Values, len(q))
+	for _, name := range slices.Sorted(maps.Keys(q)) { // names that redact alike merge in a stable order
+		vs := q[name]
 		for i, v := range vs {
 			vs[i] = redactString(v, keys)
 		}
+		name = redactString(name, keys)
+		out[name] = append(out[name], vs...)
 	}
-	if body != nil {
-		entry.Body = truncateBody([]byte(redactString(string(body), keys)), j.bodyCap())
+	return out
+}
+
+// redactJSONStrings replaces the keys inside the string literals of a body
+// (JSON or not) that hold \u or other escapes: "\u0066ake-key" is the key
+// "fake-key" to any JSON reader. A literal that holds a key once decoded is
+// written back encoded, redacted; every other byte is kept as sent.
+func redactJSONStrings(b []byte, keys []string) []byte {
+	if bytes.IndexByte(b, '\\') < 0 {
+		return b
 	}
-	j.add(entry)
+	var out []byte
+	last := 0
+	for i := 0; i < len(b); i++ {
+		if b[i] != '"' {
+			continue
+		}
+		end := stringEnd(b, i)
+		if end < 0 {
+			break
+		}
+		lit := b[i : end+1]
+		var v string
+		if bytes.IndexByte(lit, '\\') >= 0 && json.Unmarshal(lit, &v) == nil {
+			if red := redactString(v, keys); red != v {
+				enc, _ := json.Marshal(red)
+				out = append(append(out, b[last:i]...), enc...)
+				last = end + 1
+			}
+		}
+		i = end
+	}
+	if out == nil {
+		return b
+	}
+	return append(out, b[last:]...)
+}
+
+// stringEnd is the index of the quote closing the string literal opened at
+// b[start], or -1.
+func stringEnd(b []byte, start int) int {
+	for j := start + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j
+		}
+	}
+	return -1
 }
 
 // journalKeys returns the keys the journal redacts: every company's, not
@@ -157,6 +243,22 @@ func (s *Server) journalKeys() []string {
 	return keys
 }
 
+// RedactKeys returns v with every company's API key replaced by
+// [Redacted] wherever it appears, as the journal does: for the log lines of
+// a server that wraps the fake (cmd/convofake logs paths, where a client
+// may have put a key as an id). v is taken as it will be shown: unescape a
+// path before, not after.
+func (s *Server) RedactKeys(v string) string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for _, c := range s.companies {
+		if c.apiKey != "" && strings.Contains(v, c.apiKey) {
+			v = strings.ReplaceAll(v, c.apiKey, Redacted)
+		}
+	}
+	return v
+}
+
 // truncateBody keeps at most max bytes of b, followed by a marker line.
 func truncateBody(b []byte, max int) []byte {
 	if len(b) <= max {
@@ -168,7 +270,8 @@ func truncateBody(b []byte, max int) []byte {
 }
 
 // redactHeader copies h with the values of Authorization (keeping its
-// scheme) and X-Api-Key replaced, and the keys replaced in every other value.
+// scheme) and X-Api-Key replaced, the keys replaced in every other value,
+// and a name that holds a key replaced whole.
 func redactHeader(src http.Header, keys []string) http.Header {
 	h := http.Header{}
 	for name, vs := range src {
@@ -187,9 +290,23 @@ func redactHeader(src http.Header, keys []string) http.Header {
 				out[i] = redactString(v, keys)
 			}
 		}
-		h[name] = out
+		name = redactName(name, keys)
+		h[name] = append(h[name], out...)
 	}
 	return h
+}
+
+// redactName is a header name with the keys it holds redacted, whatever
+// their case: the name was canonicalized ("Fake-Api-Key" for a header
+// sent as "fake-api-key").
+func redactName(name string, keys []string) string {
+	lower := strings.ToLower(name)
+	for _, k := range keys {
+		if k != "" && strings.Contains(lower, strings.ToLower(k)) {
+			return Redacted
+		}
+	}
+	return name
 }
 
 // redactString replaces the keys wherever they appear in v.

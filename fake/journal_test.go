@@ -2,10 +2,12 @@ package fake_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -52,6 +54,53 @@ func TestJournalRecordsAndRedacts(t *testing.T) {
 	assert.Equal(t, "a "+fake.Redacted, reqs[3].Header.Get("X-Echo"))
 	s.ClearRequests()
 	assert.Empty(t, s.Requests())
+}
+
+// No key survives in any field of the journal in any escaping: a key as a
+// path id (as sent or percent-escaped), as a query parameter's name, or
+// inside a JSON string or field name with \u escapes.
+func TestJournalRedactsKeysInAnyEscaping(t *testing.T) {
+	s := newServer(t)
+	key := s.APIKey()
+	other := s.AddCompany("other-company-key").APIKey()
+	esc := func(k string) string { return fmt.Sprintf(`\u%04x`, k[0]) + k[1:] }
+	allEsc := func(k string) string {
+		var b strings.Builder
+		for _, c := range k {
+			fmt.Fprintf(&b, `\u%04X`, c)
+		}
+		return b.String()
+	}
+	pct := func(k string) string { return fmt.Sprintf("%%%02X", k[0]) + k[1:] }
+	get(t, s, "/conversations/"+key+"/messages")
+	get(t, s, "/conversations/"+pct(other)+"/messages")
+	get(t, s, "/conversations/x"+other+"y/messages")
+	get(t, s, "/channels?"+key+"=1&"+pct(other)+"=2", bearer(key), header{other, "x"})
+	call(t, s, http.MethodPost, "/v1/chatapp/sequences/cancel",
+		`{"phone_number":"5511987654321","note":"`+esc(key)+`","also":"a `+allEsc(other)+` b","`+esc(other)+`":1}`)
+	reqs := s.Requests()
+	require.Len(t, reqs, 5)
+	for i, r := range reqs {
+		for _, k := range []string{key, other} {
+			assert.NotContains(t, journalText(t, r), strings.ToLower(k), "request %d", i)
+		}
+	}
+	assert.Equal(t, "/conversations/"+fake.Redacted+"/messages", reqs[0].Path)
+	assert.Equal(t, "/conversations/x"+fake.Redacted+"y/messages", reqs[2].Path)
+	assert.Equal(t, []string{"1", "2"}, reqs[3].Query[fake.Redacted]) // both names are keys
+	assert.Equal(t, []string{"x"}, reqs[3].Header[fake.Redacted], "a header named as a key, whatever its case")
+	assert.JSONEq(t, `{"phone_number":"5511987654321","note":"[REDACTED]","also":"a [REDACTED] b","[REDACTED]":1}`, string(reqs[4].Body))
+}
+
+// journalText is every field of r in every decoding a reader may apply:
+// as recorded, path-unescaped, and the body's JSON strings unescaped.
+func journalText(t *testing.T, r fake.Request) string {
+	t.Helper()
+	path, err := url.PathUnescape(r.Path)
+	require.NoError(t, err)
+	var body any
+	_ = json.Unmarshal(r.Body, &body)
+	return strings.ToLower(fmt.Sprint(r.Path, path, r.Query, r.Header, string(r.Body), body)) // header names are canonicalized
 }
 
 func TestJournalLimit(t *testing.T) {

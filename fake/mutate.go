@@ -123,7 +123,7 @@ func (s *Server) addAccount(co *company, a ChannelAccount, widget bool) (string,
 	default:
 		return "", fieldErr("channel", "unknown channel %q (want chatapp or botapp)", a.Channel)
 	}
-	id, err := s.newID(a.ID)
+	id, err := s.newUUIDID(a.ID)
 	if err != nil {
 		return "", err
 	}
@@ -132,9 +132,9 @@ func (s *Server) addAccount(co *company, a ChannelAccount, widget bool) (string,
 		case convo.ChannelChatapp:
 			a.ProviderIdentifier = fmt.Sprintf("1%014d", s.seq+uint64(len(co.accounts))+100000)
 		case convo.ChannelBotapp:
-			a.ProviderIdentifier = "bot_" + id[:8]
+			a.ProviderIdentifier = "bot_" + id[:min(8, len(id))]
 		default:
-			a.ProviderIdentifier = "widget_" + id[:8]
+			a.ProviderIdentifier = "widget_" + id[:min(8, len(id))]
 		}
 	}
 	if a.DisplayName == "" {
@@ -154,7 +154,39 @@ func (s *Server) addAccount(co *company, a ChannelAccount, widget bool) (string,
 	return id, nil
 }
 
-// newID returns id when it is free, or a new UUID when id is "".
+// newUUIDID is newID for the ids the service shows as UUIDs (channel
+// accounts, webchat widgets, contacts, conversations): a given id must be
+// one, unless the server was built [WithReadableIDs].
+func (s *Server) newUUIDID(id string) (string, error) {
+	if id != "" && !s.cfg.readableIDs && !isUUID(id) {
+		return "", fieldErr("id", "id %q is not a UUID (e.g. 0b6f2c1e-1111-4a5b-9c3d-000000000001; leave it out for a generated one)", id)
+	}
+	return s.newID(id)
+}
+
+// isUUID reports whether id has the textual form of a UUID (RFC 9562), any
+// version, hex digits in either case.
+func isUUID(id string) bool {
+	if len(id) != 36 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		switch {
+		case i == 8 || i == 13 || i == 18 || i == 23:
+			if c != '-' {
+				return false
+			}
+		case '0' <= c && c <= '9', 'a' <= c && c <= 'f', 'A' <= c && c <= 'F':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// newID returns id when it is free, or a new UUID when id is "". A message
+// id is free-form; other ids are UUIDs ([newUUIDID]).
 func (s *Server) newID(id string) (string, error) {
 	if id == "" {
 		return newUUID(), nil
@@ -179,7 +211,7 @@ func (s *Server) addContact(co *company, ct Contact) (string, error) {
 	} else if acc.channel == convo.ChannelChatapp {
 		return "", fieldErr("phone", "a chatapp contact needs a phone")
 	}
-	id, err := s.newID(ct.ID)
+	id, err := s.newUUIDID(ct.ID)
 	if err != nil {
 		return "", err
 	}
@@ -286,7 +318,7 @@ func (s *Server) addConversation(co *company, cv Conversation) (string, error) {
 	if cv.UnreadCount != nil && *cv.UnreadCount < 0 {
 		return "", fieldErr("unread_count", "%d is negative", *cv.UnreadCount)
 	}
-	id, err := s.newID(cv.ID)
+	id, err := s.newUUIDID(cv.ID)
 	if err != nil {
 		return "", err
 	}

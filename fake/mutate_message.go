@@ -55,6 +55,9 @@ func (s *Server) addMessage(co *company, conversationID string, m Message) (stri
 	if !special {
 		msg.Text = optString(m.Text)
 	}
+	if m.Status != "" && m.Direction == convo.DirectionInbound {
+		return "", fieldErr("status", `an inbound message has no delivery status (null); remove "status"`)
+	}
 	if m.Status != "" {
 		if statuses[string(m.Status)] == nil {
 			return "", fieldErr("status", "unknown status %q (want queued, sent, delivered, read or failed)", m.Status)

@@ -48,6 +48,12 @@ func TestRequestBodies(t *testing.T) {
 		{"lone high surrogate", "POST", contacts, jsonType, create(`\ud83d`), surrogate},
 		{"lone low surrogate", "POST", contacts, jsonType, create(`\ude00x`), surrogate},
 		{"high then not low", "POST", contacts, jsonType, create(`\ud83d\u0041`), surrogate},
+		{"duplicate key", "POST", contacts, jsonType, `{"phone_number":"5511911112222","phone_number":"5511911113333","phone_number_id":"x","name":"A"}`,
+			"phone_number is given more than once in the body; give it once"},
+		{"duplicate key, escaped", "POST", contacts, jsonType, `{"n\u0061me":"B",` + create("A")[1:], "name is given more than once in the body; give it once"},
+		{"duplicate key in an array's object", "POST", contacts, jsonType, `{"x":[{"a":1,"a":2}],` + create("A")[1:], "x[0].a is given more than once in the body; give it once"},
+		{"duplicate nested key", "PATCH", "/v1/chatapp/contacts/custom-fields", jsonType,
+			`{"phone_number":"5511987654321","custom_fields":{"plan":"a","plan":"b"}}`, "custom_fields.plan is given more than once in the body; give it once"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

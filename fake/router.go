@@ -3,6 +3,7 @@ package fake
 import (
 	"bytes"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"path"
@@ -227,7 +228,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.writeError(out, r, apiErr)
 		return
 	}
-	s.log.Debug("fake: request", "method", r.Method, "path", r.URL.Path)
+	if s.log.Enabled(r.Context(), slog.LevelDebug) {
+		s.log.Debug("fake: request", "method", r.Method, "path", s.RedactKeys(r.URL.Path)) // a key sent as an id
+	}
 	ep.handle(s, out, r, co, args)
 }
 

@@ -68,6 +68,10 @@ func TestLoadSeedErrorsNameThePlace(t *testing.T) {
 		conv = head + `"conversations":[{"contact":"a",`
 		msgs = conv + `"messages":[`
 	)
+	const (
+		uuid1    = "0b6f2c1e-1111-4a5b-9c3d-00000000000a"
+		uuidHint = " (e.g. 0b6f2c1e-1111-4a5b-9c3d-000000000001; leave it out for a generated one)"
+	)
 	tests := []struct{ doc, want string }{
 		{`{"companies":[`, "seed: "},
 		{"{\n  \"companies\": [}\n", "line 2, column"},
@@ -85,6 +89,8 @@ func TestLoadSeedErrorsNameThePlace(t *testing.T) {
 		{`{"companies":[{"channels":[{"channel":"chatapp","provider_identifier":"1"}],"contacts":[{"channel":"nope","phone":"5511987654321"}]}]}`,
 			`companies[0].contacts[0].channel: unknown channel "nope"`},
 		{one + `"contacts":[{"channel":"c","phone":"123"}]}]}`, `companies[0].contacts[0].phone: "123": phone number must have 8 to 15 digits`},
+		{one + `"contacts":[{"channel":"c","phone":"+55 (11) abc 88888-0004"}]}]}`,
+			`companies[0].contacts[0].phone: "+55 (11) abc 88888-0004": phone number must be a country code plus digits; only spaces and + - ( ) . may separate them`},
 		{one + `"contacts":[{"channel":"c"}]}]}`, `companies[0].contacts[0].phone: a chatapp contact needs a phone`},
 		{one + `"contacts":[{"channel":"c","phone":"5511987654321"},{"channel":"c","phone":"+55 11 98765-4321"}]}]}`,
 			`companies[0].contacts[1].phone: 5511987654321 is already contact`},
@@ -95,11 +101,20 @@ func TestLoadSeedErrorsNameThePlace(t *testing.T) {
 		{head + `"conversations":[{"contact":"zed"}]}]}`, `companies[0].conversations[0].contact: unknown contact "zed"`},
 		{conv + `"created_ago":"soon"}]}]}`, `companies[0].conversations[0].created_ago: bad duration "soon"`},
 		{conv + `"unread_count":-1}]}]}`, "companies[0].conversations[0].unread_count: -1 is negative"},
-		{head + `"conversations":[{"id":"a1","contact":"a"},{"id":"a1","contact":"a"}]}]}`, `companies[0].conversations[1].id: id "a1" is already used`},
+		{head + `"conversations":[{"id":"` + uuid1 + `","contact":"a"},{"id":"` + uuid1 + `","contact":"a"}]}]}`, `companies[0].conversations[1].id: id "` + uuid1 + `" is already used`},
+		{`{"companies":[{"channels":[{"channel":"chatapp"},{"id":"acc-1","channel":"botapp"}]}]}`, `seed: companies[0].channels[1].id: id "acc-1" is not a UUID` + uuidHint},
+		{`{"companies":[{"channels":[{"id":"widget","channel":"webchat"}]}]}`, `seed: companies[0].channels[0].id: id "widget" is not a UUID` + uuidHint},
+		{one + `"contacts":[{"id":"ana","channel":"c","phone":"5511987654321"}]}]}`, `seed: companies[0].contacts[0].id: id "ana" is not a UUID` + uuidHint},
+		{head + `"conversations":[{"id":"c-1","contact":"a"}]}]}`, `seed: companies[0].conversations[0].id: id "c-1" is not a UUID` + uuidHint},
+		{head + `"conversations":[{"id":"` + uuid1 + `x","contact":"a"}]}]}`, `seed: companies[0].conversations[0].id: id "` + uuid1 + `x" is not a UUID`},
+		{msgs + `{"text":"x"},{"sender":"contact","status":"read"}]}]}]}`,
+			`seed: companies[0].conversations[0].messages[1].status: an inbound message has no delivery status (null); remove "status"`},
+		{msgs + `{"direction":"inbound","sender":"system","status":"sent"}]}]}]}`,
+			`seed: companies[0].conversations[0].messages[0].status: an inbound message has no delivery status (null); remove "status"`},
 		{msgs + `{"text":"x"},{"sender":"martian"}]}]}]}`, `seed: companies[0].conversations[0].messages[1].sender: unknown sender "martian"`},
 		{msgs + `{"direction":"sideways"}]}]}]}`, `companies[0].conversations[0].messages[0].direction: unknown direction "sideways"`},
 		{msgs + `{"sender":"agent","direction":"inbound"}]}]}]}`, `companies[0].conversations[0].messages[0].direction: sender agent cannot send a message inbound`},
-		{msgs + `{"status":"delivred"}]}]}]}`, `companies[0].conversations[0].messages[0].status: unknown status "delivred"`},
+		{msgs + `{"sender":"agent","status":"delivred"}]}]}]}`, `companies[0].conversations[0].messages[0].status: unknown status "delivred"`},
 		{msgs + `{"ago":"yesterday"}]}]}]}`, `companies[0].conversations[0].messages[0].ago: bad duration "yesterday"`},
 		{msgs + `{"at":"2026-01-01T00:00:00Z","ago":"1h"}]}]}]}`, `companies[0].conversations[0].messages[0].at: give at or ago, not both`},
 		{msgs + `{"type":"image","media":{"status":"lost"}}]}]}]}`, `companies[0].conversations[0].messages[0].media.status: unknown status "lost"`},
@@ -165,4 +180,25 @@ func TestSeedNowOnARealClock(t *testing.T) {
 	// WithSeed with a now and a real clock fails the start clearly.
 	_, err = fake.NewHandler(fake.WithClock(fake.NewRealClock()), fake.WithSeed(&fake.Seed{Now: &now}))
 	require.Error(t, err)
+}
+
+// Ids of channel accounts, webchat widgets, contacts and conversations are
+// UUIDs, as the service's are (docs/behaviour.md, The fake): Go seeding
+// refuses another id as a seed document does, unless the server was built
+// WithReadableIDs, whose ids are then whatever the test gives. Message ids
+// are free-form either way.
+func TestSeedIDsAreUUIDs(t *testing.T) {
+	_, b := newBasic(t)
+	assert.PanicsWithValue(t, `fake: conversation.id: id "c-1" is not a UUID (e.g. 0b6f2c1e-1111-4a5b-9c3d-000000000001; leave it out for a generated one)`, func() {
+		b.co.AddConversation(fake.Conversation{ID: "c-1", ContactID: b.ana})
+	})
+	uuid := "0b6f2c1e-1111-4a5b-9c3d-0000000000AB"
+	assert.Equal(t, uuid, b.co.AddConversation(fake.Conversation{ID: uuid, ContactID: b.ana}), "upper-case hex is a UUID too")
+
+	readable := newServer(t, fake.WithReadableIDs())
+	co := readable.Company()
+	acc := co.AddChannel(fake.ChannelAccount{ID: "acc-1", Channel: "chatapp", ProviderIdentifier: "5511940000001"})
+	ct := co.AddContact(fake.Contact{ID: "ana", ChannelAccountID: acc, PhoneNumber: "5511987654321"})
+	assert.Equal(t, "c-1", co.AddConversation(fake.Conversation{ID: "c-1", ContactID: ct}))
+	assert.Equal(t, "acc-1", acc)
 }

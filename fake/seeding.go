@@ -73,8 +73,9 @@ type Contact struct {
 	// ChannelAccountID is the id of the channel account or webchat widget
 	// (in a seed document, also the ref of one of its channels).
 	ChannelAccountID string `json:"channel"`
-	// PhoneNumber is normalized by the server's rule (digits only, 8 to 15
-	// of them); required on chatapp, optional elsewhere.
+	// PhoneNumber is normalized by the server's rule (8 to 15 digits, which
+	// spaces and + - ( ) . may separate; anything else is refused);
+	// required on chatapp, optional elsewhere.
 	PhoneNumber string `json:"phone,omitempty"`
 	// ChannelIdentifier is the native address on the channel; default the
 	// normalized phone (chatapp) or a generated one.

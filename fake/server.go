@@ -74,6 +74,7 @@ type config struct {
 	journalLimitOK bool
 	journalBytes   int64
 	inMemory       bool
+	readableIDs    bool
 	middleware     []func(http.Handler) http.Handler
 }
 
@@ -111,6 +112,14 @@ func WithAnomalyCacheTTL(d time.Duration) Option { return func(cfg *config) { cf
 // WithAttachmentTTL sets how long a temporary attachment URL stays valid
 // (getAttachment, GET /attachments/{media_id}). Default [DefaultAttachmentTTL].
 func WithAttachmentTTL(d time.Duration) Option { return func(cfg *config) { cfg.attachmentTTL = d } }
+
+// WithReadableIDs lets Go seeding and [Server.Load] give channel accounts,
+// webchat widgets, contacts and conversations any id ("acc-1", "c-1")
+// instead of a UUID, for tests that read better so. The server then shows
+// ids that are not UUIDs, unlike the service (api/openapi.yaml: format
+// uuid), so a client that checks formats will refuse them. [LoadSeed]
+// checks a document as a server without this option would.
+func WithReadableIDs() Option { return func(cfg *config) { cfg.readableIDs = true } }
 
 // WithSeed loads seed at start (see [Server.Load]). When the seed has a now
 // and no [WithClock] is given, the server runs on a manual clock frozen at it.

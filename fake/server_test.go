@@ -2,6 +2,7 @@ package fake_test
 
 import (
 	"bytes"
+	"fmt"
 	"log/slog"
 	"net/http/httptest"
 	"testing"
@@ -50,5 +51,10 @@ func TestWithLoggerLogsRequests(t *testing.T) {
 	s := newServer(t, fake.WithLogger(slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	get(t, s, "/channels")
 	assert.Contains(t, buf.String(), "path=/v1/channels")
-	assert.NotContains(t, buf.String(), s.APIKey())
+	// A key sent as an id, as sent or percent-escaped, is not logged either.
+	key := s.APIKey()
+	get(t, s, "/conversations/"+key+"/messages")
+	get(t, s, fmt.Sprintf("/conversations/%%%02X%s/messages", key[0], key[1:]))
+	assert.Contains(t, buf.String(), "path=/v1/conversations/[REDACTED]/messages")
+	assert.NotContains(t, buf.String(), key)
 }

@@ -188,12 +188,12 @@ func (a *app) handlers() (api, adminOnly http.Handler) {
 	switch a.place {
 	case adminOwnAddr:
 		adminHere = notServed("the admin API listens on its own address (--admin-addr), not on this one")
-		adminOnly = a.inFlight.wrap(closeUnread(logRequests(a.logger, route(notServed("this address serves the admin API only (/_fake/); the API is on --addr"), a.adm))))
+		adminOnly = a.inFlight.wrap(closeUnread(logRequests(a.logger, a.srv, route(notServed("this address serves the admin API only (/_fake/); the API is on --addr"), a.adm))))
 	case adminOff:
 		adminHere = notServed("the admin API is off: convofake listens beyond loopback (--addr " + a.cfg.addr +
 			"); restart it with --admin-addr 127.0.0.1:<port> to serve the admin API on loopback, or with --admin-on-public to serve it here")
 	}
-	return a.inFlight.wrap(closeUnread(logRequests(a.logger, withOpenAPI(route(a.srv.Handler(), adminHere))))), adminOnly
+	return a.inFlight.wrap(closeUnread(logRequests(a.logger, a.srv, withRoot(withOpenAPI(route(a.srv.Handler(), adminHere)), a.baseURL, a.adminURL)))), adminOnly
 }
 
 // notServed answers every request with 404 admin_not_served and msg.

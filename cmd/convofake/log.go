@@ -9,10 +9,14 @@ import (
 	"github.com/convoapi/convo-go/internal/statuswriter"
 )
 
+// keyRedactor replaces API keys in a text (*fake.Server).
+type keyRedactor interface{ RedactKeys(string) string }
+
 // logRequests logs one line per request: method, path, status and duration.
 // It never logs headers (API key, admin token), query strings (phone
-// numbers) or bodies, and hides the token of temporary attachment URLs.
-func logRequests(logger *slog.Logger, next http.Handler) http.Handler {
+// numbers) or bodies, hides the token of temporary attachment URLs, and
+// redacts any company's key in the path (a key sent as an id).
+func logRequests(logger *slog.Logger, keys keyRedactor, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rec := &statuswriter.Writer{ResponseWriter: w}
@@ -21,7 +25,7 @@ func logRequests(logger *slog.Logger, next http.Handler) http.Handler {
 			// client went away before any answer.
 			logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
 				slog.String("method", r.Method),
-				slog.String("path", logPath(r.URL.Path)),
+				slog.String("path", keys.RedactKeys(logPath(r.URL.Path))),
 				slog.Int("status", rec.Status),
 				slog.Duration("duration", time.Since(start)),
 			)

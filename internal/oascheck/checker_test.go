@@ -90,6 +90,11 @@ func TestMismatchesNameTheFieldAndFailTheTestWhenItEnds(t *testing.T) {
 	messages := func(fileSize, reactions string) string {
 		return strings.NewReplacer("FILESIZE", fileSize, "REACTIONS", reactions).Replace(okMessages)
 	}
+	channels := func(id string) string {
+		return `{"success":true,"timestamp":"2026-11-22T10:00:00.000Z","data":{"items":[{"id":"` + id + `","channel":"chatapp","display_name":"Support",` +
+			`"provider_identifier":"5511900000001","status":"connected","capabilities":{"message_types":["text"],"max_text_length":4096,` +
+			`"max_caption_length":null,"session_window_hours":24,"requires_template_outside_window":true}}]}}`
+	}
 	cases := []struct {
 		name, path string
 		status     int
@@ -109,6 +114,8 @@ func TestMismatchesNameTheFieldAndFailTheTestWhenItEnds(t *testing.T) {
 			`field /data/items/0 = {`, false},
 		{"unknown message type", "/v1/conversations/c1/messages", 200, strings.Replace(messages("1", "[]"), `"type":"image"`, `"type":"hologram"`, 1),
 			`field /data/items/0/type = "hologram": value is not one of the allowed values`, false},
+		{"channel id a UUID", "/v1/channels", 200, channels("0b6f2c1e-1111-4a5b-9c3d-00000000000A"), "", false},
+		{"channel id not a UUID", "/v1/channels", 200, channels("acc-1"), `field /data/items/0/id = "acc-1": string doesn't match the format "uuid"`, false},
 		{"unknown error code stays open", "/v1/conversations/c1/messages", 503, strings.ReplaceAll(strings.Replace(badLimit, "INVALID_PARAM", "MAINTENANCE", 1), "400", "503"), "", false},
 	}
 	for _, tc := range cases {

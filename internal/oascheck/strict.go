@@ -15,18 +15,13 @@ const ExtensibleEnum = "x-extensible-enum"
 // uuidPattern is the textual form of a UUID (RFC 9562), any version.
 const uuidPattern = `^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`
 
-// CheckUUIDs says whether format: uuid is checked. Not yet: the fake takes
-// any id a seed gives (the fake's own tests seed ids such as "c1"); once it
-// refuses a seed id that is not a UUID, this turns on.
-const CheckUUIDs = false
-
 // schemaOptions make the validator check the formats (date-time; uuid as
-// uuidPattern when CheckUUIDs) as well as the types.
+// uuidPattern) as well as the types. Every id the fake shows is a UUID: it
+// refuses a seed id that is not one, unless a test builds it with
+// fake.WithReadableIDs, whose answers then fail this check wherever such an
+// id shows.
 func schemaOptions() []openapi3.SchemaValidationOption {
 	uuid := openapi3.NewRegexpFormatValidator(uuidPattern)
-	if !CheckUUIDs {
-		uuid = openapi3.NewCallbackValidator(func(string) error { return nil })
-	}
 	return []openapi3.SchemaValidationOption{
 		openapi3.EnableFormatValidation(),
 		openapi3.WithStringFormatValidator("uuid", uuid),
