@@ -181,33 +181,42 @@ func (s *Server) loadLocked(seed *Seed) error {
 		if err != nil {
 			return fmt.Errorf("%s.api_key: %w", path, err)
 		}
-		refs := seedRefs{}
-		for j, ch := range cs.Channels {
-			id, err := s.addAccount(co, ch, ch.Channel == convo.ChannelWebchat)
-			if err != nil {
-				return atPath(fmt.Sprintf("%s.channels[%d]", path, j), err)
-			}
-			refs.note("channel", ch.Ref, id)
+		if err := s.loadCompanyLocked(path, co, cs); err != nil {
+			return err
 		}
-		for j, ct := range cs.Contacts {
-			ct.ChannelAccountID, err = refs.resolve(s, "channel", ct.ChannelAccountID)
-			id := ""
-			if err == nil {
-				id, err = s.addContact(co, ct)
-			}
-			if err != nil {
-				return atPath(fmt.Sprintf("%s.contacts[%d]", path, j), err)
-			}
-			refs.note("contact", ct.Ref, id)
+	}
+	return nil
+}
+
+// loadCompanyLocked adds the channels, contacts and conversations of cs to
+// co; errors name their place under path.
+func (s *Server) loadCompanyLocked(path string, co *company, cs CompanySeed) (err error) {
+	refs := seedRefs{}
+	for j, ch := range cs.Channels {
+		id, err := s.addAccount(co, ch, ch.Channel == convo.ChannelWebchat)
+		if err != nil {
+			return atPath(fmt.Sprintf("%s.channels[%d]", path, j), err)
 		}
-		for j, cv := range cs.Conversations {
-			cv.ContactID, err = refs.resolve(s, "contact", cv.ContactID)
-			if err == nil {
-				_, err = s.addConversation(co, cv)
-			}
-			if err != nil {
-				return atPath(fmt.Sprintf("%s.conversations[%d]", path, j), err)
-			}
+		refs.note("channel", ch.Ref, id)
+	}
+	for j, ct := range cs.Contacts {
+		ct.ChannelAccountID, err = refs.resolve(s, "channel", ct.ChannelAccountID)
+		id := ""
+		if err == nil {
+			id, err = s.addContact(co, ct)
+		}
+		if err != nil {
+			return atPath(fmt.Sprintf("%s.contacts[%d]", path, j), err)
+		}
+		refs.note("contact", ct.Ref, id)
+	}
+	for j, cv := range cs.Conversations {
+		cv.ContactID, err = refs.resolve(s, "contact", cv.ContactID)
+		if err == nil {
+			_, err = s.addConversation(co, cv)
+		}
+		if err != nil {
+			return atPath(fmt.Sprintf("%s.conversations[%d]", path, j), err)
 		}
 	}
 	return nil
