@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -122,4 +124,31 @@ func TestStateFileIsASeed(t *testing.T) {
 	other := start(t, "--seed", path)
 	assert.Equal(t, contactCount(t, p), contactCount(t, other))
 	assert.False(t, strings.Contains(string(data), "\\u003c"), "HTML is not escaped")
+}
+
+// A save that cannot be written: at shutdown it makes the exit code 1 and
+// says why; POST /_fake/save answers 500 and the previous file stays.
+func TestStateFileSaveFails(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "no", "state.json")
+	var stdout, stderr syncBuffer
+	ctx, cancel := context.WithTimeout(context.Background(), safetyTimeout)
+	defer cancel()
+	code := run(ctx, []string{"--addr", "127.0.0.1:0", "--state", missing}, &stdout, &stderr, func(string) { cancel() })
+	assert.Equal(t, exitFailure, code)
+	assert.Contains(t, stderr.String(), "--state "+missing+": the state was not saved")
+
+	a := newAdmin(fake.New(t), testAdminToken, slog.New(slog.DiscardHandler))
+	a.state = &stateFile{path: missing, srv: a.srv}
+	r := serve(a, http.MethodPost, "/_fake/save", "Bearer "+testAdminToken)
+	assertAdminError(t, r, http.StatusInternalServerError, "save_failed")
+
+	dir := t.TempDir()
+	_, _, err := readStateFile(dir)
+	assert.ErrorContains(t, err, "--state", "a directory is not a state file")
+	sub := filepath.Join(dir, "sub")
+	require.NoError(t, os.Mkdir(sub, 0o700))
+	assert.Error(t, writeAtomic(sub, func(w io.Writer) error { _, err := w.Write([]byte("{}")); return err }), "a file cannot replace a directory")
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Len(t, entries, 1, "the temporary file is removed")
 }
