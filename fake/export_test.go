@@ -448,3 +448,31 @@ func TestCompanyExportSeed_Gone(t *testing.T) {
 	_, ok = co.ExportSeed()
 	assert.False(t, ok)
 }
+
+// ExportSeed writes the state as a seed document; a fresh server loads it
+// and answers alike.
+func ExampleServer_ExportSeed() {
+	s, err := fake.NewHandler(fake.WithSeed(fake.DemoSeed()))
+	if err != nil {
+		panic(err)
+	}
+	doc, err := json.Marshal(s.ExportSeed()) // the file cmd/convofake --state writes
+	if err != nil {
+		panic(err)
+	}
+	seed, err := fake.LoadSeed(bytes.NewReader(doc))
+	if err != nil {
+		panic(err)
+	}
+	again, err := fake.NewHandler(fake.WithSeed(seed))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(len(s.Company().Contacts()) == len(again.Company().Contacts()))
+	id := s.Company().Contacts()[0].ID
+	_, found := again.Contact(id)
+	fmt.Println(found)
+	// Output:
+	// true
+	// true
+}
