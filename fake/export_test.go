@@ -414,20 +414,20 @@ func TestLoad_ExportedFields_Refused(t *testing.T) {
 		want string
 	}{
 		{"tag ids not one per tag", []fake.CompanySeed{{Channels: chat, Contacts: []fake.Contact{
-			{ChannelAccountID: "a", PhoneNumber: "5511900000001", Tags: []string{"vip"}, TagIDs: []string{"t1", "t2"}}}}},
+			{ChannelAccountID: "a", PhoneNumber: "5511900000001", Tags: []string{"vip"}, TagIDs: []string{"b0000000-0000-4000-8000-000000000001", "b0000000-0000-4000-8000-000000000002"}}}}},
 			"companies[0].contacts[0].tag_ids: 2 ids for 1 tags"},
 		{"a tag with two ids", []fake.CompanySeed{{Channels: chat, Contacts: []fake.Contact{
-			{ChannelAccountID: "a", PhoneNumber: "5511900000001", Tags: []string{"vip"}, TagIDs: []string{"t1"}},
-			{ChannelAccountID: "a", PhoneNumber: "5511900000002", Tags: []string{"vip"}, TagIDs: []string{"t2"}}}}},
-			`companies[0].contacts[1].tag_ids: tag "vip" already has id "t1"`},
+			{ChannelAccountID: "a", PhoneNumber: "5511900000001", Tags: []string{"vip"}, TagIDs: []string{"b0000000-0000-4000-8000-000000000001"}},
+			{ChannelAccountID: "a", PhoneNumber: "5511900000002", Tags: []string{"vip"}, TagIDs: []string{"b0000000-0000-4000-8000-000000000002"}}}}},
+			`companies[0].contacts[1].tag_ids: tag "vip" already has id "b0000000-0000-4000-8000-000000000001"`},
 		{"an id for two tags", []fake.CompanySeed{{Channels: chat, Contacts: []fake.Contact{
-			{ChannelAccountID: "a", PhoneNumber: "5511900000001", Tags: []string{"vip", "lead"}, TagIDs: []string{"t1", "t1"}}}}},
-			`companies[0].contacts[0].tag_ids: id "t1" is already tag "vip"`},
+			{ChannelAccountID: "a", PhoneNumber: "5511900000001", Tags: []string{"vip", "lead"}, TagIDs: []string{"b0000000-0000-4000-8000-000000000001", "b0000000-0000-4000-8000-000000000001"}}}}},
+			`companies[0].contacts[0].tag_ids: id "b0000000-0000-4000-8000-000000000001" is already tag "vip"`},
 		{"a media id twice", []fake.CompanySeed{{Channels: chat, Contacts: []fake.Contact{{Ref: "c", ChannelAccountID: "a", PhoneNumber: "5511900000001"}},
-			Conversations: []fake.Conversation{{ContactID: "c", Messages: []fake.Message{media("m1"), media("m1")}}}}},
-			`companies[0].conversations[0].messages[1].media.media_id: media id "m1" is already used`},
-		{"a company id twice", []fake.CompanySeed{{}, {ID: "co", APIKey: "k1"}, {ID: "co", APIKey: "k2"}},
-			`companies[2].api_key: company id "co" is already used`},
+			Conversations: []fake.Conversation{{ContactID: "c", Messages: []fake.Message{media("d0000000-0000-4000-8000-000000000001"), media("d0000000-0000-4000-8000-000000000001")}}}}},
+			`companies[0].conversations[0].messages[1].media.media_id: media id "d0000000-0000-4000-8000-000000000001" is already used`},
+		{"a company id twice", []fake.CompanySeed{{}, {ID: "e0000000-0000-4000-8000-000000000002", APIKey: "k1"}, {ID: "e0000000-0000-4000-8000-000000000002", APIKey: "k2"}},
+			`companies[2].api_key: company id "e0000000-0000-4000-8000-000000000002" is already used`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

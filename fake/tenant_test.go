@@ -40,14 +40,14 @@ func TestCompanyLoad(t *testing.T) {
 			co := s.AddCompany("tenant-key")
 			require.NoError(t, co.Load(tenantSeed("5511900000001")))
 			cs := tenantSeed("5511900000002")
-			cs.Channels[0].ID, cs.Contacts[0].ID = "acc-2", "ct-2"
+			cs.Channels[0].ID, cs.Contacts[0].ID = "a0000000-0000-4000-8000-000000000002", "c0000000-0000-4000-8000-000000000002"
 			require.NoError(t, co.Load(fake.CompanySeed{Channels: append(cs.Channels, fake.ChannelAccount{Channel: convo.ChannelBotapp}),
-				Contacts: append(cs.Contacts, fake.Contact{ChannelAccountID: "acc-2", PhoneNumber: "5511900000003"})}))
+				Contacts: append(cs.Contacts, fake.Contact{ChannelAccountID: "a0000000-0000-4000-8000-000000000002", PhoneNumber: "5511900000003"})}))
 			err := co.Load(tt.cs)
 			if tt.wantErr != "" {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), tt.wantErr)
-				_, ok := s.Contact("ct-2")
+				_, ok := s.Contact("c0000000-0000-4000-8000-000000000002")
 				assert.True(t, ok, "the previous data is kept, and indexed")
 			} else {
 				require.NoError(t, err)
@@ -81,7 +81,7 @@ func TestAddCompanySeed(t *testing.T) {
 		cs      fake.CompanySeed
 		wantErr string
 	}{
-		{"with data", fake.CompanySeed{APIKey: "k2", ID: "co-2", Channels: tenantSeed("5511900000001").Channels}, ""},
+		{"with data", fake.CompanySeed{APIKey: "k2", ID: "e0000000-0000-4000-8000-000000000002", Channels: tenantSeed("5511900000001").Channels}, ""},
 		{"no key", fake.CompanySeed{}, "seed: company: api key is empty"},
 		{"a used key", fake.CompanySeed{APIKey: fake.DefaultAPIKey}, "seed: company: the API key is already used by company"},
 		{"bad data", fake.CompanySeed{APIKey: "k2", Contacts: []fake.Contact{{ChannelAccountID: "x"}}}, "seed: company.contacts[0].channel"},
@@ -97,7 +97,7 @@ func TestAddCompanySeed(t *testing.T) {
 				return
 			}
 			require.NoError(t, err)
-			assert.Equal(t, "co-2", co.ID())
+			assert.Equal(t, "e0000000-0000-4000-8000-000000000002", co.ID())
 			assert.Len(t, s.Companies(), 2)
 			cs, ok := co.ExportSeed()
 			require.True(t, ok)
