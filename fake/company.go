@@ -62,7 +62,7 @@ func (s *Server) CompanyByKey(key string) (*Company, bool) {
 func (s *Server) AddCompany(apiKey string) *Company {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	co, err := s.addCompanyLocked(apiKey)
+	co, err := s.addCompanyLocked(apiKey, "")
 	must(err)
 	return &Company{s: s, id: co.id}
 }

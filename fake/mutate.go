@@ -17,9 +17,13 @@ import (
 // state lock held by the caller. [Server.Load] and the [Company] methods
 // share them.
 
-func (s *Server) addCompanyLocked(apiKey string) (*company, error) {
+// addCompanyLocked adds a company with apiKey and id (a new UUID when "").
+func (s *Server) addCompanyLocked(apiKey, id string) (*company, error) {
 	if apiKey == "" {
 		return nil, errors.New("api key is empty")
+	}
+	if _, taken := s.byID[id]; taken {
+		return nil, fmt.Errorf("company id %q is already used", id)
 	}
 	for _, co := range s.companies {
 		if co.apiKey == apiKey {
@@ -28,6 +32,9 @@ func (s *Server) addCompanyLocked(apiKey string) (*company, error) {
 		}
 	}
 	co := newCompany(apiKey)
+	if id != "" {
+		co.id = id
+	}
 	s.companies = append(s.companies, co)
 	s.byID[co.id] = co
 	return co, nil
@@ -248,11 +255,14 @@ func (s *Server) addContact(co *company, ct Contact) (string, error) {
 	if cn.customFields == nil {
 		cn.customFields = map[string]string{}
 	}
-	for _, t := range ct.Tags {
-		cn.addTag(co.tag(t))
+	if err := cn.seedTags(co, ct.Tags, ct.TagIDs); err != nil {
+		return "", err
 	}
 	if ct.SequenceName != "" {
 		cn.sequence, cn.sequenceName = SequenceScheduled, ct.SequenceName
+		if ct.SequenceStatus == SequenceCanceled {
+			cn.sequence = SequenceCanceled
+		}
 	}
 	co.contacts[id] = cn
 	co.contactsByIdent[key] = cn
@@ -292,6 +302,43 @@ func (co *company) tag(name string) *tag {
 	co.tagsByName[name] = t
 	co.tagsByID[t.id] = t
 	return t
+}
+
+// seedTags gives the contact the tags names; ids, when given, are their
+// ids (in the same order), as an export keeps them.
+func (ct *contact) seedTags(co *company, names, ids []string) error {
+	if len(ids) > 0 && len(ids) != len(names) {
+		return fieldErr("tag_ids", "%d ids for %d tags", len(ids), len(names))
+	}
+	for i, name := range names {
+		if len(ids) == 0 {
+			ct.addTag(co.tag(name))
+			continue
+		}
+		t, err := co.tagWithID(name, ids[i])
+		if err != nil {
+			return err
+		}
+		ct.addTag(t)
+	}
+	return nil
+}
+
+// tagWithID returns the company's tag called name, creating it with id.
+func (co *company) tagWithID(name, id string) (*tag, error) {
+	t := co.tagsByName[name]
+	if t == nil {
+		if other := co.tagsByID[id]; other != nil {
+			return nil, fieldErr("tag_ids", "id %q is already tag %q", id, other.name)
+		}
+		t = &tag{id: id, name: name}
+		co.tagsByName[name] = t
+		co.tagsByID[id] = t
+	}
+	if t.id != id {
+		return nil, fieldErr("tag_ids", "tag %q already has id %q", name, t.id)
+	}
+	return t, nil
 }
 
 func (ct *contact) addTag(t *tag) {

@@ -184,7 +184,12 @@ func (s *Server) buildMedia(co *company, md *Media) (*media, error) {
 	out := &media{MediaStatus: status, company: co}
 	switch status {
 	case convo.MediaAvailable:
-		id := newUUID()
+		id := md.MediaID
+		if id == "" {
+			id = newUUID()
+		} else if co.media[id] != nil {
+			return nil, fieldErr("media_id", "media id %q is already used", id)
+		}
 		out.MediaID = &id
 		out.data = data
 		if len(out.data) == 0 {

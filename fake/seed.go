@@ -28,6 +28,10 @@ type Seed struct {
 
 // CompanySeed is one company of a [Seed].
 type CompanySeed struct {
+	// ID is the company's id on every company but the first (the default
+	// company keeps its own); default a new UUID. An export carries it, so
+	// that ?company= filters still name the company after a reload.
+	ID            string           `json:"id,omitempty"`
 	APIKey        string           `json:"api_key,omitempty"`       // required except on the first company
 	Channels      []ChannelAccount `json:"channels,omitempty"`      // accounts and webchat widgets
 	Contacts      []Contact        `json:"contacts,omitempty"`      // contacts, each on one account
@@ -135,9 +139,9 @@ func (s *Server) restore(f stateFields) {
 
 // seedCompany is the company the i-th company of a seed fills: the default
 // company first (taking the seed's key when it gives one), then new ones.
-func (s *Server) seedCompany(i int, apiKey string) (*company, error) {
+func (s *Server) seedCompany(i int, apiKey, id string) (*company, error) {
 	if i > 0 {
-		return s.addCompanyLocked(apiKey)
+		return s.addCompanyLocked(apiKey, id)
 	}
 	co := s.defaultCo
 	if apiKey != "" {
@@ -173,37 +177,46 @@ func (refs seedRefs) note(kind, ref, id string) {
 func (s *Server) loadLocked(seed *Seed) error {
 	for i, cs := range seed.Companies {
 		path := fmt.Sprintf("seed: companies[%d]", i)
-		co, err := s.seedCompany(i, cs.APIKey)
+		co, err := s.seedCompany(i, cs.APIKey, cs.ID)
 		if err != nil {
 			return fmt.Errorf("%s.api_key: %w", path, err)
 		}
-		refs := seedRefs{}
-		for j, ch := range cs.Channels {
-			id, err := s.addAccount(co, ch, ch.Channel == convo.ChannelWebchat)
-			if err != nil {
-				return atPath(fmt.Sprintf("%s.channels[%d]", path, j), err)
-			}
-			refs.note("channel", ch.Ref, id)
+		if err := s.loadCompanyLocked(path, co, cs); err != nil {
+			return err
 		}
-		for j, ct := range cs.Contacts {
-			ct.ChannelAccountID, err = refs.resolve(s, "channel", ct.ChannelAccountID)
-			id := ""
-			if err == nil {
-				id, err = s.addContact(co, ct)
-			}
-			if err != nil {
-				return atPath(fmt.Sprintf("%s.contacts[%d]", path, j), err)
-			}
-			refs.note("contact", ct.Ref, id)
+	}
+	return nil
+}
+
+// loadCompanyLocked adds the channels, contacts and conversations of cs to
+// co; errors name their place under path.
+func (s *Server) loadCompanyLocked(path string, co *company, cs CompanySeed) (err error) {
+	refs := seedRefs{}
+	for j, ch := range cs.Channels {
+		id, err := s.addAccount(co, ch, ch.Channel == convo.ChannelWebchat)
+		if err != nil {
+			return atPath(fmt.Sprintf("%s.channels[%d]", path, j), err)
 		}
-		for j, cv := range cs.Conversations {
-			cv.ContactID, err = refs.resolve(s, "contact", cv.ContactID)
-			if err == nil {
-				_, err = s.addConversation(co, cv)
-			}
-			if err != nil {
-				return atPath(fmt.Sprintf("%s.conversations[%d]", path, j), err)
-			}
+		refs.note("channel", ch.Ref, id)
+	}
+	for j, ct := range cs.Contacts {
+		ct.ChannelAccountID, err = refs.resolve(s, "channel", ct.ChannelAccountID)
+		id := ""
+		if err == nil {
+			id, err = s.addContact(co, ct)
+		}
+		if err != nil {
+			return atPath(fmt.Sprintf("%s.contacts[%d]", path, j), err)
+		}
+		refs.note("contact", ct.Ref, id)
+	}
+	for j, cv := range cs.Conversations {
+		cv.ContactID, err = refs.resolve(s, "contact", cv.ContactID)
+		if err == nil {
+			_, err = s.addConversation(co, cv)
+		}
+		if err != nil {
+			return atPath(fmt.Sprintf("%s.conversations[%d]", path, j), err)
 		}
 	}
 	return nil

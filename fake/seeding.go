@@ -103,9 +103,11 @@ type Contact struct {
 
 	// CompanyID is the company (tenant) it belongs to.
 	CompanyID string `json:"company_id,omitempty"`
-	// TagIDs are the ids of Tags.
+	// TagIDs are the ids of Tags. Seeding takes them when given (one per
+	// tag, as [Server.ExportSeed] writes them), else makes new ones.
 	TagIDs []string `json:"tag_ids,omitempty"`
-	// SequenceStatus is "", SequenceScheduled or SequenceCanceled.
+	// SequenceStatus is "", SequenceScheduled or SequenceCanceled. Seeding
+	// reads only SequenceCanceled, which keeps SequenceName canceled.
 	SequenceStatus string `json:"sequence_status,omitempty"`
 	// LastInteractionAt is its latest message's time, else CreatedAt.
 	LastInteractionAt time.Time `json:"last_interaction_at,omitzero"`
@@ -216,8 +218,9 @@ type Media struct {
 	// Content is the file's content as text, when Data is empty.
 	Content string `json:"content,omitempty"`
 
-	// MediaID is set by the server when inspecting ("" unless available);
-	// ignored when seeding.
+	// MediaID is set by the server when inspecting ("" unless available).
+	// Seeding an available file takes it when given (as [Server.ExportSeed]
+	// writes it), else makes a new one.
 	MediaID string `json:"media_id,omitempty"`
 }
 

@@ -33,10 +33,15 @@ type admin struct {
 	checkHost bool
 	hosts     []string
 	anyIP     bool
+	// state is the --state file POST /_fake/save writes; nil without it.
+	state *stateFile
+	// tenants are the companies POST /_fake/companies created.
+	tenants tenants
 }
 
 func newAdmin(srv *fake.Server, token string, logger *slog.Logger) *admin {
-	a := &admin{srv: srv, tokenHash: sha256.Sum256([]byte(token)), logger: logger, mux: http.NewServeMux(), ui: uiHandler()}
+	a := &admin{srv: srv, tokenHash: sha256.Sum256([]byte(token)), logger: logger, mux: http.NewServeMux(), ui: uiHandler(),
+		tenants: tenants{created: map[string]fake.CompanySeed{}}}
 	handle := func(pattern string, h func(w http.ResponseWriter, r *http.Request) error) {
 		a.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 			if err := h(w, r); err != nil {
@@ -57,6 +62,7 @@ func newAdmin(srv *fake.Server, token string, logger *slog.Logger) *admin {
 	handle("GET /_fake/requests", a.requests)
 	handle("DELETE /_fake/requests", a.clearRequests)
 	handle("GET /_fake/companies", a.companies)
+	handle("POST /_fake/companies", a.createCompany)
 	handle("GET /_fake/state/contacts", a.contacts)
 	handle("GET /_fake/state/contacts/{id}", a.contact)
 	handle("GET /_fake/state/channels", a.channels)
@@ -65,6 +71,8 @@ func newAdmin(srv *fake.Server, token string, logger *slog.Logger) *admin {
 	handle("GET /_fake/state/conversations/{id}/messages", a.thread)
 	handle("GET /_fake/state/messages/{id}", a.message)
 	handle("GET /_fake/state/seed", a.exportSeed)
+	handle("GET /_fake/seed", a.exportSeed)
+	handle("POST /_fake/save", a.saveState)
 	return a
 }
 

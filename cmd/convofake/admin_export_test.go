@@ -2,10 +2,15 @@ package main
 
 import (
 	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/convoapi/convo-go/fake"
 )
 
 // The exported seed loads back into the same state: exporting again gives
@@ -36,5 +41,31 @@ func TestAdminExportSeedRealClock(t *testing.T) {
 	require.Len(t, companies, 1)
 	co := companies[0].(map[string]any)
 	assert.Len(t, co["channels"], 4, "three accounts and the webchat widget")
-	assert.Len(t, co["conversations"], 10)
+	assert.Len(t, co["conversations"], 11, "every conversation, the one without messages included")
+}
+
+// Through the binary: a convofake started from another's GET /_fake/seed
+// answers the API reads as the first does (cursor signatures aside: each
+// server signs its own).
+func TestAdminExportSeedLoadsIntoANewServer(t *testing.T) {
+	a := start(t, "--clock", uiClock)
+	seed := a.admin(http.MethodGet, "/_fake/seed", "")
+	require.Equal(t, http.StatusOK, seed.status)
+	path := filepath.Join(t.TempDir(), "export.json")
+	require.NoError(t, os.WriteFile(path, seed.body, 0o600))
+	b := start(t, "--seed", path)
+
+	sig := regexp.MustCompile(`("next_cursor":"[A-Za-z0-9_-]+)\.[A-Za-z0-9_-]+"`)
+	same := func(path string) map[string]any {
+		t.Helper()
+		ra, rb := a.api(path, fake.DefaultAPIKey), b.api(path, fake.DefaultAPIKey)
+		require.Equal(t, http.StatusOK, ra.status, "%s: %s", path, ra.body)
+		assert.Equal(t, string(sig.ReplaceAll(ra.body, []byte(`$1"`))), string(sig.ReplaceAll(rb.body, []byte(`$1"`))), path)
+		return ra.json(t)["data"].(map[string]any)
+	}
+	same("/v1/channels")
+	same("/v1/conversations/anomalies?include=unassigned,automation_only")
+	for _, item := range same("/v1/conversations?status=all&limit=100")["items"].([]any) {
+		same("/v1/conversations/" + item.(map[string]any)["id"].(string) + "/messages?limit=100")
+	}
 }

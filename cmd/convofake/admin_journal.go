@@ -39,8 +39,15 @@ func (a *admin) requests(w http.ResponseWriter, r *http.Request) error {
 	if _, err := path.Match(pattern, "/"); err != nil {
 		return badRequest("path: %q is not a valid pattern: %s", pattern, patternHelp)
 	}
+	companyID, err := a.requestsCompany(r)
+	if err != nil {
+		return err
+	}
 	out := requestsJSON{Items: []requestJSON{}}
 	for _, req := range a.srv.RequestsMatching(r.URL.Query().Get("method"), pattern) {
+		if companyID != "" && req.CompanyID != companyID {
+			continue
+		}
 		out.Items = append(out.Items, requestJSON{
 			Time: formatTime(req.Time), Method: req.Method, Prefix: req.Prefix, Path: req.Path,
 			Query: redactValues(req.Query), Headers: redactValues(req.Header),
@@ -52,8 +59,18 @@ func (a *admin) requests(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (a *admin) clearRequests(w http.ResponseWriter, _ *http.Request) error {
-	a.srv.ClearRequests()
+// clearRequests: DELETE /_fake/requests[?company=]: empties the journal,
+// or removes one company's requests from it.
+func (a *admin) clearRequests(w http.ResponseWriter, r *http.Request) error {
+	if r.URL.Query().Has("company") {
+		co, err := a.company(r)
+		if err != nil {
+			return err
+		}
+		co.ClearRequests()
+	} else {
+		a.srv.ClearRequests()
+	}
 	writeJSON(w, http.StatusOK, struct {
 		OK bool `json:"ok"`
 	}{true})

@@ -22,7 +22,7 @@ func (a *admin) info(w http.ResponseWriter, _ *http.Request) error {
 			"GET /_fake/clock", "POST /_fake/clock",
 			"GET /_fake/faults", "POST /_fake/faults", "DELETE /_fake/faults", "DELETE /_fake/faults/{id}",
 			"GET /_fake/requests", "DELETE /_fake/requests",
-			"GET /_fake/companies",
+			"GET /_fake/companies", "POST /_fake/companies", "GET /_fake/seed", "POST /_fake/save",
 			"GET /_fake/state/contacts", "GET /_fake/state/contacts/{id}",
 			"GET /_fake/state/channels", "GET /_fake/state/conversations",
 			"GET /_fake/state/conversations/{id}", "GET /_fake/state/conversations/{id}/messages",
@@ -55,6 +55,9 @@ func (a *admin) reset(w http.ResponseWriter, r *http.Request) error {
 	}
 	if err := decodeBody(r, &body, true); err != nil {
 		return err
+	}
+	if r.URL.Query().Has("company") {
+		return a.resetCompany(w, r, body.Empty)
 	}
 	before := a.srv.APIKey()
 	if body.Empty {

@@ -29,8 +29,8 @@ func (a *admin) companies(w http.ResponseWriter, _ *http.Request) error {
 	return nil
 }
 
-// company resolves ?company=<company id> (GET /_fake/companies lists them);
-// absent: the default company.
+// company resolves ?company=<company id> (GET /_fake/companies lists them)
+// or <API key> (a test job knows its key); absent: the default company.
 func (a *admin) company(r *http.Request) (*fake.Company, error) {
 	id := r.URL.Query().Get("company")
 	if !r.URL.Query().Has("company") {
@@ -40,6 +40,9 @@ func (a *admin) company(r *http.Request) (*fake.Company, error) {
 		if co.ID() == id {
 			return co, nil
 		}
+	}
+	if co, ok := a.srv.CompanyByKey(id); ok {
+		return co, nil
 	}
 	return nil, errorf(http.StatusNotFound, "not_found", "no company with id %q; GET /_fake/companies lists them", id)
 }

@@ -28,6 +28,7 @@ type app struct {
 	place      adminPlace
 	adminToken string
 	keySource  keySource
+	state      *stateFile // nil without --state
 	inFlight   inFlight
 }
 
@@ -68,6 +69,11 @@ func startApp(cfg *config, logger *slog.Logger) (*app, error) {
 		logger.Info("the API key of the default company is the seed file's", "company", a.srv.Company().ID(), "from", "companies[0].api_key of "+cfg.seedFile)
 	}
 	a.adm = newAdmin(a.srv, a.adminToken, logger)
+	a.adm.tenants.start = seed
+	if cfg.stateFile != "" {
+		a.state = &stateFile{path: cfg.stateFile, srv: a.srv}
+		a.adm.state = a.state
+	}
 	a.adm.checkHost = true
 	a.adm.hosts, a.adm.anyIP = listenHosts(cmp.Or(cfg.adminAddr, cfg.addr), cfg.publicURL)
 	return a, nil
@@ -239,6 +245,9 @@ func (a *app) serve(ctx context.Context, stderr io.Writer, ready func(addr strin
 	}
 	if cut := a.shutdown(servers); cut > 0 && code == exitOK {
 		code = exitCut
+	}
+	if !a.saveOnExit(stderr) {
+		code = exitFailure
 	}
 	for range pending {
 		<-serveErr // Serve returns http.ErrServerClosed once Shutdown starts

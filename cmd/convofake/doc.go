@@ -59,9 +59,12 @@
 // --admin-addr; JSON in and out, every call with
 // "Authorization: Bearer <admin token>" (else 401). Errors have the shape
 // {"error": "<code>", "message": "<text>"}. GET /_fake/ lists the calls:
-// reset, seed, clock, fault rules, the request journal and the state of
-// contacts, conversations and messages; cmd/convofake/README.md describes
-// each. Fault rules and journal filters take the fake's path patterns
+// reset, seed, clock, fault rules, the request journal, the state of
+// contacts, conversations and messages, the state as a seed document
+// (GET /_fake/seed; --state FILE keeps it across restarts), and companies
+// of their own for test jobs sharing one server (POST /_fake/companies;
+// ?company= reads, resets and clears one); cmd/convofake/README.md
+// describes each. Fault rules and journal filters take the fake's path patterns
 // (docs/behaviour.md, "Path patterns"): relative to the base URL, a leading
 // /v1 or /api/v1 meaning the same as without it.
 package main

@@ -19,6 +19,7 @@ type config struct {
 	adminAddr     string
 	adminOnPublic bool
 	seedFile      string
+	stateFile     string
 	apiKey        string
 	apiKeySet     bool // --api-key was given: it wins over the seed's key
 	clock         string
@@ -76,6 +77,9 @@ func newFlagSet(cfg *config) *flag.FlagSet {
 		"serve the admin API on --addr even when --addr listens beyond loopback (anyone who can reach the port and has the admin token can replace all data)")
 	fs.StringVar(&cfg.seedFile, "seed", "",
 		"seed `FILE` (the fake's JSON seed format, fake/SEED.md) to start with instead of the built-in demo data")
+	fs.StringVar(&cfg.stateFile, "state", "",
+		"state `FILE`: loaded at start when it exists (instead of --seed or the demo data), written on SIGINT, SIGTERM and POST /_fake/save "+
+			"(atomically: a crash mid-save leaves the previous file whole). It is a seed document, as GET /_fake/seed answers")
 	fs.StringVar(&cfg.apiKey, "api-key", "",
 		"API `KEY` of the default (first) company. Without this flag: the --seed file's companies[0].api_key when it has one, "+
 			"else "+fake.DefaultAPIKey+". Given, it wins over the seed file's key. (POST /_fake/seed with its own companies[0].api_key changes the key later; the answer says so)")

@@ -15,6 +15,11 @@ import (
 // loadStartSeed returns the seed loaded at start: the --seed file, or the
 // fake's demo data. Errors name the file, the JSON path and the reason.
 func loadStartSeed(cfg *config) (*fake.Seed, error) {
+	if cfg.stateFile != "" {
+		if seed, ok, err := readStateFile(cfg.stateFile); ok || err != nil {
+			return seed, err
+		}
+	}
 	if cfg.seedFile == "" {
 		return fake.DemoSeed(), nil
 	}

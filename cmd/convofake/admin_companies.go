@@ -1,0 +1,136 @@
+package main
+
+import (
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/convoapi/convo-go/fake"
+)
+
+// Tenants: a shared convofake serves many test jobs, each in a company of
+// its own (POST /_fake/companies) that sees nothing of the others' data.
+// Every admin endpoint that reads or clears something of a company takes
+// ?company=<company id or API key>: the state reads, GET /_fake/seed, the
+// journal (GET and DELETE /_fake/requests) and POST /_fake/reset.
+
+// tenants remembers the seed each company was created from, for a reset
+// of that company alone.
+type tenants struct {
+	mu      sync.Mutex // serializes creations (the key check, then the add)
+	created map[string]fake.CompanySeed
+	start   *fake.Seed // the start seed: what a company of it is reset to
+}
+
+// companyBody is the body of POST /_fake/companies: a seed company
+// (fake.CompanySeed: api_key, id, channels, contacts, conversations), or a
+// seed document holding one company, as GET /_fake/seed?company= writes
+// it (its now is ignored: the server's clock stays).
+type companyBody struct {
+	fake.CompanySeed
+	Companies []fake.CompanySeed `json:"companies,omitempty"`
+	Now       *time.Time         `json:"now,omitempty"`
+}
+
+// createdJSON is the answer of POST /_fake/companies.
+type createdJSON struct {
+	ID     string `json:"id"`
+	APIKey string `json:"api_key"`
+}
+
+// createCompany: POST /_fake/companies, optional body (companyBody): adds
+// a company with its own API key (the body's api_key, else a random one)
+// and, from the body, its data; 201 {"id", "api_key"}. 409 key_in_use when
+// another company has the key or the id; 400 invalid_seed names the JSON
+// path of a bad field, and adds nothing.
+func (a *admin) createCompany(w http.ResponseWriter, r *http.Request) error {
+	var body companyBody
+	if err := decodeBody(r, &body, true); err != nil {
+		return err
+	}
+	cs := body.CompanySeed
+	switch len(body.Companies) {
+	case 0:
+	case 1:
+		cs = body.Companies[0]
+	default:
+		return badRequest("companies: a company is created from one seed company, not %d", len(body.Companies))
+	}
+	if cs.APIKey == "" {
+		cs.APIKey = "ck_" + randomToken()
+	}
+	a.tenants.mu.Lock()
+	defer a.tenants.mu.Unlock()
+	if co, used := a.srv.CompanyByKey(cs.APIKey); used {
+		return errorf(http.StatusConflict, "key_in_use", "the API key is already used by company %s; leave api_key out for a random one", co.ID())
+	}
+	for _, co := range a.srv.Companies() {
+		if co.ID() == cs.ID {
+			return errorf(http.StatusConflict, "key_in_use", "the id %q is already company %s's; leave id out for a random one", cs.ID, co.ID())
+		}
+	}
+	co, err := a.srv.AddCompanySeed(cs)
+	if err != nil {
+		return errorf(http.StatusBadRequest, "invalid_seed", "%s", redactSecrets(err.Error(), cs.APIKey))
+	}
+	a.tenants.created[co.ID()] = cs
+	a.logger.Info("company created", "company", co.ID())
+	writeJSON(w, http.StatusCreated, createdJSON{ID: co.ID(), APIKey: cs.APIKey})
+	return nil
+}
+
+// resetCompany: POST /_fake/reset?company=: that company alone goes back
+// to the data it was created with (POST /_fake/companies, or the start
+// seed), or with {"empty": true} to none; its requests leave the journal.
+// Its id and key stay; the other companies, the clock and the fault rules
+// are left alone.
+func (a *admin) resetCompany(w http.ResponseWriter, r *http.Request, empty bool) error {
+	co, err := a.company(r)
+	if err != nil {
+		return err
+	}
+	var cs fake.CompanySeed
+	if !empty {
+		cs = a.startData(co)
+	}
+	cs.APIKey, cs.ID = "", ""
+	if err := co.Load(cs); err != nil {
+		return errorf(http.StatusInternalServerError, "internal_error", "%s", redactSecrets(err.Error(), serverKeys(a.srv)...))
+	}
+	co.ClearRequests()
+	writeJSON(w, http.StatusOK, okJSON{OK: true, Clock: a.clockState()})
+	return nil
+}
+
+// startData is the data a company was created with: its POST
+// /_fake/companies body, or its part of the start seed (the default
+// company: the first; another: the one with its key), else none.
+func (a *admin) startData(co *fake.Company) fake.CompanySeed {
+	a.tenants.mu.Lock()
+	defer a.tenants.mu.Unlock()
+	if cs, ok := a.tenants.created[co.ID()]; ok {
+		return cs
+	}
+	if a.tenants.start == nil {
+		return fake.CompanySeed{}
+	}
+	for i, cs := range a.tenants.start.Companies {
+		if i == 0 && co.ID() == a.srv.Company().ID() || i > 0 && cs.APIKey == co.APIKey() {
+			return cs
+		}
+	}
+	return fake.CompanySeed{}
+}
+
+// requestsCompany is the company id ?company= names for the journal ("":
+// every request).
+func (a *admin) requestsCompany(r *http.Request) (string, error) {
+	if !r.URL.Query().Has("company") {
+		return "", nil
+	}
+	co, err := a.company(r)
+	if err != nil {
+		return "", err
+	}
+	return co.ID(), nil
+}

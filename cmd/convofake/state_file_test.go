@@ -1,0 +1,154 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/convoapi/convo-go/fake"
+)
+
+// contactCount is the number of contacts of the default company.
+func contactCount(t *testing.T, p *proc) int {
+	t.Helper()
+	r := p.admin(http.MethodGet, "/_fake/state/contacts", "")
+	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+	return len(r.json(t)["items"].([]any))
+}
+
+// A state written through the API survives a shutdown (the path SIGINT
+// and SIGTERM take) and a restart from the file.
+func TestStateFileSurvivesRestart(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	p := start(t, "--state", path, "--clock", "frozen:2026-11-22T10:00:00Z", "--rate-limit", "0")
+	before := contactCount(t, p)
+	for i := range 2000 {
+		r := p.do(http.MethodPost, "/v1/chatapp/contacts", "Bearer "+fake.DefaultAPIKey,
+			fmt.Sprintf(`{"phone_number_id":"5511940000001","phone_number":"5511%09d","name":"Load %d"}`, i, i))
+		require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
+	}
+	seed := p.admin(http.MethodGet, "/_fake/seed", "")
+	require.Equal(t, exitOK, p.stop())
+	assert.Contains(t, p.stderr.String(), "state saved")
+
+	again := start(t, "--state", path, "--rate-limit", "0")
+	assert.Equal(t, before+2000, contactCount(t, again), "every contact written is back")
+	r := again.do(http.MethodGet, "/v1/chatapp/contacts/lookup?phone_number=5511000001999&phone_number_id=5511940000001", "Bearer "+fake.DefaultAPIKey, "")
+	assert.Equal(t, http.StatusOK, r.status, "%s", r.body)
+	assert.Equal(t, "2026-11-22T10:00:00.000Z", again.admin(http.MethodGet, "/_fake/clock", "").json(t)["now"], "the frozen clock too")
+	assert.JSONEq(t, string(seed.body), string(again.admin(http.MethodGet, "/_fake/seed", "").body))
+}
+
+// POST /_fake/save writes the file; a save cut half-way (the write fails, or
+// the process dies and leaves its temporary file) leaves the previous file
+// whole, and it loads.
+func TestStateFileSaveIsAtomic(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "state.json")
+	p := start(t, "--state", path)
+	r := p.admin(http.MethodPost, "/_fake/save", "")
+	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+	assert.Equal(t, path, r.json(t)["file"])
+	saved, err := os.ReadFile(path)
+	require.NoError(t, err)
+
+	tests := []struct {
+		name  string
+		write func(w io.Writer) error
+	}{
+		{"the write fails half-way", func(w io.Writer) error {
+			_, _ = w.Write(saved[:len(saved)/2])
+			return errors.New("disk full")
+		}},
+		{"the encoding fails at once", func(io.Writer) error { return errors.New("cannot encode") }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			require.Error(t, writeAtomic(path, tt.write))
+			now, err := os.ReadFile(path)
+			require.NoError(t, err)
+			assert.Equal(t, saved, now, "the previous file is whole")
+			entries, err := os.ReadDir(dir)
+			require.NoError(t, err)
+			assert.Len(t, entries, 1, "no temporary file is left")
+		})
+	}
+
+	// A process killed mid-save leaves its temporary file: start ignores it.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ".state.json.tmp-123"), saved[:len(saved)/3], 0o600))
+	again := start(t, "--state", path)
+	assert.Equal(t, contactCount(t, p), contactCount(t, again))
+}
+
+func TestStateFileErrors(t *testing.T) {
+	p := start(t)
+	r := p.admin(http.MethodPost, "/_fake/save", "")
+	assertAdminError(t, r, http.StatusConflict, "no_state_file")
+
+	bad := filepath.Join(t.TempDir(), "state.json")
+	require.NoError(t, os.WriteFile(bad, []byte(`{"companies": [`), 0o600))
+	code, stderr := runOnce(t, "--addr", "127.0.0.1:0", "--state", bad)
+	assert.Equal(t, exitNoStart, code)
+	assert.Contains(t, stderr, "--state "+bad)
+
+	// A directory that does not exist: the start is empty-handed, the save fails.
+	missing := filepath.Join(t.TempDir(), "no", "state.json")
+	_, ok, err := readStateFile(missing)
+	require.NoError(t, err)
+	assert.False(t, ok)
+	f := &stateFile{path: missing, srv: fake.New(t)}
+	assert.Error(t, f.save())
+}
+
+// The state file is a seed document: --seed takes it as well.
+func TestStateFileIsASeed(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	p := start(t, "--state", path)
+	require.Equal(t, http.StatusOK, p.admin(http.MethodPost, "/_fake/save", "").status)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var seed fake.Seed
+	require.NoError(t, json.Unmarshal(data, &seed))
+	assert.NotEmpty(t, seed.Companies[0].Contacts)
+	other := start(t, "--seed", path)
+	assert.Equal(t, contactCount(t, p), contactCount(t, other))
+	assert.False(t, strings.Contains(string(data), "\\u003c"), "HTML is not escaped")
+}
+
+// A save that cannot be written: at shutdown it makes the exit code 1 and
+// says why; POST /_fake/save answers 500 and the previous file stays.
+func TestStateFileSaveFails(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "no", "state.json")
+	var stdout, stderr syncBuffer
+	ctx, cancel := context.WithTimeout(context.Background(), safetyTimeout)
+	defer cancel()
+	code := run(ctx, []string{"--addr", "127.0.0.1:0", "--state", missing}, &stdout, &stderr, func(string) { cancel() })
+	assert.Equal(t, exitFailure, code)
+	assert.Contains(t, stderr.String(), "--state "+missing+": the state was not saved")
+
+	a := newAdmin(fake.New(t), testAdminToken, slog.New(slog.DiscardHandler))
+	a.state = &stateFile{path: missing, srv: a.srv}
+	r := serve(a, http.MethodPost, "/_fake/save", "Bearer "+testAdminToken)
+	assertAdminError(t, r, http.StatusInternalServerError, "save_failed")
+
+	dir := t.TempDir()
+	_, _, err := readStateFile(dir)
+	assert.ErrorContains(t, err, "--state", "a directory is not a state file")
+	sub := filepath.Join(dir, "sub")
+	require.NoError(t, os.Mkdir(sub, 0o700))
+	assert.Error(t, writeAtomic(sub, func(w io.Writer) error { _, err := w.Write([]byte("{}")); return err }), "a file cannot replace a directory")
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Len(t, entries, 1, "the temporary file is removed")
+}
