@@ -132,6 +132,10 @@ func TestDownloadResumesThroughTheFake(t *testing.T) {
 	assert.Equal(t, int64(len(file)), n)
 	assert.True(t, bytes.Equal(file, out.Bytes()), "byte-identical")
 
+	// The fake journals a request once its handler returns, which may be
+	// just after the client has read the last byte.
+	require.Eventually(t, func() bool { return len(s.RequestsMatching(http.MethodGet, "/_files/*")) == 3 },
+		5*time.Second, time.Millisecond)
 	var ranges []string
 	for _, r := range s.RequestsMatching(http.MethodGet, "/_files/*") {
 		ranges = append(ranges, r.Header.Get("Range"))

@@ -402,11 +402,14 @@ func TestExportOnAnyDate(t *testing.T) {
 		media, err := os.ReadDir("media")
 		require.NoError(t, err)
 		_, again, _ := export(t, dir, 0, "--since", "82d")
+		// Counted before the interrupted run: how many addresses it asked
+		// for before the cancel depends on how far its read-ahead got.
+		addresses := len(w.s.RequestsMatching("", "/attachments/*"))
 		want := readFile(t, "history.jsonl")
 		export(t, t.TempDir(), 5, "--since", "82d")
 		code, _, errOut = export(t, ".", 0, "--since", "82d")
 		require.Equal(t, 0, code, errOut)
-		return []any{ids, len(media), len(w.s.RequestsMatching("", "/attachments/*")), again, want == readFile(t, "history.jsonl")}
+		return []any{ids, len(media), addresses, again, want == readFile(t, "history.jsonl")}
 	}
 	reference := exportAt(t, t0)
 	require.Len(t, reference[0], 12)
