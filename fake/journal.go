@@ -234,6 +234,11 @@ func (s *Server) journalKeys() []string {
 	if s.journal.limit <= 0 || s.journal.maxBytes <= 0 {
 		return nil
 	}
+	return s.companyKeys()
+}
+
+// companyKeys returns every company's API key.
+func (s *Server) companyKeys() []string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	keys := make([]string, 0, len(s.companies))
@@ -248,16 +253,7 @@ func (s *Server) journalKeys() []string {
 // a server that wraps the fake (cmd/convofake logs paths, where a client
 // may have put a key as an id). v is taken as it will be shown: unescape a
 // path before, not after.
-func (s *Server) RedactKeys(v string) string {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	for _, c := range s.companies {
-		if c.apiKey != "" && strings.Contains(v, c.apiKey) {
-			v = strings.ReplaceAll(v, c.apiKey, Redacted)
-		}
-	}
-	return v
-}
+func (s *Server) RedactKeys(v string) string { return redactString(v, s.companyKeys()) }
 
 // truncateBody keeps at most max bytes of b, followed by a marker line.
 func truncateBody(b []byte, max int) []byte {
