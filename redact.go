@@ -152,7 +152,10 @@ func (c *Client) redact(s string) string {
 func (c *Client) redactCall(info *callInfo, s string) string {
 	s = c.redact(s)
 	if info != nil && info.apiKey != "" && info.apiKey != c.apiKey {
-		s = newKeyMatcher(info.apiKey).redact(s)
+		if info.keyMatch == nil { // built once per call, on the first text to scrub
+			info.keyMatch = newKeyMatcher(info.apiKey)
+		}
+		s = info.keyMatch.redact(s)
 	}
 	return s
 }

@@ -139,6 +139,7 @@ type callInfo struct {
 	maxRetries int    // this call's retry budget
 	maxWait    time.Duration
 	apiKey     string       // a per-call key (WithAPIKey on the call), else ""
+	keyMatch   *keyMatcher  // apiKey's matcher, built when first needed (see redactCall)
 	middleware []Middleware // the call's own (WithMiddleware on the call)
 	meta       Response
 
