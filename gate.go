@@ -92,13 +92,8 @@ func (g *rateGate) wait(ctx context.Context, info *callInfo) error {
 		if dl, ok := ctx.Deadline(); d > info.maxWait || (ok && time.Until(dl) < d) {
 			return &gateHeld{wait: d}
 		}
-		info.traceWait(ctx, WaitGate, d)
-		timer := time.NewTimer(d)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return ctx.Err()
-		case <-timer.C:
+		if err := info.sleep(ctx, WaitGate, d); err != nil {
+			return err
 		}
 		// Loop: another 429 may have extended the hold meanwhile.
 	}

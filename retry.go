@@ -43,7 +43,7 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 	if resp != nil {
 		keepConnection(resp)
 	}
-	if err := c.sleep(ctx, info, WaitRetry, wait); err != nil {
+	if err := info.sleep(ctx, WaitRetry, wait); err != nil {
 		return false, err
 	}
 	return true, nil
@@ -51,7 +51,7 @@ func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error)
 
 // sleep waits d before the call's next step, telling the call's trace why;
 // it returns the context's error if the context ends first.
-func (c *Client) sleep(ctx context.Context, info *callInfo, reason WaitReason, d time.Duration) error {
+func (info *callInfo) sleep(ctx context.Context, reason WaitReason, d time.Duration) error {
 	if d <= 0 {
 		return nil
 	}
