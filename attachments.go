@@ -142,13 +142,29 @@ func (s *AttachmentsService) Download(ctx context.Context, msg Message, w io.Wri
 // address asked for when this one has expired (see [Attachment.Expired], or
 // the file host answers 403, 404 or 410) — before the transfer or on the way.
 //
-// A transfer cut part-way (the connection lost, or no byte for the stall
-// timeout: see WithStallTimeout) resumes from the byte reached with a Range
-// request, never starting over; up to the client's maximum retries in a row
-// without progress. When the attachment states its file_size, the bytes
-// written must add up to it, else the error wraps ErrIncompleteDownload.
-// opts apply to the requests for an address (the API calls), not to the
-// download from the file host, which carries none of the API's headers.
+// The requests to the file host are attempts of a call like any other: they
+// pass through the client's middleware and the call's (WithMiddleware), are
+// traced with the route AttachmentFileRoute, and are retried by the same
+// rules as a GET, with the backoff between them. A transfer cut part-way
+// (the connection lost, or no byte for the stall timeout: see
+// WithStallTimeout) resumes from the byte reached with a Range request,
+// never starting over; each request that brings no new byte uses one retry
+// of the call's budget (WithMaxRetries), a request that brings some does
+// not, and a download sends at most 4×(1+that budget) requests to one
+// address (16 by default), progress or not: past either bound the error
+// wraps ErrIncompleteDownload. The backoff starts over after progress.
+//
+// The body is taken as it is sent: a file the host compresses for transfer
+// is written compressed, never inflated. At most file_size bytes are
+// written when the attachment states it (else at most the client's
+// WithMaxResponseBytes): a longer body is refused there with an error
+// wrapping ErrResponseTooLarge, and a shorter total with one wrapping
+// ErrIncompleteDownload. An answer 206 whose range does not start at the
+// byte asked for, or that answers a request without Range, is refused; a
+// 200 to a Range request sends the whole file again, whose bytes already
+// written are skipped. opts apply to the requests for an address and to
+// those of the download (retries, timeout, middleware, trace); the API's
+// headers and key never go to the file host.
 func (s *AttachmentsService) DownloadAttachment(ctx context.Context, att *Attachment, w io.Writer, opts ...Option) (int64, error) {
 	if w == nil {
 		return 0, errors.New("convo: Attachments.DownloadAttachment: nil writer")
@@ -156,7 +172,14 @@ func (s *AttachmentsService) DownloadAttachment(ctx context.Context, att *Attach
 	if att == nil {
 		return 0, errors.New("convo: Attachments.DownloadAttachment: nil attachment")
 	}
-	d := download{s: s, att: att, w: w, opts: opts}
+	if ctx == nil {
+		return 0, errors.New("convo: nil context")
+	}
+	o, err := callConfig(opts)
+	if err != nil {
+		return 0, err
+	}
+	d := download{s: s, att: att, w: w, opts: opts, cfg: &o}
 	return d.run(ctx)
 }
 
@@ -167,9 +190,9 @@ type download struct {
 	att     *Attachment
 	w       io.Writer
 	opts    []Option
+	cfg     *config
 	written int64
 	renewed bool
-	stuck   int // cuts in a row without progress
 }
 
 func (d *download) run(ctx context.Context) (int64, error) {
@@ -179,26 +202,15 @@ func (d *download) run(ctx context.Context) (int64, error) {
 		}
 	}
 	for {
-		before := d.written
-		n, err := d.s.c.fetchFile(ctx, d.att.URL, d.written, d.w)
+		n, err := d.s.c.fetchFile(ctx, d.cfg, d.att, d.written, d.w)
 		d.written += n
 		var fe *FileError
-		var cut *cutError
 		switch {
 		case err == nil:
 			return d.written, d.checkSize()
 		case errors.As(err, &fe) && fe.expired() && !d.renewed && d.att.MediaID != "":
 			if err := d.renew(ctx); err != nil {
 				return d.written, err
-			}
-		case errors.As(err, &cut) && ctx.Err() == nil:
-			if d.written == before {
-				d.stuck++
-			} else {
-				d.stuck = 0
-			}
-			if d.stuck > d.s.c.maxRetries {
-				return d.written, cut.err
 			}
 		default:
 			return d.written, err
@@ -229,7 +241,7 @@ func (d *download) checkSize() error {
 }
 
 // ErrIncompleteDownload reports a download whose size differs from the
-// file_size its attachment states.
+// file_size its attachment states, or that gave up resuming.
 var ErrIncompleteDownload = errors.New("convo: download incomplete")
 
 // FileError reports a file host's refusal to serve a temporary address.
@@ -253,54 +265,139 @@ func (e *FileError) expired() bool {
 	return false
 }
 
-// fetchFile streams a temporary address into w from byte offset on (with a
-// Range request when offset > 0), and returns the bytes written. It is not an
-// API call: it goes to another host with the key-free client and none of the
-// API headers. A failure while reading the body is a *cutError: the caller
-// may resume from the bytes written.
-func (c *Client) fetchFile(ctx context.Context, rawURL string, offset int64, w io.Writer) (int64, error) {
-	u, err := url.Parse(rawURL)
+// fetchFile streams a temporary address into w from byte offset on, as one
+// call of the pipeline (see DownloadAttachment), and returns the bytes
+// written. It carries none of the API's headers, and no key.
+func (c *Client) fetchFile(ctx context.Context, o *config, att *Attachment, offset int64, w io.Writer) (int64, error) {
+	u, err := url.Parse(att.URL)
 	if err != nil || u.Host == "" {
 		return 0, fmt.Errorf("convo: attachment address is not an absolute URL")
 	}
 	if u.Scheme != "https" && !(u.Scheme == "http" && (netx.IsLoopback(u.Hostname()) || c.insecure)) {
 		return 0, fmt.Errorf("convo: attachment address on %s uses scheme %q; refusing", u.Host, u.Scheme)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
-	if err != nil {
-		return 0, fmt.Errorf("convo: attachment request: %w", err)
+	ci := c.newCallInfo(ctx, http.MethodGet, "", o)
+	ci.route, ci.url, ci.limit = AttachmentFileRoute, u.String(), nil // the file host is not the API
+	// identity: Go's transport would otherwise ask for gzip and inflate the
+	// answer, which must be written as it is, and capped as it is.
+	ci.header = http.Header{"User-Agent": {c.userAgent}, "Accept-Encoding": {"identity"}}
+	limit := c.maxBody
+	if att.FileSize > 0 {
+		limit = att.FileSize
 	}
-	req.Header.Set("User-Agent", c.userAgent)
-	if offset > 0 {
-		req.Header.Set("Range", "bytes="+strconv.FormatInt(offset, 10)+"-")
+	f := &fileTransfer{w: w, host: u.Host, where: "(attachment on " + u.Host + ")", limit: limit, start: offset, written: offset}
+	f.prepareHeader(ci.header)
+	ci.file = f
+	err = ci.do(ctx, o, func(*http.Response) error { return f.outcome })
+	var cut *cutError
+	if errors.As(err, &cut) {
+		err = fmt.Errorf("%w after %d requests: %w", ErrIncompleteDownload, ci.attempt, err)
 	}
-	resp, err := c.files.Do(req)
-	if err != nil {
-		return 0, c.transportError(ctx, http.MethodGet, "(attachment on "+u.Host+")", err)
+	return f.written - offset, err
+}
+
+// fileTransfer is the part of a download's call that its attempts share:
+// where the transfer stands, and how the last answer ended it.
+type fileTransfer struct {
+	w       io.Writer
+	host    string
+	where   string // names the transfer in errors: the address is a bearer secret
+	limit   int64  // the most bytes the file may have
+	start   int64  // the byte this call started from
+	written int64  // the byte reached: the next request resumes there
+	stuck   int    // requests in a row that brought no new byte
+	outcome error  // why the last answer, not retried, ended the transfer
+}
+
+// maxRequests bounds the requests of one download to one address.
+func (f *fileTransfer) maxRequests(maxRetries int) int { return 4 * (maxRetries + 1) }
+
+// retryable is the retry rule of a download: a cut body resumes, and any
+// other failure is retried as for a GET; each request that brought no new
+// byte uses one retry of the budget, within the bound of maxRequests.
+func (f *fileTransfer) retryable(ci *callInfo, resp *http.Response, err error) bool {
+	if ci.attempt >= f.maxRequests(ci.maxRetries) {
+		return false
 	}
+	var cut *cutError
+	if !errors.As(err, &cut) {
+		if !retryableOutcome(http.MethodGet, ci.maxWait, resp, err) {
+			return false
+		}
+		f.stuck++
+	}
+	return f.stuck <= ci.maxRetries
+}
+
+// prepare points the next request at the byte reached.
+func (f *fileTransfer) prepare(req *http.Request) {
+	req.Header = req.Header.Clone() // the loop's copy of the request shares the map
+	f.prepareHeader(req.Header)
+}
+
+func (f *fileTransfer) prepareHeader(h http.Header) {
+	if f.written > 0 {
+		h.Set("Range", "bytes="+strconv.FormatInt(f.written, 10)+"-")
+	} else {
+		h.Del("Range")
+	}
+}
+
+// receive is the response handler of a download: it checks the answer
+// against the request and writes its body. A read that fails is a
+// *cutError, which the loop retries from the byte reached; any other end is
+// the transfer's outcome.
+func (f *fileTransfer) receive(resp *http.Response) error {
 	defer discard(resp)
+	f.outcome = nil
+	offset := f.written
 	switch {
 	case offset > 0 && resp.StatusCode == http.StatusRequestedRangeNotSatisfiable && rangeTotal(resp) == offset:
-		return 0, nil // the cut came after the last byte
+		return nil // the cut came after the last byte
 	case resp.StatusCode < 200 || resp.StatusCode > 299:
-		return 0, &FileError{StatusCode: resp.StatusCode, Host: u.Host}
-	case offset > 0 && resp.StatusCode == http.StatusPartialContent && rangeStart(resp) != offset:
-		return 0, fmt.Errorf("convo: file host %s answered a range from another byte than %d", u.Host, offset)
+		f.outcome = &FileError{StatusCode: resp.StatusCode, Host: f.host}
+		return nil
+	case resp.StatusCode == http.StatusPartialContent && resp.Request.Header.Get("Range") == "":
+		f.outcome = fmt.Errorf("convo: file host %s answered 206 to a request without Range", f.host)
+		return nil
+	case resp.StatusCode == http.StatusPartialContent && rangeStart(resp) != offset:
+		f.outcome = fmt.Errorf("convo: file host %s answered a range from another byte than %d", f.host, offset)
+		return nil
 	case offset > 0 && resp.StatusCode != http.StatusPartialContent:
 		// The whole file again: skip what was written already.
 		if _, err := io.CopyN(io.Discard, resp.Body, offset); err != nil {
-			return 0, &cutError{fmt.Errorf("convo: downloading attachment from %s: %w", u.Host, err)}
+			f.stuck++
+			return &cutError{fmt.Errorf("convo: downloading attachment from %s: %w", f.host, err)}
 		}
 	}
-	body := &readErrors{r: resp.Body}
-	n, err := io.Copy(w, body)
-	switch {
-	case body.err != nil:
-		return n, &cutError{fmt.Errorf("convo: downloading attachment from %s: %w", u.Host, body.err)}
-	case err != nil:
-		return n, fmt.Errorf("convo: writing attachment from %s: %w", u.Host, err)
+	return f.copy(resp.Body)
+}
+
+// copy writes the body from the byte reached, at most up to the limit.
+func (f *fileTransfer) copy(body io.Reader) error {
+	r := &readErrors{r: body}
+	n, err := io.CopyN(f.w, r, f.limit-f.written)
+	f.written += n
+	if n > 0 {
+		f.stuck = 0
+	} else {
+		f.stuck++
 	}
-	return n, nil
+	switch {
+	case r.err != nil:
+		return &cutError{fmt.Errorf("convo: downloading attachment from %s: %w", f.host, r.err)}
+	case err == io.EOF:
+		return nil
+	case err != nil:
+		f.outcome = fmt.Errorf("convo: writing attachment from %s: %w", f.host, err)
+		return nil
+	}
+	// The limit is reached: the body must end here.
+	var one [1]byte
+	if m, _ := io.ReadFull(body, one[:]); m > 0 {
+		f.outcome = fmt.Errorf("%w: the file host %s sent more than the %d bytes of the file", ErrResponseTooLarge, f.host, f.limit)
+	}
+	return nil
 }
 
 // cutError is a transfer cut while the body was read: resumable.

@@ -3,12 +3,12 @@ package convo
 import (
 	"context"
 	"errors"
+	"fmt"
 	"iter"
-	"net/http"
-	"slices"
+	"runtime/debug"
 	"strconv"
 	"sync"
-	"time"
+	"sync/atomic"
 )
 
 // DefaultParallelLimit is how many calls Parallel and ParallelSeq run at
@@ -63,8 +63,10 @@ func (e *ItemError) Unwrap() error { return e.Err }
 
 // Parallel calls fn once for every input, at most ParallelLimit at a time,
 // and returns the results in input order (out[i] is fn's result for
-// inputs[i]). It returns only once every call it started has returned: no
-// goroutine is left behind, whatever happens.
+// inputs[i]). Each of ParallelLimit workers takes the next input as soon as
+// it is free, so one slow call — waiting out a 429's Retry-After, say —
+// holds only its own worker. It returns only once every call it started
+// has returned: no goroutine is left behind, whatever happens.
 //
 // By default the first failure stops the run: the calls in flight are
 // cancelled through their context, no new one starts, and that failure is
@@ -73,18 +75,23 @@ func (e *ItemError) Unwrap() error { return e.Err }
 // tried and the error joins one *ItemError per failed input, in input order
 // (errors.Join; nil when all succeeded).
 //
-// The calls fn makes with the context it is given share the run's pace: when
-// the service answers 429, every call waits out its Retry-After before its
-// next attempt (the client's rate-limit gate, on by default), and the number
-// of attempts of the run allowed in flight is halved, then grows back by one
-// per round of successes. Nothing is dropped by this: each call still
-// retries its 429 within the client's own budget (WithMaxRetries; raise it
-// for long bulk jobs), and only 429 makes a POST go out twice, as everywhere
+// The calls fn makes share the Client's rate limiter (see WithRateLimiter)
+// with every other call of that Client: when the service refuses a call
+// for its rate, the refused call waits out its Retry-After, and every call
+// of the run is paced at the rate the service accepts, so the run proceeds
+// near the limit rather than meeting it once per worker. Nothing is dropped
+// by this: each call still retries its 429 within the client's own budget
+// (WithMaxRetries), and only 429 makes a POST go out twice, as everywhere
 // in this package. Parallel adds no retries of its own.
 //
-// When ctx ends, no new call starts: in collect-all mode the first input
-// not started is reported with the context's error (the later ones are not
+// When ctx ends, no new call starts: by default the run returns the
+// context's error (unless a call failed first); in collect-all mode the
+// first input not started is reported with it (the later ones are not
 // reported at all).
+//
+// A panic in fn (or in a middleware or trace hook it runs) stops the run as
+// a failure would, and is re-raised in the caller's goroutine as a
+// *PanicError once every call has returned.
 //
 // fn must be safe to call from several goroutines at once; a *Client is.
 func Parallel[In, Out any](ctx context.Context, inputs []In, fn func(ctx context.Context, in In) (Out, error), opts ...Option) ([]Out, error) {
@@ -92,21 +99,72 @@ func Parallel[In, Out any](ctx context.Context, inputs []In, fn func(ctx context
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Out, len(inputs))
-	var errs []error
-	i := 0
-	for v, err := range parallel(ctx, slices.Values(inputs), fn, cfg) {
-		switch {
-		case err == nil:
-			out[i] = v
-		case cfg.collectAll:
-			errs = append(errs, &ItemError{Index: i, Err: err})
-		default:
-			return out, err
-		}
-		i++
+	if ctx == nil {
+		return nil, errors.New("convo: nil context")
 	}
-	return out, errors.Join(errs...)
+	out := make([]Out, len(inputs))
+	errs := make([]error, len(inputs))
+	runCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(context.Canceled)
+	var (
+		wg         sync.WaitGroup
+		next       atomic.Int64
+		notStarted atomic.Int64 // the first input not started because the run stopped
+		failOnce   sync.Once
+		firstErr   error
+		p          panicked
+	)
+	notStarted.Store(int64(len(inputs)))
+	call := func(i int) {
+		defer func() {
+			if r := recover(); r != nil {
+				p.keep(r, cancel)
+			}
+		}()
+		out[i], errs[i] = fn(runCtx, inputs[i])
+		if errs[i] != nil && !cfg.collectAll {
+			failOnce.Do(func() { firstErr = errs[i]; cancel(errs[i]) })
+		}
+	}
+	for range min(cfg.limit, len(inputs)) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(inputs) {
+					return
+				}
+				if runCtx.Err() != nil {
+					for cur := notStarted.Load(); int64(i) < cur && !notStarted.CompareAndSwap(cur, int64(i)); cur = notStarted.Load() {
+					}
+					return
+				}
+				call(i)
+			}
+		})
+	}
+	wg.Wait()
+	p.reraise()
+	failOnce.Do(func() {}) // firstErr is read after any failure was recorded
+	if firstErr != nil {
+		return out, firstErr
+	}
+	stopped := int(notStarted.Load())
+	if !cfg.collectAll {
+		if stopped < len(inputs) {
+			return out, context.Cause(runCtx)
+		}
+		return out, nil
+	}
+	var all []error
+	for i, err := range errs[:stopped] {
+		if err != nil {
+			all = append(all, &ItemError{Index: i, Err: err})
+		}
+	}
+	if stopped < len(inputs) {
+		all = append(all, &ItemError{Index: stopped, Err: context.Cause(runCtx)})
+	}
+	return out, errors.Join(all...)
 }
 
 // ParallelSeq is Parallel over a sequence, as a stream: it calls fn for each
@@ -128,7 +186,10 @@ func Parallel[In, Out any](ctx context.Context, inputs []In, fn func(ctx context
 // makes calls (a listing), breaking out waits for the one under way. A run
 // cut short by ctx ends with the context's error, never like a complete one.
 //
-// Calls share the run's pace on 429 exactly as in Parallel.
+// Calls share the Client's rate limiter as in Parallel. Unlike Parallel,
+// results come out in input order through a bounded window: a call that
+// waits (out a Retry-After, say) holds back the yielding of every later
+// result, and once the window is full, the start of new calls.
 func ParallelSeq[In, Out any](ctx context.Context, inputs iter.Seq[In], fn func(ctx context.Context, in In) (Out, error), opts ...Option) iter.Seq2[Out, error] {
 	cfg, err := parallelConfig(opts)
 	if err != nil {
@@ -157,7 +218,6 @@ func parallel[In, Out any](ctx context.Context, inputs iter.Seq[In], fn func(con
 			return
 		}
 		runCtx, cancel := context.WithCancelCause(ctx)
-		runCtx = ContextWithMiddleware(runCtx, newPace(cfg.limit).middleware)
 		// pending holds one result channel per input started and not yet
 		// yielded, in input order: with the one being waited on, at most
 		// window inputs are in flight or done and waiting for their turn.
@@ -169,6 +229,7 @@ func parallel[In, Out any](ctx context.Context, inputs iter.Seq[In], fn func(con
 			wg       sync.WaitGroup
 			failOnce sync.Once
 			firstErr error
+			panicked panicked
 		)
 		fail := func(err error) {
 			failOnce.Do(func() { firstErr = err; cancel(err) })
@@ -176,6 +237,11 @@ func parallel[In, Out any](ctx context.Context, inputs iter.Seq[In], fn func(con
 		stoppedEarly := false // read once pending is closed
 		wg.Go(func() {
 			defer close(pending)
+			defer func() { // the caller's sequence may panic
+				if p := recover(); p != nil {
+					panicked.keep(p, cancel)
+				}
+			}()
 			for in := range inputs {
 				if runCtx.Err() != nil {
 					stoppedEarly = true
@@ -199,12 +265,19 @@ func parallel[In, Out any](ctx context.Context, inputs iter.Seq[In], fn func(con
 					return
 				}
 				wg.Go(func() {
-					v, err := fn(runCtx, in)
-					if err != nil && !cfg.collectAll {
-						fail(err) // before the slot is free: nothing starts after it
+					var r parallelResult[Out]
+					defer func() {
+						if p := recover(); p != nil {
+							panicked.keep(p, cancel)
+							r.err = errPanicked
+						}
+						<-slots
+						ch <- r
+					}()
+					r.v, r.err = fn(runCtx, in)
+					if r.err != nil && !cfg.collectAll {
+						fail(r.err) // before the slot is free: nothing starts after it
 					}
-					<-slots
-					ch <- parallelResult[Out]{v, err}
 				})
 			}
 		})
@@ -213,9 +286,13 @@ func parallel[In, Out any](ctx context.Context, inputs iter.Seq[In], fn func(con
 			for range pending { // let the feeder see the cancellation and stop
 			}
 			wg.Wait()
+			panicked.reraise() // every goroutine has ended
 		}()
 		for ch := range pending {
 			r := <-ch
+			if panicked.happened() {
+				return
+			}
 			if r.err != nil && !cfg.collectAll {
 				// A failed call ran fail before its send, so firstErr is the
 				// cause, not a cancellation it brought about in an earlier
@@ -241,82 +318,63 @@ func parallel[In, Out any](ctx context.Context, inputs iter.Seq[In], fn func(con
 	}
 }
 
-// pace is shared by the calls of one Parallel run, through their context:
-// its middleware runs around each of their attempts. The hold a 429 asks for is the client's rate-limit gate (see
-// WithRateLimitGate), which every call of the Client obeys; pace adds a
-// limit on how many attempts of the run are in flight, additive increase
-// and multiplicative decrease as TCP does: a 429 halves the limit (once per
-// round: answers to attempts sent before the last cut do not cut again),
-// each success adds 1/limit, so the limit regrows by one per round of
-// successes, up to the run's bound. Without it, the whole run would meet
-// the service at full width again the moment the hold ends.
-type pace struct {
-	mu       sync.Mutex
-	max      float64
-	limit    float64
-	inFlight int
-	lastCut  time.Time     // when the limit was last halved
-	changed  chan struct{} // closed when inFlight drops or the limit changes
+// PanicError is what Parallel, ParallelSeq and an iteration with
+// WithReadAhead panic with in the caller's goroutine when code they ran on
+// a goroutine of their own panicked — fn, a middleware, a trace hook or the
+// input sequence: the panic is not lost and does not end the process, and it
+// is re-raised once every goroutine of the run has ended, so recover in the
+// caller sees it and nothing is left running.
+type PanicError struct {
+	// Value is what the code panicked with.
+	Value any
+	// Stack is the stack of the goroutine that panicked, at the panic.
+	Stack []byte
 }
 
-func newPace(limit int) *pace {
-	return &pace{max: float64(limit), limit: float64(limit), changed: make(chan struct{})}
+// Error describes the panic and where it happened.
+func (p *PanicError) Error() string {
+	return fmt.Sprintf("convo: panic in a goroutine of the SDK: %v\n\n%s", p.Value, p.Stack)
 }
 
-// middleware paces one attempt: it reaches the calls of the run through
-// their context (see ContextWithMiddleware).
-func (p *pace) middleware(req *http.Request, next MiddlewareNext) (*http.Response, error) {
-	start, err := p.acquire(req.Context())
-	if err != nil {
-		return nil, err
+// Unwrap returns the value panicked with, when it is an error.
+func (p *PanicError) Unwrap() error {
+	err, _ := p.Value.(error)
+	return err
+}
+
+// errPanicked stands for the result of a call that panicked: the run stops,
+// and the panic is re-raised instead.
+var errPanicked = errors.New("convo: panicked")
+
+// panicked keeps the first panic of a run's goroutines.
+type panicked struct {
+	mu  sync.Mutex
+	err *PanicError
+}
+
+// keep records p with the stack of the goroutine that recovered it, and
+// stops the run.
+func (p *panicked) keep(v any, cancel context.CancelCauseFunc) {
+	p.mu.Lock()
+	if p.err == nil {
+		p.err = &PanicError{Value: v, Stack: debug.Stack()}
 	}
-	resp, err := next(req)
-	info := callInfoFrom(req.Context())
-	p.release(start, resp, info != nil && info.finder.paces())
-	return resp, err
+	p.mu.Unlock()
+	cancel(errPanicked)
 }
 
-// acquire waits until fewer than the limit are in flight, and returns when
-// the attempt started (for release).
-func (p *pace) acquire(ctx context.Context) (time.Time, error) {
-	for {
-		p.mu.Lock()
-		if float64(p.inFlight) < p.limit {
-			p.inFlight++
-			p.mu.Unlock()
-			return time.Now(), nil
-		}
-		changed := p.changed
-		p.mu.Unlock()
-		select {
-		case <-ctx.Done():
-			return time.Time{}, ctx.Err()
-		case <-changed:
-		}
-	}
-}
-
-// release ends an attempt started at start and learns from its answer
-// (nil: no answer). A 429 does not cut the limit when the client's rate
-// finder paces the calls (paced): the finder already spaces them to the
-// service's rate, and cutting the width too would idle the run.
-func (p *pace) release(start time.Time, resp *http.Response, paced bool) {
+func (p *panicked) happened() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.inFlight--
-	switch {
-	case resp == nil:
-	case resp.StatusCode == http.StatusTooManyRequests && paced:
-	case resp.StatusCode == http.StatusTooManyRequests:
-		now := time.Now()
-		// Answers to attempts sent before the last cut tell nothing new.
-		if start.After(p.lastCut) {
-			p.limit = max(1, p.limit/2)
-			p.lastCut = now
-		}
-	case resp.StatusCode < 500:
-		p.limit = min(p.max, p.limit+1/p.limit)
+	return p.err != nil
+}
+
+// reraise panics with the kept panic, if any.
+func (p *panicked) reraise() {
+	p.mu.Lock()
+	err := p.err
+	p.mu.Unlock()
+	if err != nil {
+		panic(err)
 	}
-	close(p.changed)
-	p.changed = make(chan struct{})
 }

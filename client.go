@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"net/http"
 	"net/url"
 	"os"
@@ -13,8 +12,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/hashicorp/go-retryablehttp"
 
 	"github.com/convoapi/convo-go/internal/netx"
 )
@@ -98,14 +95,19 @@ type Client struct {
 	retiring   *sync.Map   // routes whose retirement was logged (a pointer: a Client is printed by value)
 	extra      http.Header // WithHeader given to NewClient
 	key        *keyMatcher // finds apiKey in any escaped form, for redaction
-	gates      *rateGates  // nil when WithRateLimitGate(false)
-	finder     *rateFinder // nil when WithAdaptiveRate(false)
-	logger     *slog.Logger
-	insecure   bool // plain http allowed to non-loopback hosts
+	limit      *limiter    // paces every call (WithRateLimiter); nil: off
+	// anomalyHold holds anomaly report calls for the Retry-After of its
+	// own limit (about one pass a day), which must not hold anything else.
+	anomalyHold  *limiter
+	logger       *slog.Logger
+	insecure     bool // plain http allowed to non-loopback hosts
+	retryWaitMin time.Duration
+	retryWaitMax time.Duration
 
-	rc    *retryablehttp.Client
+	hc    http.Client       // the template of every API call's client: redirects, jar, timeout
+	files http.Client       // that of every download: no key, no jar, no redirect
+	next  http.RoundTripper // the stall timeout around inner
 	inner http.RoundTripper // the caller's transport, below our wrappers
-	files *http.Client      // for attachment downloads: never carries the key
 }
 
 // WithBaseURL sets {base_url}, which must end with /v1. Without it,
@@ -174,28 +176,6 @@ func WithMaxResponseBytes(n int64) Option {
 			c.fail("WithMaxResponseBytes: need a positive size, got %d", n)
 		default:
 			c.maxBody = n
-		}
-	}
-}
-
-// WithRateLimitGate turns the client's rate-limit gate on (the default) or
-// off. When the service answers 429 with a Retry-After, the gate holds every
-// new request of the whole Client (every goroutine) until that time, so the
-// service hears nothing from this client during the wait it asked for,
-// instead of one more 429 per goroutine — but never longer than the client's
-// maximum retry wait: a longer wait is the asking call's alone (it gets its
-// typed 429 at once), so that one answer cannot stall every other call. A
-// call held by the gate waits only
-// as long as its context and its maximum retry wait allow: when either would
-// end first, it returns the typed 429 (errors.Is ErrRateLimited, RetryAfter
-// set to what is left of the wait) at once, without a request. The anomaly
-// report has a rate limit of its own, hence a gate of its own: its 429s hold
-// only anomaly calls. Off, each call meets and waits out its own 429s, as if
-// alone. Applies to NewClient.
-func WithRateLimitGate(on bool) Option {
-	return func(c *config) {
-		if c.in("WithRateLimitGate", scopeClient) {
-			c.noGate = !on
 		}
 	}
 }
@@ -294,12 +274,8 @@ func NewClient(opts ...Option) (*Client, error) {
 		insecure:   s.insecureHTTP,
 		userAgent:  "convo-go/" + Version + " go/" + runtime.Version(),
 	}
-	if !s.noGate {
-		c.gates = new(rateGates)
-	}
-	if !s.noFinder {
-		c.finder = new(rateFinder)
-	}
+	c.limit, c.anomalyHold = newLimiter(s.limiter), newHoldLimiter()
+	c.retryWaitMin, c.retryWaitMax = s.retryWaitMin, s.retryWaitMax
 	for _, ua := range []string{s.userAgent, s.header.Get("User-Agent")} {
 		if ua = strings.TrimSpace(ua); ua != "" {
 			c.userAgent += " " + ua
@@ -321,46 +297,31 @@ func NewClient(opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// buildTransport assembles the retrying client around the caller's transport:
-// retryablehttp → http.Client (same-host redirects only) → attempt
-// (middleware, gate, log) → stall timeout → the caller's RoundTripper.
+// buildTransport sets the clients every call copies: an API call's sends
+// through the caller's http.Client settings (same-host redirects only), a
+// download's carries no key, no cookie and follows no redirect; both reach
+// the caller's transport through the stall timeout.
 func (c *Client) buildTransport(s config) {
-	var hc http.Client
 	if s.httpClient != nil {
-		hc = *s.httpClient
+		c.hc = *s.httpClient
 	}
-	c.inner = hc.Transport
+	c.inner = c.hc.Transport
 	if c.inner == nil {
 		c.inner = defaultTransport()
 	}
-	next := c.inner
+	c.next = c.inner
 	if limit := s.stallTimeout; limit > 0 || !s.stallSet {
-		next = &stallTransport{next: c.inner, limit: cmp.Or(limit, DefaultStallTimeout)}
+		c.next = &stallTransport{next: c.inner, limit: cmp.Or(limit, DefaultStallTimeout)}
 	}
-	// The wrapper has no CloseIdleConnections method on purpose: retryablehttp
-	// calls it whenever retries run out, which would throw away the pool.
-	hc.Transport = &attemptTransport{c: c, next: next}
-	hc.CheckRedirect = c.checkRedirect
-	c.rc = &retryablehttp.Client{
-		HTTPClient:   &hc,
-		Logger:       nil, // its default writes to stderr; we log per attempt ourselves
-		RetryWaitMin: s.retryWaitMin,
-		RetryWaitMax: s.retryWaitMax,
-		RetryMax:     math.MaxInt32, // the budget is per call: checkRetry enforces it
-		CheckRetry:   c.checkRetry,
-		Backoff:      noBackoff,
-		ErrorHandler: keepLastResponse,
-	}
-	// Downloads go to the temporary file host: same transport, no key, no
-	// cookie jar (cookies scoped to a shared parent domain must not follow),
-	// no client-wide timeout (it would cut large files; the context governs),
-	// and no redirect at all (it could bounce through a host we do not know).
-	files := hc
-	files.Transport = next
-	files.Jar = nil
-	files.Timeout = 0
-	files.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	c.files = &files
+	c.hc.CheckRedirect = c.checkRedirect
+	// Downloads go to the temporary file host: no cookie jar (cookies scoped
+	// to a shared parent domain must not follow), no client-wide timeout (it
+	// would cut large files; the context governs), and no redirect at all (it
+	// could bounce through a host we do not know).
+	c.files = c.hc
+	c.files.Jar = nil
+	c.files.Timeout = 0
+	c.files.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 }
 
 // checkRedirect follows a redirect only to the API's own scheme and host,

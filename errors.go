@@ -1,6 +1,7 @@
 package convo
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -110,10 +111,15 @@ type Error struct {
 	// Header holds the answer's headers (redacted like every other field).
 	Header http.Header
 	// Attempts is the number of requests the call sent, retries included;
-	// 0 when the client's rate-limit gate held the call before any request.
+	// 0 when the client's rate limiter held the call before any request.
 	Attempts int
 	// Duration is the whole call's time, waits between attempts included.
 	Duration time.Duration
+	// Held reports a 429 that the client made itself, without sending the
+	// attempt: the client's rate limiter (or the anomaly report's own
+	// Retry-After) would have held it longer than the call's maximum retry
+	// wait or past its deadline. RetryAfter is then the wait that was left.
+	Held bool
 
 	cause error // ErrMalformedResponse or ErrResponseTooLarge, when relevant
 }
@@ -334,4 +340,46 @@ func truncate(b []byte, n int) []byte {
 	out := make([]byte, cut, cut+3)
 	copy(out, b[:cut])
 	return append(out, "..."...)
+}
+
+// TransportError reports a call that got no usable response: a connection
+// failure, a timeout, a cancelled context. errors.Is(err, context.Canceled) and
+// errors.Is(err, context.DeadlineExceeded) work through it.
+type TransportError struct {
+	// Method is the request's HTTP method.
+	Method string
+	// Path is the request's path relative to {base_url}, without the query
+	// (its values may be personal data).
+	Path string
+	// Attempts is the number of requests sent, retries included.
+	Attempts int
+	// Duration is the whole call's time, waits between attempts included.
+	Duration time.Duration
+	msg      string
+	err      error
+}
+
+// Error describes the failure without the URL's query or any secret.
+func (e *TransportError) Error() string {
+	return "convo: " + e.Method + " " + e.Path + ": " + e.msg
+}
+
+// GoString shows the error for %#v without its underlying error, whose text
+// is only reached, redacted, through Error.
+func (e *TransportError) GoString() string {
+	return fmt.Sprintf("&convo.TransportError{Method:%q, Path:%q, Attempts:%d, Duration:%q, Err:%q}",
+		e.Method, e.Path, e.Attempts, e.Duration.String(), e.msg)
+}
+
+// Unwrap returns the underlying error.
+func (e *TransportError) Unwrap() error { return e.err }
+
+// Timeout reports whether the call failed by running out of time: the
+// context's deadline, the http.Client's Timeout, or a network timeout.
+func (e *TransportError) Timeout() bool {
+	if errors.Is(e.err, context.DeadlineExceeded) {
+		return true
+	}
+	var ne interface{ Timeout() bool }
+	return errors.As(e.err, &ne) && ne.Timeout()
 }

@@ -174,13 +174,57 @@ func ExampleBool() {
 	// true false
 }
 
-func ExampleWithRateLimitGate() {
+func ExampleWithRateLimiter() {
 	s := fake.NewServer()
 	defer s.Close()
-	// On by default: after a 429 with Retry-After, every call of this client
-	// waits for the end of that wait before sending. Turn it off to let each
-	// call meet its own 429s.
-	client := s.Client(convo.WithRateLimitGate(false))
+	// The default, AdaptiveRate, learns the service's rate from its 429s.
+	// A job that knows its contract's limit can pace at it instead.
+	client := s.Client(convo.WithRateLimiter(convo.FixedRate(50)))
+	_, err := client.Channels.List(context.Background())
+	fmt.Println(err)
+	// Output:
+	// <nil>
+}
+
+func ExampleAdaptiveRate() {
+	s := fake.NewServer(fake.WithSeed(fake.DemoSeed()), fake.WithFixedWindowLimit(5, time.Second))
+	defer s.Close()
+	client := s.Client(convo.WithRateLimiter(convo.AdaptiveRate())) // the default
+	created := 0
+	for i := range 8 { // more than the window admits: the client waits, nothing fails
+		_, err := client.Contacts.Create(context.Background(), &convo.CreateContactParams{
+			PhoneNumberID: "5511940000001", PhoneNumber: fmt.Sprintf("5511977000%03d", i), Name: "Bulk",
+		})
+		if err == nil {
+			created++
+		}
+	}
+	fmt.Println("created:", created)
+	// Output:
+	// created: 8
+}
+
+func ExampleFixedRate() {
+	s := fake.NewServer(fake.WithSlidingWindowLimit(20, time.Second))
+	defer s.Close()
+	// Paced at the limit the contract states: no request is refused.
+	client := s.Client(convo.WithRateLimiter(convo.FixedRate(20)))
+	for range 3 {
+		if _, err := client.Channels.List(context.Background()); err != nil {
+			fmt.Println(err)
+		}
+	}
+	fmt.Println("refused:", len(s.RequestsMatching("GET", "/channels"))-3)
+	// Output:
+	// refused: 0
+}
+
+func ExampleNoRateLimiter() {
+	s := fake.NewServer()
+	defer s.Close()
+	// Pacing is the caller's own business here (a limiter in WithMiddleware,
+	// say); each call still waits out the Retry-After of its own 429s.
+	client := s.Client(convo.WithRateLimiter(convo.NoRateLimiter()))
 	_, err := client.Channels.List(context.Background())
 	fmt.Println(err)
 	// Output:

@@ -116,7 +116,7 @@ func ExampleWithMaxRetries_call() {
 func ExampleWithMaxRetryWait_call() {
 	s := fake.NewServer()
 	defer s.Close()
-	client := s.Client(convo.WithRateLimitGate(false))
+	client := s.Client(convo.WithRateLimiter(convo.NoRateLimiter()))
 	s.AddFault(fake.Fault{Path: "/channels", Status: http.StatusTooManyRequests, RetryAfter: 20 * time.Second, Times: 1})
 
 	// This call accepts to wait 5 s at most: the 429 asking for 20 s comes

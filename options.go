@@ -71,8 +71,7 @@ type config struct {
 	logger       *slog.Logger
 	userAgent    string
 	insecureHTTP bool
-	noGate       bool
-	noFinder     bool
+	limiter      RateLimiter
 	stallTimeout time.Duration
 	stallSet     bool
 
@@ -289,22 +288,6 @@ func ContextWithMiddleware(ctx context.Context, m ...Middleware) context.Context
 	all := make([]Middleware, 0, len(prev)+len(m))
 	all = append(append(all, prev...), m...)
 	return context.WithValue(ctx, middlewareKey{}, all)
-}
-
-// runMiddleware sends req through mws in order, the first outermost, then
-// through last. The slices are never modified, so a middleware may call next
-// more than once.
-func runMiddleware(req *http.Request, mws []Middleware, last MiddlewareNext) (*http.Response, error) {
-	if len(mws) == 0 {
-		return last(req)
-	}
-	resp, err := mws[0](req, func(r *http.Request) (*http.Response, error) {
-		return runMiddleware(r, mws[1:], last)
-	})
-	if resp == nil && err == nil {
-		err = errors.New("convo: a middleware returned neither a response nor an error")
-	}
-	return resp, err
 }
 
 // CaptureResponse fills *r with the metadata of the call's last answer when

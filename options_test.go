@@ -40,7 +40,7 @@ func TestOptionsRefusedWhereTheyCannotApply(t *testing.T) {
 		{"base URL on a call", callErr, convo.WithBaseURL(testBase), "WithBaseURL applies to NewClient, not to a call"},
 		{"HTTP client on a call", callErr, convo.WithHTTPClient(http.DefaultClient), "WithHTTPClient applies to NewClient, not to a call"},
 		{"logger on a call", callErr, convo.WithLogger(nil), "WithLogger applies to NewClient, not to a call"},
-		{"gate on a call", callErr, convo.WithRateLimitGate(false), "WithRateLimitGate applies to NewClient, not to a call"},
+		{"limiter on a call", callErr, convo.WithRateLimiter(convo.NoRateLimiter()), "WithRateLimiter applies to NewClient, not to a call"},
 		{"parallel limit on a call", callErr, convo.ParallelLimit(2), "ParallelLimit applies to Parallel, not to a call"},
 		{"capture on NewClient", clientErr, convo.CaptureResponse(new(convo.Response)), "CaptureResponse applies to a call, not to NewClient"},
 		{"read-ahead on NewClient", clientErr, convo.WithReadAhead(), "WithReadAhead applies to a call, not to NewClient"},
@@ -221,7 +221,7 @@ func TestPerCallOptionsOnTheWire(t *testing.T) {
 func TestResponseMetadata(t *testing.T) {
 	rateLimited := withHeader(jsonResp(429, errBody(errRateLimited, "GET", "/channels", "ERR-RL")), "Retry-After", "0")
 	t.Run("success after two 429s", func(t *testing.T) {
-		c, _ := newMock(t, replies(rateLimited, rateLimited, withHeader(channelsOK, "X-Served-By", "edge-1")), convo.WithRateLimitGate(false))
+		c, _ := newMock(t, replies(rateLimited, rateLimited, withHeader(channelsOK, "X-Served-By", "edge-1")), convo.WithRateLimiter(convo.NoRateLimiter()))
 		var meta convo.Response
 		_, err := c.Channels.List(context.Background(), convo.CaptureResponse(&meta))
 		require.NoError(t, err)

@@ -130,7 +130,6 @@ func TestNoLoggerNoOutput(t *testing.T) {
 	_, err := env.c.Channels.List(context.Background())
 	require.NoError(t, err)
 	assert.Empty(t, logs.String())
-	assert.Nil(t, env.c.rc.Logger)
 }
 
 func TestDo(t *testing.T) {

@@ -1,11 +1,9 @@
 package convo
 
 import (
-	"bytes"
 	"context"
 	"crypto/x509"
 	"errors"
-	"io"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -13,156 +11,136 @@ import (
 	"time"
 )
 
-// checkRetry is the retry policy (see Client.Do). A response it declines to
-// retry goes back to the pipeline, which turns it into a typed *Error; it
-// returns an error only when the context has ended (the transport failure of
-// the attempt, if any, else the context's error).
-//
-// It also waits before the next attempt (the retry engine's own backoff is
-// zero): a wait that would end after the context's deadline is not started, and the
-// call returns the last answer's typed error at once rather than sleeping
-// until the deadline and reporting only context.DeadlineExceeded.
-func (c *Client) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
+// The retry policy of every call (see Client.Do) is this file: the hooks a
+// call gives go-retryablehttp's loop. checkRetry decides whether an
+// answer is retried and plans the wait; backoff hands that wait to the
+// loop, which sleeps it; prepareRetry runs when the wait is over.
+
+// retryMax is the loop's budget of retries. An API call's is its own
+// (WithMaxRetries); a download's is larger, because a transfer that makes
+// progress may resume more often (see fileTransfer.retryable).
+func (ci *callInfo) retryMax() int {
+	if ci.file != nil {
+		return ci.file.maxRequests(ci.maxRetries) - 1
+	}
+	return ci.maxRetries
+}
+
+// checkRetry is the loop's CheckRetry: whether the outcome of an attempt (an
+// answer, a failure to get one, or a failure to read its body) is retried,
+// and after how long. A wait that would end after the context's deadline is
+// not started: the call returns the last answer's typed error at once
+// rather than sleeping until the deadline and reporting only
+// context.DeadlineExceeded. It returns an error only when the context has
+// ended.
+func (ci *callInfo) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		if err != nil {
 			return false, err // keep the failure; the pipeline adds ctxErr if missing
 		}
 		return false, ctxErr
 	}
-	info := callInfoFrom(ctx) // every request of the pipeline carries it
-	if !retryable(info, resp, err) || info.retries >= info.maxRetries || (resp != nil && resp.ContentLength > c.maxBody) {
-		// A body announced over the cap is refused, not waited for, on a
-		// retry path as on the success path.
-		return false, nil // the budget is per call, body reads included
+	if err == nil && ci.handled {
+		return false, nil // the answer the loop stops on, read by the response handler
 	}
-	wait, shortest := c.planWait(resp, info.retries)
+	if !ci.retryable(resp, err) {
+		return false, nil
+	}
+	wait, shortest := ci.planWait(resp, err)
 	if dl, has := ctx.Deadline(); has && time.Now().Add(shortest).After(dl) {
 		return false, nil
 	}
-	info.retries++
-	if resp != nil {
+	ci.retries++
+	ci.planned = wait
+	if resp != nil && err == nil {
 		keepConnection(resp)
-	}
-	if err := info.sleep(ctx, WaitRetry, wait); err != nil {
-		return false, err
 	}
 	return true, nil
 }
 
-// sleep waits d before the call's next step, telling the call's trace why;
-// it returns the context's error if the context ends first.
-func (info *callInfo) sleep(ctx context.Context, reason WaitReason, d time.Duration) error {
-	if d <= 0 {
-		return nil
+// retryable reports whether an attempt's outcome may be retried, within
+// the call's budget. A body announced over the client's cap is refused, not
+// waited for, on a retry path as on the success path.
+func (ci *callInfo) retryable(resp *http.Response, err error) bool {
+	if ci.file != nil {
+		return ci.file.retryable(ci, resp, err)
 	}
-	info.traceWait(ctx, reason, d)
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-timer.C:
-		return nil
+	if ci.retries >= ci.maxRetries || (err == nil && resp.ContentLength > ci.c.maxBody) {
+		return false
 	}
+	return retryableOutcome(ci.method, ci.maxWait, resp, err)
 }
 
-// retryable reports whether the outcome of an attempt (a response, or the
-// transport error err) may be retried, budget aside.
-func retryable(info *callInfo, resp *http.Response, err error) bool {
+// retryableOutcome is the rule of Client.Do: a 429 for every method (the
+// service refuses before acting); transport failures, a cut body, 408, 502,
+// 503 and 504 for methods safe to repeat; a Retry-After over maxWait is not
+// waited for.
+func retryableOutcome(method string, maxWait time.Duration, resp *http.Response, err error) bool {
 	if err != nil {
-		return repeatable(info.method) && retryableTransportError(err)
+		return repeatable(method) && retryableTransportError(err)
 	}
 	switch resp.StatusCode {
 	case http.StatusTooManyRequests:
-		// The service refuses a rate-limited request before acting on it,
-		// so even a POST is safe to send again.
-		return withinCap(resp, info.maxWait)
+		return withinCap(resp, maxWait)
 	case http.StatusServiceUnavailable:
-		return repeatable(info.method) && withinCap(resp, info.maxWait)
+		return repeatable(method) && withinCap(resp, maxWait)
 	case http.StatusRequestTimeout, http.StatusBadGateway, http.StatusGatewayTimeout:
-		return repeatable(info.method)
+		return repeatable(method)
 	}
 	return false
 }
 
-// planWait returns the wait before retry n and the shortest wait it could be:
-// the same, except after a transport error, where backoff (which then gets no
-// response, hence no context) draws its own jitter.
-func (c *Client) planWait(resp *http.Response, n int) (wait, shortest time.Duration) {
-	if resp != nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) {
+// planWait returns the wait before the next attempt and the shortest it
+// could be: the Retry-After of a 429 or 503, whole, else the jittered
+// exponential backoff (whose shortest is half its base).
+func (ci *callInfo) planWait(resp *http.Response, err error) (wait, shortest time.Duration) {
+	if err == nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) {
 		if w, ok := retryAfter(resp.Header); ok {
-			if resp.StatusCode == http.StatusTooManyRequests && w > 0 && w <= shortRetryAfter && c.pacesRetry(resp) {
-				return 0, 0 // the rate finder spaces the retry
-			}
 			return w, w
 		}
 	}
-	wait = jitteredBackoff(c.rc.RetryWaitMin, c.rc.RetryWaitMax, n)
-	if resp == nil {
-		return wait, baseBackoff(c.rc.RetryWaitMin, c.rc.RetryWaitMax, n) / 2
+	n := ci.retries
+	if ci.file != nil {
+		n = ci.file.stuck
 	}
-	return wait, wait
+	min, max := ci.c.retryWaitMin, ci.c.retryWaitMax
+	return jitteredBackoff(min, max, n), baseBackoff(min, max, n) / 2
 }
 
-// pacesRetry reports whether the rate finder paces the retry of resp's call.
-func (c *Client) pacesRetry(resp *http.Response) bool {
-	if resp.Request == nil {
-		return false
-	}
-	info := callInfoFrom(resp.Request.Context())
-	return info != nil && info.finder.paces()
+// backoff is the loop's Backoff: the wait checkRetry planned. The loop
+// sleeps it; its start is noted for the trace.
+func (ci *callInfo) backoff(_, _ time.Duration, _ int, _ *http.Response) time.Duration {
+	ci.waitFrom = time.Now()
+	return ci.planned
 }
 
-// keepLimit bounds what is kept in memory of an answer about to be
-// retried: the service's error envelopes are a few hundred bytes.
-const keepLimit = 64 << 10
-
-// keepConnection reads a response that is about to be retried, so that its
-// connection goes back to the pool (retryablehttp would drain only 4 KiB and
-// close). The first keepLimit bytes stay readable from memory, because if the
-// retries run out this response is the one the caller's typed error is
-// built from; a body that does not arrive at once is not waited for (see
-// drainSoon), and keeps what came in time.
-func keepConnection(resp *http.Response) {
-	head := &headWriter{max: keepLimit}
-	late, err := drainSoon(head, resp.Body)
-	switch {
-	case late || err == nil:
-		resp.Body = io.NopCloser(bytes.NewReader(head.buf))
-	default:
-		// Cut mid-answer: what was read comes first, then the failure.
-		resp.Body = io.NopCloser(io.MultiReader(bytes.NewReader(head.buf), failingReader{err}))
+// prepareRetry is the loop's PrepareRetry, run when the wait is over and
+// before the next attempt: it traces the wait, and points a download's
+// next request at the byte reached.
+func (ci *callInfo) prepareRetry(req *http.Request) error {
+	ci.endWait(req.Context())
+	if ci.file != nil {
+		ci.file.prepare(req)
 	}
+	return nil
 }
 
-// failingReader fails every read with err.
-type failingReader struct{ err error }
-
-func (r failingReader) Read([]byte) (int, error) { return 0, r.err }
-
-// headWriter keeps the first max bytes written to it and drops the rest.
-type headWriter struct {
-	buf []byte
-	max int
-}
-
-func (w *headWriter) Write(p []byte) (int, error) {
-	if room := w.max - len(w.buf); room > 0 {
-		w.buf = append(w.buf, p[:min(room, len(p))]...)
+// endWait traces the retry wait under way, if any, with the time it took.
+func (ci *callInfo) endWait(ctx context.Context) {
+	if ci.waitFrom.IsZero() {
+		return
 	}
-	return len(p), nil
+	d := time.Since(ci.waitFrom)
+	ci.waitFrom = time.Time{}
+	ci.traceWait(ctx, WaitRetry, d)
 }
 
 // withinCap reports whether the wait the server asks for (if any) is within
 // the call's maximum retry wait; a longer one returns the typed error at once.
-// The context's deadline is checked by checkRetry against the planned wait.
 func withinCap(resp *http.Response, maxWait time.Duration) bool {
 	wait, ok := retryAfter(resp.Header)
 	return !ok || wait <= maxWait
 }
-
-// noBackoff is the retry engine's backoff: checkRetry has already waited.
-func noBackoff(_, _ time.Duration, _ int, _ *http.Response) time.Duration { return 0 }
 
 // baseBackoff is min·2ⁿ capped at max: the longest jittered wait of attempt n.
 // A min of 0 means no wait at all (as in retryablehttp), not max.
@@ -248,23 +226,10 @@ func retryableTransportError(err error) bool {
 		return false
 	case strings.Contains(err.Error(), "unsupported protocol scheme"):
 		return false
-	case errors.As(err, new(*gateHeld)):
-		return false // the gate already judged: waiting would outlast the call
+	case errors.As(err, new(*heldError)):
+		return false // the limiter already judged: waiting would outlast the call
 	}
 	return true
-}
-
-// keepLastResponse is retryablehttp's ErrorHandler: when retries run out on a
-// response, hand that response (body intact) back to the pipeline so the
-// caller gets the typed error of the last answer rather than a generic one.
-func keepLastResponse(resp *http.Response, err error, _ int) (*http.Response, error) {
-	if resp != nil && (err == nil || !isContextError(err)) {
-		return resp, nil
-	}
-	if resp != nil {
-		discard(resp) // the context ended during the wait: that is the outcome
-	}
-	return nil, err
 }
 
 func isContextError(err error) bool {

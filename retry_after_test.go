@@ -17,7 +17,8 @@ import (
 
 // Every kind of nonsense in Retry-After has one outcome: the header is
 // ignored, the call retries on its backoff and succeeds, and nothing holds
-// the client — another goroutine's call right after goes straight through.
+// the client for what the header said — another call right after goes
+// through within the client's pace, not after the nonsense wait.
 func TestNonsenseRetryAfterIsIgnoredAlike(t *testing.T) {
 	for _, value := range []string{"1000000000000", "1e12", "-1", "9999999999999999999999",
 		"Thu, 01 Jan 2099 00:00:00 GMT", "soon", "86401"} {
@@ -44,7 +45,7 @@ func TestNonsenseRetryAfterIsIgnoredAlike(t *testing.T) {
 				start = time.Now()
 				_, err = c.Conversations.List(t.Context(), nil)
 				require.NoError(t, err)
-				assert.Zero(t, time.Since(start), "nothing held")
+				assert.Less(t, time.Since(start), 100*time.Millisecond, "nothing held for the header's wait")
 			})
 		})
 	}

@@ -1,7 +1,6 @@
 package convo
 
 import (
-	"cmp"
 	"context"
 	"log/slog"
 	"net/http"
@@ -25,9 +24,11 @@ type Trace struct {
 	// CallDone is called once when the call returns, with the metadata of
 	// its last answer (StatusCode 0: none) and its error.
 	CallDone func(ctx context.Context, call CallInfo, resp Response, err error)
-	// Wait is called before the call waits: before a retry (the service's
-	// Retry-After or the backoff), for the client's rate-limit gate, or for
-	// its turn at the pace of the rate finder.
+	// Wait is called once for each wait of the call, when the wait is
+	// over, with why it waited and how long it actually did: before a
+	// retry (the service's Retry-After or the backoff), or for its turn at
+	// the client's rate limiter. A wait cut short by the context is
+	// reported with the time it lasted.
 	Wait func(ctx context.Context, call CallInfo, reason WaitReason, d time.Duration)
 }
 
@@ -36,9 +37,12 @@ type WaitReason string
 
 // The reasons a call waits.
 const (
-	WaitRetry WaitReason = "retry"     // before sending again: Retry-After or backoff
-	WaitGate  WaitReason = "rate_gate" // the client's rate-limit gate is held (WithRateLimitGate)
-	WaitPace  WaitReason = "rate_pace" // the rate finder spaces the client's calls (WithAdaptiveRate)
+	// WaitRetry is the wait before an attempt is sent again: the answer's
+	// Retry-After, or the backoff.
+	WaitRetry WaitReason = "retry"
+	// WaitRateLimit is the wait for the client's rate limiter (see
+	// WithRateLimiter), or for the anomaly report's own limit.
+	WaitRateLimit WaitReason = "rate_limit"
 )
 
 // CallInfo describes a call without any value of it: no id, no query, no
@@ -54,6 +58,11 @@ type CallInfo struct {
 	// 0 before the first and in CallStart.
 	Attempt int
 }
+
+// AttachmentFileRoute is the Route of a download's requests to the
+// temporary address of a file (see Attachments.Download): the address
+// itself is a bearer secret and never names a span or a metric.
+const AttachmentFileRoute = "{attachment_url}"
 
 // WithTrace sets the Trace of the client's calls (given to NewClient) or of
 // one call (replacing the client's). Applies to NewClient and to a call.
@@ -73,10 +82,6 @@ func CallFromContext(ctx context.Context) (CallInfo, bool) {
 		return CallInfo{}, false
 	}
 	return info.callInfo(), true
-}
-
-func (ci *callInfo) callInfo() CallInfo {
-	return CallInfo{Method: ci.method, Route: cmp.Or(ci.route, routeOf(ci.path)), Attempt: ci.attempt}
 }
 
 // WithRoute names the route of one call of Client.Do, for tracing and
@@ -111,32 +116,10 @@ func routeOf(path string) string {
 	return path
 }
 
-func (ci *callInfo) traceStart(ctx context.Context) context.Context {
-	if ci.trace == nil || ci.trace.CallStart == nil {
-		return ctx
-	}
-	if out := ci.trace.CallStart(ctx, ci.callInfo()); out != nil {
-		return out
-	}
-	return ctx
-}
-
-func (ci *callInfo) traceDone(ctx context.Context, err error) {
-	if ci.trace != nil && ci.trace.CallDone != nil {
-		ci.trace.CallDone(ctx, ci.callInfo(), ci.meta, err)
-	}
-}
-
-func (ci *callInfo) traceWait(ctx context.Context, reason WaitReason, d time.Duration) {
-	if ci.trace != nil && ci.trace.Wait != nil {
-		ci.trace.Wait(ctx, ci.callInfo(), reason, d)
-	}
-}
-
 // noteRetirement records the Deprecation and Sunset headers of an answer in
 // the call's metadata, and logs them at Warn the first time a route
 // carries them.
-func (c *Client) noteRetirement(info *callInfo, h http.Header) {
+func (c *Client) noteRetirement(ctx context.Context, info *callInfo, h http.Header) {
 	dep, sunset := h.Get("Deprecation"), h.Get("Sunset")
 	if dep == "" && sunset == "" {
 		return
@@ -145,10 +128,10 @@ func (c *Client) noteRetirement(info *callInfo, h http.Header) {
 	if t, err := http.ParseTime(sunset); err == nil {
 		info.meta.Sunset = t
 	}
-	route := info.method + " " + routeOf(info.path)
+	route := info.method + " " + info.route
 	if _, seen := c.retiring.LoadOrStore(route, true); seen || c.logger == nil {
 		return
 	}
-	c.logger.LogAttrs(info, slog.LevelWarn, "convo: the service announces the retirement of a route",
+	c.logger.LogAttrs(ctx, slog.LevelWarn, "convo: the service announces the retirement of a route",
 		slog.String("route", route), slog.String("deprecation", dep), slog.String("sunset", sunset))
 }

@@ -64,7 +64,7 @@ func TestTraceSeesTheCallItsAttemptsAndWaits(t *testing.T) {
 		s.AddFault(fake.Fault{Path: "/conversations/*/messages", Status: http.StatusTooManyRequests, RetryAfter: 2 * time.Second, Times: 2})
 		var l traceLog
 		c, err := convo.NewClient(append(l.options(), convo.WithAPIKey(s.APIKey()), convo.WithBaseURL("http://127.0.0.1/v1"),
-			convo.WithHTTPClient(&http.Client{Transport: handlerTransport{h: s.Handler()}}), convo.WithAdaptiveRate(false))...)
+			convo.WithHTTPClient(&http.Client{Transport: handlerTransport{h: s.Handler()}}), convo.WithRateLimiter(convo.NoRateLimiter()))...)
 		require.NoError(t, err)
 		page, err := c.Conversations.List(t.Context(), &convo.ListConversationsParams{Limit: 1})
 		require.NoError(t, err)

@@ -127,9 +127,9 @@ func ExampleWithRateLimit() {
 	// Two requests, then one per second, on the server's clock.
 	s := fake.NewServer(fake.WithClock(clock), fake.WithRateLimit(1, 2))
 	defer s.Close()
-	// No retries and no client-wide hold after a 429: the client waits in
+	// No retries and no client-side pacing after a 429: the client waits in
 	// real time, while this fake's clock moves only when told to.
-	client := s.Client(convo.WithMaxRetries(0), convo.WithRateLimitGate(false))
+	client := s.Client(convo.WithMaxRetries(0), convo.WithRateLimiter(convo.NoRateLimiter()))
 	ctx := context.Background()
 
 	for range 3 {
@@ -143,6 +143,59 @@ func ExampleWithRateLimit() {
 	// false
 	// false
 	// true
+	// <nil>
+}
+
+func ExampleWithFixedWindowLimit() {
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	clock := fake.NewManualClock(now)
+	// Two requests in each second of the server's clock.
+	s := fake.NewServer(fake.WithClock(clock), fake.WithFixedWindowLimit(2, time.Second))
+	defer s.Close()
+	client := s.Client(convo.WithMaxRetries(0), convo.WithRateLimiter(convo.NoRateLimiter()))
+	ctx := context.Background()
+
+	for range 3 {
+		_, err := client.Channels.List(ctx)
+		var apiErr *convo.Error
+		if errors.As(err, &apiErr) {
+			fmt.Println("refused, retry after", apiErr.RetryAfter) // the window's end, rounded up
+			continue
+		}
+		fmt.Println(err)
+	}
+	clock.Advance(time.Second) // the next window
+	_, err := client.Channels.List(ctx)
+	fmt.Println(err)
+	// Output:
+	// <nil>
+	// <nil>
+	// refused, retry after 1s
+	// <nil>
+}
+
+func ExampleWithSlidingWindowLimit() {
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	clock := fake.NewManualClock(now)
+	// At most two requests in any trailing 10 s of the server's clock.
+	s := fake.NewServer(fake.WithClock(clock), fake.WithSlidingWindowLimit(2, 10*time.Second))
+	defer s.Close()
+	client := s.Client(convo.WithMaxRetries(0), convo.WithRateLimiter(convo.NoRateLimiter()))
+	ctx := context.Background()
+
+	_, _ = client.Channels.List(ctx)
+	clock.Advance(4 * time.Second)
+	_, _ = client.Channels.List(ctx)
+	_, err := client.Channels.List(ctx)
+	var apiErr *convo.Error
+	if errors.As(err, &apiErr) {
+		fmt.Println("refused, retry after", apiErr.RetryAfter) // when the first leaves the window
+	}
+	clock.Advance(6 * time.Second)
+	_, err = client.Channels.List(ctx)
+	fmt.Println(err)
+	// Output:
+	// refused, retry after 6s
 	// <nil>
 }
 

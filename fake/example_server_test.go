@@ -177,9 +177,9 @@ func ExampleServer_Close() {
 func ExampleServer_AddFault() {
 	s := fake.NewServer()
 	defer s.Close()
-	// No retries, and no client-wide hold after a 429 (the client would
+	// No retries, and no client-side pacing after a 429 (the client would
 	// otherwise wait out the 30 s the fault asks for before its next call).
-	client := s.Client(convo.WithMaxRetries(0), convo.WithRateLimitGate(false))
+	client := s.Client(convo.WithMaxRetries(0), convo.WithRateLimiter(convo.NoRateLimiter()))
 	ctx := context.Background()
 
 	// The next request on /channels answers 429 with Retry-After: 30; the

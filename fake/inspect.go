@@ -67,7 +67,7 @@ func (s *Server) Clear() {
 	s.mu.Unlock()
 	s.ClearRequests()
 	s.ClearFaults()
-	s.limiter.reset()
+	s.limiter.resetLocked()
 }
 
 // state is the contact as inspection shows it.

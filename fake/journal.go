@@ -58,6 +58,9 @@ type Request struct {
 	Status int
 	// Time is the server clock's reading when the request was answered.
 	Time time.Time
+	// RetryAfter is the wait the answer asked for in its Retry-After
+	// header (a 429 or a 503), whole seconds; 0 when it asked for none.
+	RetryAfter time.Duration
 }
 
 // Redacted is what replaces API key values in the journal.
@@ -120,7 +123,7 @@ func (j *journal) add(e Request) {
 	}
 }
 
-func (s *Server) record(r *http.Request, co *company, keys []string, body []byte, status int) {
+func (s *Server) record(r *http.Request, co *company, keys []string, body []byte, status int, retryAfter string) {
 	j := &s.journal
 	if j.limit <= 0 || j.maxBytes <= 0 {
 		return
@@ -134,6 +137,9 @@ func (s *Server) record(r *http.Request, co *company, keys []string, body []byte
 		Method: r.Method, Prefix: prefix, Path: redactPath(rel, keys), CompanyID: companyID,
 		Query: redactQuery(r.URL.Query(), keys), Header: redactHeader(r.Header, keys),
 		BodySize: len(body), Status: status, Time: s.clock.Now(),
+	}
+	if secs, err := strconv.Atoi(retryAfter); err == nil && secs > 0 {
+		entry.RetryAfter = time.Duration(secs) * time.Second
 	}
 	if body != nil {
 		entry.Body = truncateBody(redactJSONStrings([]byte(redactString(string(body), keys)), keys), j.bodyCap())

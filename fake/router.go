@@ -197,7 +197,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		body, bodyErr = readBody(r)
 	}
 	keys := s.journalKeys()
-	defer func() { s.record(r, co, keys, body, rec.Status) }()
+	defer func() { s.record(r, co, keys, body, rec.Status, w.Header().Get("Retry-After")) }()
 
 	out, answered := s.applyFaults(out, r)
 	if answered {

@@ -61,8 +61,7 @@ type Server struct {
 type config struct {
 	apiKey         string
 	clock          *Clock
-	rate           float64
-	burst          int
+	limit          limitConfig
 	anomalyCalls   int
 	anomalyPer     time.Duration
 	anomalyTTL     time.Duration
@@ -87,15 +86,6 @@ func WithClock(c *Clock) Option { return func(cfg *config) { cfg.clock = c } }
 
 // WithAPIKey sets the API key of the default company (default [DefaultAPIKey]).
 func WithAPIKey(key string) Option { return func(cfg *config) { cfg.apiKey = key } }
-
-// WithRateLimit sets the request limit per API key (docs/behaviour.md,
-// "Rate limits and retries"): a token
-// bucket of burst tokens refilled at perSecond on the server's clock, the
-// three header forms counted together. perSecond <= 0 disables the limit.
-// Default: [DefaultRateLimit] per second, burst [DefaultRateBurst].
-func WithRateLimit(perSecond float64, burst int) Option {
-	return func(cfg *config) { cfg.rate, cfg.burst = perSecond, burst }
-}
 
 // WithAnomalyRateLimit gives the anomalies endpoint its own limit per key
 // (docs/behaviour.md, "Rate limits and retries": set for about one pass per day): calls requests per period,
@@ -197,8 +187,7 @@ func NewHandler(opts ...Option) (*Server, error) {
 func newServer(listen bool, opts ...Option) (*Server, error) {
 	cfg := config{
 		apiKey:        DefaultAPIKey,
-		rate:          DefaultRateLimit,
-		burst:         DefaultRateBurst,
+		limit:         limitConfig{kind: limitBucket, rate: DefaultRateLimit, burst: DefaultRateBurst},
 		anomalyTTL:    DefaultAnomalyCacheTTL,
 		attachmentTTL: DefaultAttachmentTTL,
 		journalLimit:  DefaultJournalLimit,
@@ -231,7 +220,7 @@ func newServer(listen bool, opts ...Option) (*Server, error) {
 		publicBase: strings.TrimSuffix(cfg.publicURL, "/"),
 		cfg:        cfg,
 	}
-	s.limiter = newLimiter(clock, cfg.rate, cfg.burst, cfg.anomalyCalls, cfg.anomalyPer)
+	s.limiter = newLimiter(clock, cfg.limit, cfg.anomalyCalls, cfg.anomalyPer)
 	s.journal.limit, s.journal.maxBytes = cfg.journalLimit, cfg.journalBytes
 	s.resetLocked()
 	var err error

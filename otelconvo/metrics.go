@@ -9,17 +9,18 @@ import (
 // Names of the metrics.
 const (
 	// MetricRequestDuration is the semantic conventions' duration of an
-	// HTTP request: one measurement per attempt, in seconds, until the
-	// answer's headers, without the time the client's rate-limit gate or
-	// pace held it.
+	// HTTP request: one measurement per attempt sent, in seconds, until
+	// the answer's headers. The client's waits (its rate limiter, the
+	// Retry-After, the backoff) all come before an attempt and are not
+	// part of it.
 	MetricRequestDuration = "http.client.request.duration"
 	// MetricRateLimited counts the answers 429 (Too Many Requests).
 	MetricRateLimited = "convo.client.rate_limited"
 	// MetricRetries counts the retries: the waits before sending again.
 	MetricRetries = "convo.client.retries"
-	// MetricRateLimitHold is the time, in seconds, that the client's
-	// rate-limit gate or the pace of its rate finder held a call, by
-	// reason (convo.wait.reason: rate_gate or rate_pace).
+	// MetricRateLimitHold is the time, in seconds, that the client's rate
+	// limiter held a call before an attempt, by reason (convo.wait.reason:
+	// rate_limit).
 	MetricRateLimitHold = "convo.client.rate_limit.hold"
 )
 
@@ -55,7 +56,7 @@ func newInstruments(m metric.Meter) instruments {
 		in.retries = noop.Int64Counter{}
 	}
 	if in.hold, err = m.Float64Histogram(MetricRateLimitHold, metric.WithUnit("s"),
-		metric.WithDescription("Time a call was held by the convo client's rate-limit gate or pace.")); err != nil {
+		metric.WithDescription("Time a call waited for the convo client's rate limiter.")); err != nil {
 		otel.Handle(err)
 		in.hold = noop.Float64Histogram{}
 	}

@@ -12,8 +12,9 @@
 //
 // The metrics are http.client.request.duration (one measurement per
 // attempt), convo.client.rate_limited (answers 429), convo.client.retries and
-// convo.client.rate_limit.hold (the seconds a call was held by the client's
-// rate-limit gate or pace).
+// convo.client.rate_limit.hold (the seconds a call waited for the client's
+// rate limiter). Each wait is one event on the call's span (convo.wait)
+// with the time actually waited.
 //
 // Give the options to convo.NewClient once:
 //

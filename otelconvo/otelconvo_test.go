@@ -59,7 +59,7 @@ func newRig(t *testing.T, fakeOpts []fake.Option, otelOpts []otelconvo.Option, o
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(r.spans))
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(r.metrics))
 	base := []convo.Option{convo.WithAPIKey(s.APIKey()), convo.WithBaseURL("http://127.0.0.1/v1"),
-		convo.WithHTTPClient(&http.Client{Transport: handlerTransport{h: s.Handler()}}), convo.WithAdaptiveRate(false)}
+		convo.WithHTTPClient(&http.Client{Transport: handlerTransport{h: s.Handler()}}), convo.WithRateLimiter(convo.NoRateLimiter())}
 	r.plain, err = convo.NewClient(base...)
 	require.NoError(t, err)
 	otelOpts = append([]otelconvo.Option{otelconvo.WithTracerProvider(tp), otelconvo.WithMeterProvider(mp)}, otelOpts...)
@@ -237,24 +237,28 @@ func TestErrorAnswer(t *testing.T) {
 	}
 }
 
-// heldRig is a rig whose client met a 429 asking for 3 s on /channels,
-// without retrying it: the client's rate-limit gate holds /channels.
+// heldRig is a rig whose client, with its default rate limiter, met a
+// 429 asking for 3 s on /channels without retrying it: the limiter paces
+// the client's next calls.
 func heldRig(t *testing.T) *rig {
-	r := newRig(t, nil, nil, convo.WithMaxRetries(0))
+	r := newRig(t, nil, nil, convo.WithMaxRetries(0), convo.WithRateLimiter(convo.AdaptiveRate()))
 	r.fake.AddFault(fake.Fault{Path: "/channels", Status: http.StatusTooManyRequests, RetryAfter: 3 * time.Second, Times: 1})
 	_, err := r.client.Channels.List(t.Context())
 	require.Error(t, err)
 	return r
 }
 
-// The client's rate-limit gate holds a call after another met a 429: the
-// hold is an event of the held call and a measure of its own, and not part
-// of the request's duration.
-func TestGateHold(t *testing.T) {
+// A call waits for the client's rate limiter after another met a 429: the
+// wait is one event of the waiting call, with the time it actually waited,
+// and a measure of its own, not part of the request's duration.
+func TestLimiterWait(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := heldRig(t)
+		start := time.Now()
 		_, err := r.client.Channels.List(t.Context())
 		require.NoError(t, err)
+		waited := time.Since(start).Seconds() // the rig's transport takes no time
+		require.Positive(t, waited)
 
 		var held sdktrace.ReadOnlySpan
 		for _, s := range r.spans.Ended() {
@@ -263,17 +267,17 @@ func TestGateHold(t *testing.T) {
 			}
 		}
 		require.NotNil(t, held)
-		require.Len(t, held.Events(), 1)
-		assert.Equal(t, map[string]any{"convo.wait.reason": "rate_gate", "convo.wait.duration": 3.0}, attrs(held.Events()[0].Attributes))
+		require.Len(t, held.Events(), 1, "one event for one wait")
+		assert.Equal(t, map[string]any{"convo.wait.reason": "rate_limit", "convo.wait.duration": waited}, attrs(held.Events()[0].Attributes))
 
 		m := r.collect(t)
 		hold := histogram(t, m[otelconvo.MetricRateLimitHold])
 		require.Len(t, hold, 1)
 		reason, _ := hold[0].Attributes.Value(otelconvo.AttrWaitReason)
-		assert.Equal(t, "rate_gate", reason.AsString())
-		assert.Equal(t, 3.0, hold[0].Sum)
+		assert.Equal(t, "rate_limit", reason.AsString())
+		assert.Equal(t, waited, hold[0].Sum)
 		for _, dp := range histogram(t, m[otelconvo.MetricRequestDuration]) {
-			assert.Less(t, dp.Sum, 1.0, "the hold is not the request's time")
+			assert.Zero(t, dp.Sum, "the wait is not the request's time")
 		}
 	})
 }
@@ -382,20 +386,22 @@ func TestNoKeyInAnyAttribute(t *testing.T) {
 	}
 }
 
-// A call the gate refuses to hold (the hold outlasts the call's deadline)
-// sends nothing: its attempt span says why, and no request is measured.
-func TestGateRefusal(t *testing.T) {
+// A call the limiter would hold past its deadline sends nothing: its span
+// says why, and no request is measured.
+func TestHeldCallIsRefused(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := heldRig(t)
-		_, err := r.client.Channels.List(t.Context(), convo.WithTimeout(time.Second))
-		require.Error(t, err)
+		// The limiter's next turn is further away than this call may wait.
+		_, err := r.client.Channels.List(t.Context(), convo.WithTimeout(time.Millisecond))
+		var apiErr *convo.Error
+		require.ErrorAs(t, err, &apiErr)
+		assert.True(t, apiErr.Held)
 		spans := r.spans.Ended()
-		require.Len(t, spans, 4)
-		refused := attrs(spans[2].Attributes())
-		assert.NotContains(t, refused, "http.response.status_code")
-		assert.Equal(t, otelconvo.ErrorTypeHoldRefused, refused["error.type"])
+		require.Len(t, spans, 3, "the first call and its attempt, then the held call: no attempt sent")
+		held := attrs(spans[2].Attributes())
+		assert.NotContains(t, held, "http.response.status_code")
+		assert.Equal(t, otelconvo.ErrorTypeHoldRefused, held["error.type"])
 		assert.Equal(t, codes.Error, spans[2].Status().Code)
-		assert.Equal(t, "429", attrs(spans[3].Attributes())["error.type"], "the call fails as a 429")
 		m := r.collect(t)
 		var measured uint64
 		for _, dp := range histogram(t, m[otelconvo.MetricRequestDuration]) {

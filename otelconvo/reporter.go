@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -41,17 +40,18 @@ const (
 	// AttrSunset is when the route stops working, from the Sunset header
 	// (RFC 8594), in RFC 3339, on the call span when the service sent one.
 	AttrSunset = attribute.Key("convo.sunset")
-	// AttrWaitReason is why a call waits (retry, rate_gate, rate_pace), on
-	// a wait event and on convo.client.rate_limit.hold.
+	// AttrWaitReason is why a call waits (retry, rate_limit), on a wait
+	// event and on convo.client.rate_limit.hold.
 	AttrWaitReason = attribute.Key("convo.wait.reason")
 	// AttrWaitDuration is how long a call waits, in seconds, on a wait
 	// event.
 	AttrWaitDuration = attribute.Key("convo.wait.duration")
 )
 
-// ErrorTypeHoldRefused is the error.type of an attempt that was not sent:
-// the client's rate-limit gate or pace would have held it past the call's
-// deadline or longest wait, and the call fails with a 429 of its own.
+// ErrorTypeHoldRefused is the error.type of a call whose last attempt was
+// not sent: the client's rate limiter would have held it past the call's
+// deadline or longest wait, and the call fails with a 429 of its own
+// (convo.Error.Held).
 const ErrorTypeHoldRefused = "convo.rate_limit_hold_refused"
 
 // EventWait is the name of the event a wait adds to its call's span.
@@ -78,7 +78,6 @@ type callKey struct{}
 type callState struct {
 	span    trace.Span
 	hostSet bool
-	held    atomic.Int64 // the time the gate and the pace held the call
 }
 
 func stateOf(ctx context.Context) *callState {
@@ -161,6 +160,8 @@ func errorType(err error) string {
 	var e *convo.Error
 	var ne net.Error
 	switch {
+	case errors.As(err, &e) && e.Held:
+		return ErrorTypeHoldRefused
 	case errors.As(err, &e) && e.StatusCode != 0:
 		return strconv.Itoa(e.StatusCode)
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
@@ -172,7 +173,8 @@ func errorType(err error) string {
 }
 
 // wait adds an event to the call's span, counts a retry, and measures a
-// hold of the gate or the pace.
+// wait for the client's rate limiter. d is the time the call actually
+// waited.
 func (r *reporter) wait(ctx context.Context, call convo.CallInfo, reason convo.WaitReason, d time.Duration) {
 	st := stateOf(ctx)
 	if st == nil {
@@ -188,7 +190,6 @@ func (r *reporter) wait(ctx context.Context, call convo.CallInfo, reason convo.W
 		}
 		return
 	}
-	st.held.Add(int64(d))
 	if r.hold.Enabled(ctx) {
 		r.hold.Record(ctx, d.Seconds(), metric.WithAttributes(append(routeAttrs(call), AttrWaitReason.String(string(reason)))...))
 	}
@@ -211,31 +212,17 @@ func (r *reporter) attempt(req *http.Request, next convo.MiddlewareNext) (*http.
 		trace.WithAttributes(spanAttrs...))
 	defer span.End()
 	r.propagator.Inject(ctx, propagation.HeaderCarrier(req.Header))
-	var held int64
-	if st != nil {
-		held = st.held.Load()
-	}
 	start := time.Now()
 	resp, err := next(req.WithContext(ctx))
-	elapsed := time.Since(start)
-	if st != nil {
-		elapsed -= time.Duration(st.held.Load() - held)
-	}
-	after, _ := convo.CallFromContext(ctx)
-	sent := after.Attempt >= call.Attempt // else the gate or the pace refused to hold it
+	elapsed := time.Since(start) // the SDK's waits all come before the attempt
 	outcome := outcomeAttrs(resp, err)
-	if !sent && err != nil && ctx.Err() == nil {
-		outcome = []attribute.KeyValue{semconv.ErrorTypeKey.String(ErrorTypeHoldRefused)}
-	}
 	if len(outcome) > 0 {
 		span.SetAttributes(outcome...)
 	}
 	if err != nil || resp != nil && resp.StatusCode >= 400 {
 		span.SetStatus(codes.Error, "")
 	}
-	if sent {
-		r.measure(ctx, resp, elapsed, slices.Concat(attrs, outcome))
-	}
+	r.measure(ctx, resp, elapsed, slices.Concat(attrs, outcome))
 	return resp, err
 }
 
