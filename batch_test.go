@@ -163,3 +163,99 @@ func TestParallelUnderARateLimitLosesAndDuplicatesNothing(t *testing.T) {
 		assert.Positive(t, limited, "the limit was reached")
 	})
 }
+
+// A panic in code the SDK runs on a goroutine of its own — fn, a
+// middleware, a trace hook, the input sequence, a page fetched ahead — is
+// re-raised in the caller's goroutine as a *PanicError once the run has
+// stopped: the caller recovers it, the process lives, and synctest.Test
+// fails if any goroutine is left.
+func TestPanicsReachTheCaller(t *testing.T) {
+	boom := errors.New("boom")
+	panicking := func(*http.Request, convo.MiddlewareNext) (*http.Response, error) { panic(boom) }
+	list := func(opts ...convo.Option) func(ctx context.Context, c *convo.Client, i int) (int, error) {
+		return func(ctx context.Context, c *convo.Client, i int) (int, error) {
+			if i != 5 {
+				_, err := c.Channels.List(ctx)
+				return i, err
+			}
+			_, err := c.Channels.List(ctx, opts...)
+			return i, err
+		}
+	}
+	inputs := make([]int, 40)
+	for i := range inputs {
+		inputs[i] = i
+	}
+	tests := []struct {
+		name string
+		run  func(ctx context.Context, c *convo.Client)
+	}{
+		{"Parallel, fn", func(ctx context.Context, c *convo.Client) {
+			_, _ = convo.Parallel(ctx, inputs, func(ctx context.Context, i int) (int, error) {
+				if i == 5 {
+					panic(boom)
+				}
+				return list()(ctx, c, i)
+			}, convo.ParallelLimit(4))
+		}},
+		{"Parallel, middleware", func(ctx context.Context, c *convo.Client) {
+			_, _ = convo.Parallel(ctx, inputs, func(ctx context.Context, i int) (int, error) {
+				return list(convo.WithMiddleware(panicking))(ctx, c, i)
+			}, convo.ParallelLimit(4), convo.ParallelCollectAll())
+		}},
+		{"Parallel, trace hook", func(ctx context.Context, c *convo.Client) {
+			hook := &convo.Trace{CallDone: func(context.Context, convo.CallInfo, convo.Response, error) { panic(boom) }}
+			_, _ = convo.Parallel(ctx, inputs, func(ctx context.Context, i int) (int, error) {
+				return list(convo.WithTrace(hook))(ctx, c, i)
+			}, convo.ParallelLimit(4))
+		}},
+		{"ParallelSeq, fn", func(ctx context.Context, c *convo.Client) {
+			for range convo.ParallelSeq(ctx, slices.Values(inputs), func(ctx context.Context, i int) (int, error) {
+				return list(convo.WithMiddleware(panicking))(ctx, c, i)
+			}, convo.ParallelLimit(4)) {
+			}
+		}},
+		{"ParallelSeq, the input sequence", func(ctx context.Context, c *convo.Client) {
+			seq := func(yield func(int) bool) {
+				for i := range 10 {
+					if i == 5 {
+						panic(boom)
+					}
+					if !yield(i) {
+						return
+					}
+				}
+			}
+			for range convo.ParallelSeq(ctx, seq, func(ctx context.Context, i int) (int, error) { return list()(ctx, c, i) }) {
+			}
+		}},
+		{"read-ahead, middleware", func(ctx context.Context, c *convo.Client) {
+			second := func(req *http.Request, next convo.MiddlewareNext) (*http.Response, error) {
+				if req.URL.Query().Get("cursor") != "" {
+					panic(boom)
+				}
+				return next(req)
+			}
+			for _, err := range c.Conversations.All(ctx, &convo.ListConversationsParams{Limit: 1}, convo.WithReadAhead(), convo.WithMiddleware(second)) {
+				require.NoError(t, err)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				_, c, _ := inMemoryFake(t, time.Millisecond, []fake.Option{fake.WithSeed(fake.DemoSeed())})
+				var got any
+				func() {
+					defer func() { got = recover() }()
+					tt.run(t.Context(), c)
+				}()
+				pe, ok := got.(*convo.PanicError)
+				require.True(t, ok, "recovered %T %v", got, got)
+				assert.ErrorIs(t, pe, boom)
+				assert.Equal(t, boom, pe.Value)
+				assert.Contains(t, string(pe.Stack), "batch_test.go", "the stack of the goroutine that panicked")
+			})
+		})
+	}
+}

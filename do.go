@@ -29,8 +29,10 @@ import (
 // any request.
 //
 // Retries: a 429 is retried for every method, after the wait the server asks
-// in Retry-After (capped by WithMaxRetryWait; nonsense, see MaxRetryAfter,
-// is ignored) or a jittered exponential backoff;
+// in Retry-After and never before it has passed (capped by
+// WithMaxRetryWait; nonsense, see MaxRetryAfter, is ignored), or after a
+// jittered exponential backoff when it asks for none; then the attempt
+// waits for its turn at the client's rate limiter (see WithRateLimiter);
 // transport errors (a connection cut while the body is read included) and
 // 408, 502, 503 and 504 are retried only for methods that
 // are safe to repeat (GET, HEAD, OPTIONS, PUT, PATCH, DELETE) — a POST is never

@@ -45,15 +45,18 @@
 // unread), and typed errors.
 //
 // A 429 RATE_LIMITED answer is retried for every method after the wait the
-// service asks for in Retry-After, when that wait fits within
-// [WithMaxRetryWait] (30 seconds by default) and the context's deadline.
-// Otherwise the call returns the error at once with [Error.RetryAfter] set,
-// so that you can schedule the retry. A Retry-After that is negative,
-// unparsable or longer than [MaxRetryAfter] is ignored, as if absent: the
-// call retries on its backoff. After the service first refuses a call for
-// its rate, the client paces all its calls to the rate the service accepts
-// ([WithAdaptiveRate]), so a bulk run proceeds near the limit instead of
-// stopping every worker for each refusal's whole-second Retry-After.
+// service asks for in Retry-After, and never before it has passed, when
+// that wait fits within [WithMaxRetryWait] (30 seconds by default) and the
+// context's deadline. Otherwise the call returns the error at once with
+// [Error.RetryAfter] set, so that you can schedule the retry. A Retry-After
+// that is negative, unparsable or longer than [MaxRetryAfter] is ignored, as
+// if absent: the call retries on its backoff. The service does not say what
+// kind of limiter it runs; after it first refuses a call for its rate, the
+// client paces all its calls at the rate the service was seen to accept
+// ([AdaptiveRate], the default of [WithRateLimiter]), so a bulk run proceeds
+// near the limit under a token bucket, a fixed window or a sliding window
+// alike. The client's waits all happen before an attempt enters your
+// middleware.
 // Transport errors, 408, 502, 503 and 504
 // are retried with jittered exponential backoff ([WithRetryWait]) for GET,
 // PATCH and DELETE only: a POST is never repeated except after a 429, which

@@ -176,3 +176,61 @@ func TestLimiterKeepsABulkRunNearEveryKindOfLimit(t *testing.T) {
 	}
 	t.Log("\n" + table.String())
 }
+
+// The anomaly report has its own limit (about one pass a day): its 429
+// holds anomaly calls only, and teaches the client's limiter nothing —
+// other calls go straight through, unpaced.
+func TestAnomalyLimitHoldsOnlyAnomalyCalls(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s, c, tr := inMemoryFake(t, time.Millisecond, unlimited)
+		s.AddFault(fake.Fault{Path: "/conversations/anomalies", Status: http.StatusTooManyRequests, RetryAfter: 6 * time.Hour, Times: 1})
+		ctx := context.Background()
+
+		_, err := c.Anomalies.Get(ctx, nil)
+		require.ErrorIs(t, err, convo.ErrRateLimited, "6 h is beyond the default maximum retry wait")
+		var apiErr *convo.Error
+		_, err = c.Anomalies.Get(ctx, nil)
+		require.ErrorAs(t, err, &apiErr)
+		assert.True(t, apiErr.Held, "held by the report's own Retry-After, not sent")
+		assert.Zero(t, apiErr.Attempts)
+		assert.Greater(t, apiErr.RetryAfter, 5*time.Hour)
+		assert.Len(t, tr.sent, 1)
+
+		for range 20 {
+			start := time.Now()
+			_, err = c.Channels.List(ctx)
+			require.NoError(t, err, "other calls are not held")
+			assert.Equal(t, tr.latency, time.Since(start), "nor paced: the request's own trip only")
+		}
+	})
+}
+
+// A call whose deadline or maximum retry wait ends before the limiter's
+// next turn fails at once with a 429 of the client's own (Error.Held),
+// without a request; a call that may wait is sent at its turn.
+func TestHeldCallFailsAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s, c, tr := inMemoryFake(t, time.Millisecond, unlimited, convo.WithMaxRetries(0))
+		s.AddFault(fake.Fault{Status: http.StatusTooManyRequests, RetryAfter: time.Second, Times: 1})
+		ctx := context.Background()
+		_, err := c.Channels.List(ctx)
+		require.ErrorIs(t, err, convo.ErrRateLimited, "no retry budget: the 429 itself")
+
+		short, cancel := context.WithTimeout(ctx, time.Millisecond)
+		defer cancel()
+		start := time.Now()
+		_, err = c.Channels.List(short)
+		var apiErr *convo.Error
+		require.ErrorAs(t, err, &apiErr)
+		assert.True(t, apiErr.Held)
+		assert.True(t, apiErr.Temporary())
+		assert.Zero(t, apiErr.Attempts, "held before any request")
+		assert.Positive(t, apiErr.RetryAfter)
+		assert.Zero(t, time.Since(start))
+		assert.Len(t, tr.sent, 1)
+
+		_, err = c.Channels.List(ctx)
+		require.NoError(t, err, "a call that may wait is sent at its turn")
+		assert.Len(t, tr.sent, 2)
+	})
+}

@@ -253,10 +253,13 @@ type Middleware func(req *http.Request, next MiddlewareNext) (*http.Response, er
 // WithMiddleware adds middleware around each attempt of every call of the
 // client (given to NewClient) or of one call. It runs once per attempt: a
 // call retried twice passes through it three times, with the request's
-// headers (the key included) already set. Inside the innermost middleware
-// the attempt waits for the client's rate-limit gate (see
-// WithRateLimitGate), so an attempt the gate refuses returns its error
-// through the middleware too, without a request. Middleware runs in the order
+// headers (the key included) already set. Every wait of the client — its
+// rate limiter (see WithRateLimiter), a Retry-After, the backoff — is over
+// before an attempt enters the middleware, so a limiter of your own here
+// sees attempts at the pace they leave; an attempt the client's limiter
+// holds back (past the call's deadline) never reaches the middleware. The
+// requests of a download to the file host pass through it too, without the
+// key (see AttachmentsService.DownloadAttachment). Middleware runs in the order
 // given, the client's first, then those of the call's context (see
 // ContextWithMiddleware), then the call's own; the first is the outermost.
 // Applies to NewClient and to a call.
@@ -310,7 +313,9 @@ func CaptureResponse(r *Response) Option {
 // or the context ending, cancels it and waits for it. It is the one exception
 // to "iterators start no goroutine", and pays off when the loop body takes
 // about as long as a round trip (writing each page to disk or another
-// service). Applies to a call; calls other than Pages and All ignore it.
+// service). A panic in that goroutine (a middleware's, a trace hook's) is
+// re-raised in the loop's goroutine as a *PanicError. Applies to a call;
+// calls other than Pages and All ignore it.
 func WithReadAhead() Option {
 	return func(c *config) {
 		if c.in("WithReadAhead", scopeCall) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"runtime/debug"
 )
 
 // Page is one page of a cursor-paginated listing (OpenAPI listMessages, listConversations);
@@ -89,9 +90,10 @@ func follow[P pageOf](cursor string, page P) (bool, error) {
 // fetched is a page fetched ahead, or the error that ended the fetch, and
 // the fetch's metadata when the caller asked for it.
 type fetched[P any] struct {
-	page P
-	err  error
-	meta *Response
+	page     P
+	err      error
+	meta     *Response
+	panicked *PanicError // the fetch panicked (a middleware, a trace hook)
 }
 
 // aheadFetch adapts a page fetch to run in the read-ahead goroutine: the
@@ -126,13 +128,25 @@ func walkAhead[P pageOf](ctx context.Context, cursor string, next func(context.C
 	defer cancel()
 	start := func(cursor string) <-chan fetched[P] {
 		ch := make(chan fetched[P], 1)
-		go func() { ch <- next(ctx, cursor) }()
+		go func() {
+			var r fetched[P]
+			defer func() {
+				if p := recover(); p != nil {
+					r = fetched[P]{panicked: &PanicError{Value: p, Stack: debug.Stack()}}
+				}
+				ch <- r
+			}()
+			r = next(ctx, cursor)
+		}()
 		return ch
 	}
 	pending := start(cursor)
 	for {
 		r := <-pending
 		pending = nil
+		if r.panicked != nil {
+			panic(r.panicked) // the goroutine has ended: it sent
+		}
 		if capture != nil && r.meta != nil {
 			*capture = *r.meta
 		}
@@ -148,7 +162,11 @@ func walkAhead[P pageOf](ctx context.Context, cursor string, next func(context.C
 		if !yield(r.page, nil) || !more {
 			if pending != nil {
 				cancel()
-				<-pending // the goroutine has ended once it has sent
+				// The goroutine has ended once it has sent; a panic of its
+				// fetch is the caller's still.
+				if r := <-pending; r.panicked != nil {
+					panic(r.panicked)
+				}
 			}
 			return
 		}

@@ -204,3 +204,67 @@ func ExampleWithRoute() {
 	// GET /chatapp/templates/{template_id}
 	// true
 }
+
+// Each wait of a call is one Wait event, told when the wait is over with the
+// time it took: the events of a call add up to the time it spent not
+// sending (within 5 %), whether it waited out a Retry-After or its turn at
+// the client's rate limiter, and there are never more events than waits.
+func TestTraceWaitsAreTheActualWaits(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s, err := fake.NewHandler(fake.WithFixedWindowLimit(10, time.Second))
+		require.NoError(t, err)
+		const latency = 2500 * time.Microsecond // each way
+		type call struct {
+			waits    []time.Duration
+			attempts int
+			took     time.Duration
+		}
+		var mu sync.Mutex
+		calls := map[int]*call{}
+		tr := &convo.Trace{
+			Wait: func(ctx context.Context, _ convo.CallInfo, reason convo.WaitReason, d time.Duration) {
+				mu.Lock()
+				defer mu.Unlock()
+				c := calls[ctx.Value(callKey{}).(int)]
+				c.waits = append(c.waits, d)
+			},
+		}
+		c, err := convo.NewClient(convo.WithAPIKey(s.APIKey()), convo.WithBaseURL("http://127.0.0.1/v1"), convo.WithTrace(tr),
+			convo.WithHTTPClient(&http.Client{Transport: handlerTransport{h: s.Handler(), latency: latency}}))
+		require.NoError(t, err)
+		var wg sync.WaitGroup
+		for i := range 40 { // four times what the window admits: 429s, Retry-After: 1, then paced turns
+			mu.Lock()
+			calls[i] = &call{}
+			mu.Unlock()
+			wg.Go(func() {
+				var meta convo.Response
+				start := time.Now()
+				_, err := c.Channels.List(context.WithValue(t.Context(), callKey{}, i), convo.CaptureResponse(&meta), convo.WithMaxRetries(10))
+				assert.NoError(t, err)
+				mu.Lock()
+				calls[i].took, calls[i].attempts = time.Since(start), meta.Attempts
+				mu.Unlock()
+			})
+		}
+		wg.Wait()
+		events, waited := 0, 0
+		for i, c := range calls {
+			var sum time.Duration
+			for _, d := range c.waits {
+				sum += d
+			}
+			events += len(c.waits)
+			notSending := c.took - time.Duration(c.attempts)*2*latency
+			if notSending > 0 {
+				waited++
+			}
+			assert.InDelta(t, notSending.Seconds(), sum.Seconds(), 0.05*notSending.Seconds()+1e-9, "call %d: waits %v, took %v in %d attempts", i, c.waits, c.took, c.attempts)
+			assert.LessOrEqual(t, len(c.waits), 2*c.attempts, "call %d: at most a retry wait and a limiter wait per attempt", i)
+		}
+		assert.Greater(t, waited, 20, "most calls waited")
+		t.Logf("%d calls, %d waited, %d wait events", len(calls), waited, events)
+	})
+}
+
+type callKey struct{}

@@ -2,8 +2,8 @@
 //
 // Each call becomes a client span named by its method and route template
 // ("GET /conversations/{conversation_id}/messages", never an id), with a
-// child span per attempt and an event per wait: before a retry, for the
-// client's rate-limit gate, or for its turn at the pace of the rate finder.
+// child span per attempt and an event per wait, with the time actually
+// waited: before a retry, or for its turn at the client's rate limiter.
 // The attributes follow the OpenTelemetry semantic conventions for HTTP
 // clients (http.request.method, url.template, http.response.status_code,
 // server.address, error.type), plus the service's error code and error id
