@@ -26,7 +26,7 @@ type discovered struct {
 	convs         []map[string]any // status=all, in the order listed
 	convsComplete bool             // every page was read
 
-	msgEx    map[string]*exchange         // conversation id -> its message read
+	msgEx    map[string]*exchange        // conversation id -> its message read
 	messages map[string][]map[string]any // conversation id -> the items of its read
 	msgConvs []string                    // the conversations read, in order
 	window   time.Time                   // window.since of the first message read

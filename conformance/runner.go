@@ -85,7 +85,7 @@ type runner struct {
 
 	badKey       int
 	anomalyCalls int
-	stopped   string // why the run stopped (ctx), beside the pacer's 429
+	stopped      string // why the run stopped (ctx), beside the pacer's 429
 
 	d      discovered
 	client *convo.Client // the SDK client of the sdk checks
