@@ -3,6 +3,7 @@ package conformance_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/convoapi/convo-go/fake"
+	"github.com/convoapi/convo-go/internal/keyforms"
 	"github.com/stretchr/testify/require"
 )
 
@@ -86,5 +88,18 @@ func errMessage(body map[string]any) map[string]any {
 func reverse(a []any) {
 	for i, j := 0, len(a)-1; i < j; i, j = i+1, j-1 {
 		a[i], a[j] = a[j], a[i]
+	}
+}
+
+// echoKey adds key, in every escaping, to each JSON answer, and to the
+// text of each error.
+func echoKey(key string) func(*http.Request, *int, map[string]any) {
+	return func(_ *http.Request, _ *int, b map[string]any) {
+		for name, esc := range keyforms.Escapings {
+			b["echo "+name] = esc(key)
+		}
+		if m := errMessage(b); m != nil {
+			m["message"] = fmt.Sprint(m["message"], " key=", key)
+		}
 	}
 }
