@@ -82,37 +82,52 @@ func checkMessageItems(ctx context.Context, r *runner, c *check) {
 		return
 	}
 	// Read the most recent conversations, and the oldest, which may hold
-	// what the recent ones do not.
+	// what the recent ones do not; then, while no file has been found, a
+	// few more.
 	pick := convs[:min(discoverConversations-1, len(convs))]
 	if len(convs) > len(pick) {
 		pick = append(pick, convs[len(convs)-1])
 	}
 	for _, cv := range pick {
-		id := str(cv, "id")
-		ex, ok := r.get(ctx, c, "/conversations/"+url.PathEscape(id)+"/messages", url.Values{"limit": {"100"}})
-		if !ok {
+		if !readMessages(ctx, r, c, str(cv, "id")) {
 			return
 		}
-		items, _, ok := page(c, ex, checkMessage)
-		if !ok {
-			continue
-		}
-		data := ex.data()
-		w, ok := obj(c, ex, "data.window", data["window"])
-		if ok {
-			w.integer("recent_window_days", false)
-			if since, ok := w.stamp("since", false); ok && r.d.window.IsZero() {
-				r.d.window = since
-			}
-		}
-		r.d.msgConvs = append(r.d.msgConvs, id)
-		r.d.messages[id], r.d.msgEx[id] = items, ex
-		for _, m := range items {
-			if md, _ := m["media"].(map[string]any); r.d.mediaMsg == nil && str(md, "media_status") == "available" && str(md, "media_id") != "" {
-				r.d.mediaConv, r.d.mediaMsg = id, m
-			}
+	}
+	for i := discoverConversations - 1; r.d.mediaMsg == nil && i < min(len(convs), 2*discoverConversations); i++ {
+		if !readMessages(ctx, r, c, str(convs[i], "id")) {
+			return
 		}
 	}
+}
+
+// readMessages reads one page of a conversation's messages for the
+// discovery, checking each; it returns false when the run cannot send.
+func readMessages(ctx context.Context, r *runner, c *check, id string) bool {
+	if r.d.msgEx[id] != nil {
+		return true
+	}
+	ex, ok := r.get(ctx, c, "/conversations/"+url.PathEscape(id)+"/messages", url.Values{"limit": {"100"}})
+	if !ok {
+		return false
+	}
+	items, _, ok := page(c, ex, checkMessage)
+	if !ok {
+		return true
+	}
+	if w, ok := obj(c, ex, "data.window", ex.data()["window"]); ok {
+		w.integer("recent_window_days", false)
+		if since, ok := w.stamp("since", false); ok && r.d.window.IsZero() {
+			r.d.window = since
+		}
+	}
+	r.d.msgConvs = append(r.d.msgConvs, id)
+	r.d.messages[id], r.d.msgEx[id] = items, ex
+	for _, m := range items {
+		if md, _ := m["media"].(map[string]any); r.d.mediaMsg == nil && str(md, "media_status") == "available" && str(md, "media_id") != "" {
+			r.d.mediaConv, r.d.mediaMsg = id, m
+		}
+	}
+	return true
 }
 
 // eachMessage calls fn on every message read, with its exchange; it skips

@@ -13,6 +13,7 @@ import (
 	"github.com/convoapi/convo-go/conformance"
 	"github.com/convoapi/convo-go/fake"
 	"github.com/convoapi/convo-go/internal/keyforms"
+	"github.com/convoapi/convo-go/internal/seedgen"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -27,7 +28,7 @@ func TestRunAgainstTheFake(t *testing.T) {
 		seed *fake.Seed
 	}{
 		{"demo", fake.DemoSeed()},
-		{"generated", generatedSeed(3000)},
+		{"generated", seedgen.Generate(3000)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -40,7 +41,8 @@ func TestRunAgainstTheFake(t *testing.T) {
 					assert.NotEmpty(t, res.Reason, res.ID)
 				}
 			}
-			t.Logf("%s", rep.Summary())
+			ch, ct, cv, msg := seedgen.Size(tt.seed)
+			t.Logf("%d channels, %d contacts, %d conversations, %d messages: %s", ch, ct, cv, msg, rep.Summary())
 		})
 	}
 }

@@ -1,4 +1,7 @@
-package conformance_test
+// Package seedgen generates seed documents of package fake of any size, in
+// the variety the conformance suite checks, for the tests that run the suite
+// against a fake with thousands of records.
+package seedgen
 
 import (
 	"fmt"
@@ -8,12 +11,12 @@ import (
 	"github.com/convoapi/convo-go/fake"
 )
 
-// generatedSeed is a seed of about n records (channels, contacts,
+// Generate returns a seed of about n records (channels, contacts,
 // conversations and messages) in the variety the suite checks: every
 // channel and status, assignment, media of each status, reactions, system
 // messages, replies by agents and by automation, times from minutes to
 // months ago. It is deterministic.
-func generatedSeed(n int) *fake.Seed {
+func Generate(n int) *fake.Seed {
 	chans := []fake.ChannelAccount{
 		{Ref: "line1", Channel: convo.ChannelChatapp, DisplayName: "Line 1", ProviderIdentifier: "5511940000101"},
 		{Ref: "line2", Channel: convo.ChannelChatapp, DisplayName: "Line 2", ProviderIdentifier: "5511940000102"},
@@ -50,7 +53,7 @@ func generatedSeed(n int) *fake.Seed {
 			case 3:
 				m.Sender = fake.SenderAutomation
 			}
-			if md := media[(i+j)%len(media)]; md != nil && j%2 == 0 {
+			if md := media[(i+j/2)%len(media)]; md != nil && j%2 == 0 {
 				c := *md
 				m.Media, m.Type = &c, convo.MessageImage
 			}
@@ -62,13 +65,26 @@ func generatedSeed(n int) *fake.Seed {
 			}
 			m.Ago = (base - time.Duration(j)*10*time.Minute + time.Hour).String()
 			cv.Messages = append(cv.Messages, m)
-			records++
 		}
 		if i%17 == 0 {
 			cv.Messages = nil // never engaged
 		}
 		co.Conversations = append(co.Conversations, cv)
-		records += 2
+		records += 2 + len(cv.Messages)
 	}
 	return &fake.Seed{Companies: []fake.CompanySeed{co}}
+}
+
+// Size counts the records of a seed: channels, contacts, conversations and
+// messages.
+func Size(seed *fake.Seed) (channels, contacts, conversations, messages int) {
+	for _, co := range seed.Companies {
+		channels += len(co.Channels)
+		contacts += len(co.Contacts)
+		conversations += len(co.Conversations)
+		for _, cv := range co.Conversations {
+			messages += len(cv.Messages)
+		}
+	}
+	return
 }
