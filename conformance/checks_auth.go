@@ -3,7 +3,6 @@ package conformance
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"reflect"
 )
@@ -84,9 +83,6 @@ func checkBadKey(auth authMode) func(context.Context, *runner, *check) {
 		}
 	}
 }
-
-// errNoData: a check found nothing to check in the server's data.
-var errNoData = errors.New("no data")
 
 // sameJSON reports whether two JSON values are equal.
 func sameJSON(a, b any) bool {
