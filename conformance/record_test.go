@@ -3,8 +3,11 @@ package conformance_test
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -320,4 +323,44 @@ func TestReadRecordingRefuses(t *testing.T) {
 	}
 	_, _, err := conformance.SeedFromRecording(strings.NewReader(""))
 	assert.True(t, err != nil && !errors.Is(err, conformance.ErrCannotRun))
+}
+
+// TestRecorderTransportRecordsFiles: as a transport, the recorder sees the
+// download of a file and records it by size and SHA-256; a replay fetches
+// the file at the address the replayed attachment answer gives.
+func TestRecorderTransportRecordsFiles(t *testing.T) {
+	s := frozenDemo(t)
+	var buf bytes.Buffer
+	rec := conformance.NewRecorder(&buf, conformance.RecorderOptions{})
+	client := s.Client(convo.WithHTTPClient(&http.Client{Transport: rec.Transport(nil)}))
+	var media convo.Message
+	for cv, err := range client.Conversations.All(t.Context(), &convo.ListConversationsParams{Status: convo.ConversationAll, Limit: 100}) {
+		require.NoError(t, err)
+		for m, err := range client.Messages.All(t.Context(), cv.ID, nil) {
+			require.NoError(t, err)
+			if m.Media != nil && m.Media.Available() && media.MessageID == "" {
+				media = m
+			}
+		}
+	}
+	require.NotEmpty(t, media.MessageID)
+	var file bytes.Buffer
+	n, err := client.Attachments.Download(t.Context(), media, &file)
+	require.NoError(t, err)
+	require.NoError(t, rec.Err())
+	entries, err := conformance.ReadRecording(bytes.NewReader(buf.Bytes()))
+	require.NoError(t, err)
+	last := entries[len(entries)-1]
+	require.NotNil(t, last.File, "the download is the last exchange")
+	sum := sha256.Sum256(file.Bytes())
+	assert.Equal(t, conformance.FileDigest{Size: n, SHA256: hex.EncodeToString(sum[:])}, *last.File)
+	assert.Empty(t, last.Body)
+	assert.Empty(t, last.Path)
+	assert.NotContains(t, last.URL, "?")
+
+	rep, err := conformance.Replay(t.Context(), bytes.NewReader(buf.Bytes()), conformance.ReplayConfig{BaseURL: s.URL(), APIKey: s.APIKey(), Pace: -1, FileDigests: true})
+	require.NoError(t, err)
+	assert.Empty(t, rep.Differences)
+	assert.Empty(t, rep.Notes)
+	assert.Equal(t, len(entries), rep.Sent)
 }

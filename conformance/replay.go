@@ -126,7 +126,9 @@ func ReadRecording(rd io.Reader) ([]Entry, error) {
 // strings (cursors are followed: a recorded cursor is replaced by the one
 // the replayed server gave at the same place), and raw, which is outside
 // the contract. Recorded requests are sent with cfg's key in the form
-// they used (none when they had none).
+// they used (none when they had none): a request recorded with a wrong key
+// is replayed with the right one, and differs. A file download is replayed
+// at the address the replayed attachment answer gave in its place.
 func Replay(ctx context.Context, recording io.Reader, cfg ReplayConfig) (*ReplayReport, error) {
 	entries, err := ReadRecording(recording)
 	if err != nil {
