@@ -12,6 +12,7 @@ import (
 
 	"github.com/convoapi/convo-go/conformance"
 	"github.com/convoapi/convo-go/fake"
+	"github.com/convoapi/convo-go/internal/conformancetest"
 	"github.com/convoapi/convo-go/internal/keyforms"
 	"github.com/convoapi/convo-go/internal/seedgen"
 	"github.com/stretchr/testify/assert"
@@ -174,7 +175,7 @@ func TestRunNeverShowsTheKey(t *testing.T) {
 	for _, key := range keyforms.Keys {
 		t.Run(key, func(t *testing.T) {
 			s := demoHandler(t, fake.WithAPIKey(key))
-			ts := alteringProxy(t, s.Handler(), alteration{resp: echoKey(key)})
+			ts := conformancetest.Proxy(t, s.Handler(), conformancetest.Alteration{Resp: conformancetest.EchoKey(key)})
 			rep, err := conformance.Run(t.Context(), conformance.Config{BaseURL: ts.URL + "/v1", APIKey: key, Anomalies: true, Pace: -1})
 			require.NoError(t, err)
 			var text, js bytes.Buffer

@@ -15,6 +15,7 @@ import (
 	"github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/conformance"
 	"github.com/convoapi/convo-go/fake"
+	"github.com/convoapi/convo-go/internal/conformancetest"
 	"github.com/convoapi/convo-go/internal/keyforms"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -28,42 +29,10 @@ func frozenDemo(t *testing.T, opts ...fake.Option) *fake.Server {
 	return fake.New(t, append([]fake.Option{fake.WithSeed(fake.DemoSeed()), fake.WithClock(fake.NewManualClock(recordStart))}, opts...)...)
 }
 
-// recordEverything reads every endpoint through client, paging through
-// everything, and provokes one error.
-func recordEverything(t *testing.T, client *convo.Client) {
-	ctx := t.Context()
-	accounts, err := client.Channels.List(ctx)
-	require.NoError(t, err)
-	pnid := map[string]string{}
-	for _, a := range accounts {
-		pnid[a.ID] = a.ProviderIdentifier
-	}
-	_, err = client.Conversations.List(ctx, nil)
-	require.NoError(t, err)
-	for cv, err := range client.Conversations.All(ctx, &convo.ListConversationsParams{Status: convo.ConversationAll, Limit: 4}) {
-		require.NoError(t, err)
-		for m, err := range client.Messages.All(ctx, cv.ID, &convo.ListMessagesParams{Since: recordStart.AddDate(-1, 0, 0), Limit: 3}) {
-			require.NoError(t, err)
-			if m.Media != nil && m.Media.Available() {
-				_, err := client.Attachments.Get(ctx, m.Media.MediaID)
-				require.NoError(t, err)
-			}
-		}
-		if cv.Channel == convo.ChannelChatapp {
-			_, err := client.Contacts.Lookup(ctx, &convo.LookupContactParams{PhoneNumberID: pnid[cv.ChannelAccountID], PhoneNumber: cv.ChannelIdentifier})
-			require.NoError(t, err)
-		}
-	}
-	_, err = client.Anomalies.Get(ctx, &convo.AnomaliesParams{Include: []convo.Bucket{convo.BucketUnassigned, convo.BucketAutomationOnly}})
-	require.NoError(t, err)
-	_, err = client.Messages.List(ctx, "00000000-0000-4000-8000-000000000000", nil)
-	require.ErrorIs(t, err, convo.ErrConversationNotFound)
-}
-
 func record(t *testing.T, s *fake.Server, opts conformance.RecorderOptions) []byte {
 	var buf bytes.Buffer
 	rec := conformance.NewRecorder(&buf, opts)
-	recordEverything(t, s.Client(convo.WithMiddleware(rec.Middleware)))
+	conformancetest.RecordEverything(t, s.Client(convo.WithMiddleware(rec.Middleware)), recordStart)
 	require.NoError(t, rec.Err())
 	return buf.Bytes()
 }
@@ -249,12 +218,12 @@ func TestRecorderRemovesTheKey(t *testing.T) {
 	for _, key := range keyforms.Keys {
 		t.Run(key, func(t *testing.T) {
 			s := demoHandler(t, fake.WithAPIKey(key), fake.WithClock(fake.NewManualClock(recordStart)))
-			ts := alteringProxy(t, s.Handler(), alteration{resp: echoKey(key)})
+			ts := conformancetest.Proxy(t, s.Handler(), conformancetest.Alteration{Resp: conformancetest.EchoKey(key)})
 			var buf bytes.Buffer
 			rec := conformance.NewRecorder(&buf, conformance.RecorderOptions{})
 			client, err := convo.NewClient(convo.WithBaseURL(ts.URL+"/v1"), convo.WithAPIKey(key), convo.WithMiddleware(rec.Middleware))
 			require.NoError(t, err)
-			recordEverything(t, client)
+			conformancetest.RecordEverything(t, client, recordStart)
 			require.NoError(t, rec.Err())
 			out := buf.String()
 			require.Contains(t, out, "[REDACTED]", "the echoed key was there to remove")
