@@ -108,7 +108,7 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.phoneNumber, "phone-number", "", "with --write: a test `PHONE` number you own (country code and digits)")
 	fs.BoolVar(&o.anomalies, "anomalies", false, "run the full anomaly checks (about a dozen reports): for the fake, not the service")
 	fs.IntVar(&o.maxRequests, "max-requests", conformance.DefaultMaxRequests, "the request budget, `N`")
-	fs.DurationVar(&o.pace, "pace", conformance.DefaultPace, "the least `DURATION` between two requests")
+	fs.DurationVar(&o.pace, "pace", conformance.DefaultPace, "the least `DURATION` between two requests (0: no pacing, for a fake on this machine)")
 	fs.DurationVar(&o.timeout, "timeout", conformance.DefaultTimeout, "the most `DURATION` the whole run takes")
 	fs.BoolVar(&o.insecure, "insecure-http", false, "allow a plain http:// base URL beyond loopback (sends the key in the clear)")
 	fs.StringVar(&o.replay, "replay", "", "replay the recording `FILE` against --base-url instead of checking")
