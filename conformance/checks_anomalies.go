@@ -58,9 +58,31 @@ func (r *runner) anomalies(ctx context.Context, c *check, q url.Values) (*exchan
 	return ex, ok
 }
 
-// report checks an anomaly report's shape; opt lists the opt-in buckets
-// asked for.
-func anomalyReport(c *check, ex *exchange, opt ...string) (fields, bool) {
+// wantCeiling is a channel's ceiling: its service window (as the channel
+// list states it), or 24 hours for a channel without one (sms, webchat,
+// and chatapp's window is 24 hours).
+func wantCeiling(ch string, windows map[string]int64) int64 {
+	if h := windows[ch]; h > 0 {
+		return h
+	}
+	return 24
+}
+
+// serviceWindows are the session_window_hours of the listed channels (0
+// for none).
+func (r *runner) serviceWindows() map[string]int64 {
+	out := map[string]int64{}
+	for _, ch := range r.d.channels {
+		caps, _ := ch["capabilities"].(map[string]any)
+		h, _ := strconv.ParseInt(fmt.Sprint(caps["session_window_hours"]), 10, 64)
+		out[str(ch, "channel")] = h
+	}
+	return out
+}
+
+// anomalyReport checks an anomaly report's shape against the channels'
+// service windows; opt lists the opt-in buckets asked for.
+func anomalyReport(c *check, ex *exchange, windows map[string]int64, opt ...string) (fields, bool) {
 	data, ok := envelope(c, ex, http.StatusOK)
 	if !ok {
 		return fields{}, false
@@ -71,8 +93,8 @@ func anomalyReport(c *check, ex *exchange, opt ...string) (fields, bool) {
 		}
 		if ceil, ok := w.object("ceiling_hours_by_channel", false); ok {
 			for _, ch := range []string{"chatapp", "sms", "botapp", "webchat"} {
-				if h, ok := ceil.integer(ch, false); ok && ch == "chatapp" && h != 24 {
-					c.failf(ex, "the chatapp ceiling is %d hours, want 24 (its service window)", h)
+				if h, ok := ceil.integer(ch, false); ok && h != wantCeiling(ch, windows) {
+					c.failf(ex, "the %s ceiling is %d hours, want %d (its service window, or 24 without one)", ch, h, wantCeiling(ch, windows))
 				}
 			}
 		}
@@ -107,7 +129,7 @@ func checkAnomalyReport(ctx context.Context, r *runner, c *check) {
 		return
 	}
 	r.d.anomalyEx = ex
-	anomalyReport(c, ex)
+	anomalyReport(c, ex, r.serviceWindows())
 }
 
 // bucketItems are the items of the named bucket of an anomaly report.
@@ -222,7 +244,7 @@ func checkAnomalyOptIn(ctx context.Context, r *runner, c *check) {
 	if !ok {
 		return
 	}
-	if _, ok := anomalyReport(c, ex, "unassigned", "automation_only"); !ok {
+	if _, ok := anomalyReport(c, ex, r.serviceWindows(), "unassigned", "automation_only"); !ok {
 		return
 	}
 	r.d.optInEx = ex
@@ -278,7 +300,7 @@ func checkThresholdBounds(ctx context.Context, r *runner, c *check) {
 			}
 			continue
 		}
-		if _, ok := anomalyReport(c, ex); ok {
+		if _, ok := anomalyReport(c, ex, r.serviceWindows()); ok {
 			w, _ := ex.data()["window"].(map[string]any)
 			if got := str2(w["threshold_hours"]); got != th {
 				c.failf(ex, "threshold_hours=%s gives window.threshold_hours %s", th, got)
@@ -299,7 +321,7 @@ func checkAnomalyLimit(ctx context.Context, r *runner, c *check) {
 			}
 			continue
 		}
-		if _, ok := anomalyReport(c, ex); ok {
+		if _, ok := anomalyReport(c, ex, r.serviceWindows()); ok {
 			if n := len(bucketItems(ex, "unanswered")); n > 1 {
 				c.failf(ex, "limit=1 lists %d unanswered items", n)
 			}
@@ -317,7 +339,7 @@ func checkAnomalyCache(ctx context.Context, r *runner, c *check) {
 	if !ok {
 		return
 	}
-	if _, ok := anomalyReport(c, first); !ok {
+	if _, ok := anomalyReport(c, first, r.serviceWindows()); !ok {
 		return
 	}
 	if !sameJSON(first.data(), second.data()) {

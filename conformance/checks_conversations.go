@@ -71,6 +71,8 @@ func conversationChecks() []*check {
 	return []*check{
 		{id: "conversations/items", basis: BasisDecision, fn: checkConversationItems,
 			title: "GET /conversations?status=all: a page (items, next_cursor) of conversations with the documented fields"},
+		{id: "conversations/accounts", basis: BasisDecision, fn: checkConversationAccounts,
+			title: "a conversation's channel_account_id is a listed account of its channel; webchat widgets are never listed"},
 		{id: "conversations/order", basis: BasisDecision, fn: checkConversationOrder,
 			title: "conversations are listed most recent last_message_at first, ties by id descending"},
 		{id: "conversations/defaults", basis: BasisSpec, fn: checkConversationDefaults,
@@ -162,6 +164,31 @@ func checkConversationItems(ctx context.Context, r *runner, c *check) {
 	}
 	if len(r.d.convs) == 0 {
 		c.skipf("the account has no conversations")
+	}
+}
+
+func checkConversationAccounts(_ context.Context, r *runner, c *check) {
+	if len(r.d.convs) == 0 || r.d.channelsEx == nil {
+		c.skipf("no conversations or no channel list")
+		return
+	}
+	listed := map[string]string{}
+	for _, ch := range r.d.channels {
+		listed[str(ch, "id")] = str(ch, "channel")
+	}
+	for _, cv := range r.d.convs {
+		acc, ch := str(cv, "channel_account_id"), str(cv, "channel")
+		switch got, ok := listed[acc]; {
+		case ch == "webchat" && ok:
+			c.failf(nil, "webchat conversation %s has channel_account_id %s, a listed %s account; a widget is never listed", str(cv, "id"), acc, got)
+		case ch != "webchat" && !ok:
+			c.failf(nil, "%s conversation %s has channel_account_id %s, which the channel list does not hold", ch, str(cv, "id"), acc)
+		case ch != "webchat" && got != ch:
+			c.failf(nil, "%s conversation %s is on account %s, a %s account", ch, str(cv, "id"), acc, got)
+		}
+		if len(c.reasons) >= 5 {
+			return
+		}
 	}
 }
 

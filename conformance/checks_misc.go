@@ -82,6 +82,10 @@ func contactChecks() []*check {
 			title: "lookup without phone_number: 400 MISSING_PARAM naming phone_number"},
 		{id: "contacts/lookup-unknown", basis: BasisSpec, fn: checkLookupUnknown,
 			title: "lookup of a phone no contact has: 404 CONTACT_NOT_FOUND"},
+		{id: "contacts/lookup-any-number", basis: BasisDecision, fn: checkLookupAnyNumber,
+			title: "lookup without phone_number_id searches the whole company and finds the contact"},
+		{id: "contacts/lookup-unknown-number", basis: BasisDecision, fn: checkLookupUnknownNumber,
+			title: "lookup on a phone_number_id the company does not have: 404 CONTACT_NOT_FOUND"},
 		{id: "contacts/lookup-letters", basis: BasisDecision, fn: checkLookupLetters,
 			title: "a phone number with letters: 400 INVALID_PARAM"},
 	}
@@ -158,6 +162,38 @@ func checkLookupUnknown(ctx context.Context, r *runner, c *check) {
 // has), make a phone no contact has.
 func unknownPhoneDigits() string {
 	return fmt.Sprintf("%09d", time.Now().UnixNano()%1e9)
+}
+
+func checkLookupAnyNumber(ctx context.Context, r *runner, c *check) {
+	cv, _ := r.chatappContact()
+	if cv == nil || r.d.lookup == nil {
+		c.skipf("no contact was found by lookup")
+		return
+	}
+	phone := str(r.d.lookup, "phone_number")
+	ex, ok := r.get(ctx, c, "/chatapp/contacts/lookup", url.Values{"phone_number": {phone}})
+	if !ok {
+		return
+	}
+	if data, ok := envelope(c, ex, http.StatusOK); ok {
+		checkContact(data)
+		if got := str(data.m, "phone_number"); got != phone {
+			c.failf(ex, "the contact found has phone_number %q, want %q", got, phone)
+		}
+	}
+}
+
+func checkLookupUnknownNumber(ctx context.Context, r *runner, c *check) {
+	cv, _ := r.chatappContact()
+	if cv == nil {
+		c.skipf("no chatapp conversation on a listed account")
+		return
+	}
+	ex, ok := r.get(ctx, c, "/chatapp/contacts/lookup", url.Values{"phone_number_id": {"convocheck-no-such-number"}, "phone_number": {str(cv, "channel_identifier")}})
+	if !ok {
+		return
+	}
+	errorAnswer(c, ex, http.StatusNotFound, "CONTACT_NOT_FOUND")
 }
 
 func checkLookupLetters(ctx context.Context, r *runner, c *check) {

@@ -85,7 +85,7 @@ func ExampleReport_Summary() {
 	defer s.Close()
 	rep, _ := conformance.Run(context.Background(), conformance.Config{BaseURL: s.URL(), APIKey: s.APIKey(), Pace: -1})
 	fmt.Println(strings.SplitN(rep.Summary(), ";", 2)[0])
-	// Output: 70 checks: 53 passed, 0 failed, 17 skipped
+	// Output: 73 checks: 56 passed, 0 failed, 17 skipped
 }
 
 func ExampleReport_WriteJSON() {

@@ -266,6 +266,38 @@ var Alterations = []Alteration{
 				setQuery(r, "status", "all")
 			}
 		}},
+	{Name: "a conversation on an account the channel list does not hold", Want: "conversations/accounts",
+		Resp: func(r *http.Request, _ *int, b map[string]any) {
+			if isPath(r, "/conversations") {
+				eachItem(b, func(m map[string]any) {
+					if m["channel"] == "chatapp" {
+						m["channel_account_id"] = "0b6f2c1e-1111-4a5b-9c3d-000000000001"
+					}
+				})
+			}
+		}},
+	{Name: "a botapp ceiling of 48 hours, though botapp has no service window", Want: "anomalies/report",
+		Resp: func(r *http.Request, _ *int, b map[string]any) {
+			if w, ok := data(b)["window"].(map[string]any); ok {
+				if c, ok := w["ceiling_hours_by_channel"].(map[string]any); ok {
+					c["botapp"] = json.Number("48")
+				}
+			}
+		}},
+	{Name: "an unknown phone_number_id ignored by lookup", Want: "contacts/lookup-unknown-number",
+		Req: func(r *http.Request) {
+			if r.URL.Query().Get("phone_number_id") == "convocheck-no-such-number" {
+				q := r.URL.Query()
+				q.Del("phone_number_id")
+				r.URL.RawQuery = q.Encode()
+			}
+		}},
+	{Name: "lookup without phone_number_id finding nothing", Want: "contacts/lookup-any-number",
+		Req: func(r *http.Request) {
+			if isPath(r, "/chatapp/contacts/lookup") && r.URL.Query().Get("phone_number_id") == "" && r.URL.Query().Get("phone_number") != "" {
+				setQuery(r, "phone_number", "999000000001")
+			}
+		}},
 	{Name: "a 429 on the conversation list", Want: "stopped",
 		Resp: func(r *http.Request, status *int, b map[string]any) {
 			if isPath(r, "/conversations") {
