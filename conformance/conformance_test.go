@@ -175,12 +175,13 @@ func TestRunNeverShowsTheKey(t *testing.T) {
 	for _, key := range keyforms.Keys {
 		t.Run(key, func(t *testing.T) {
 			s := demoHandler(t, fake.WithAPIKey(key))
-			ts := conformancetest.Proxy(t, s.Handler(), conformancetest.Alteration{Resp: conformancetest.EchoKey(key)})
+			ts := conformancetest.Proxy(t, s.Handler(), conformancetest.Alteration{Resp: conformancetest.EchoKey(key), Header: conformancetest.EchoKeyHeaders(key)})
 			rep, err := conformance.Run(t.Context(), conformance.Config{BaseURL: ts.URL + "/v1", APIKey: key, Anomalies: true, Pace: -1})
 			require.NoError(t, err)
 			var text, js bytes.Buffer
 			require.NoError(t, rep.WriteText(&text))
 			require.NoError(t, rep.WriteJSON(&js))
+			assert.Contains(t, rep.RateLimitHeaders, "X-Ratelimit-Key", "the headers were seen")
 			for name, esc := range keyforms.Escapings {
 				assert.NotContains(t, text.String(), esc(key), name)
 				assert.NotContains(t, js.String(), esc(key), name)

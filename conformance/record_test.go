@@ -41,7 +41,7 @@ func TestRecorderRemovesTheKey(t *testing.T) {
 	for _, key := range keyforms.Keys {
 		t.Run(key, func(t *testing.T) {
 			s := demoHandler(t, fake.WithAPIKey(key), fake.WithClock(fake.NewManualClock(recordStart)))
-			ts := conformancetest.Proxy(t, s.Handler(), conformancetest.Alteration{Resp: conformancetest.EchoKey(key)})
+			ts := conformancetest.Proxy(t, s.Handler(), conformancetest.Alteration{Resp: conformancetest.EchoKey(key), Header: conformancetest.EchoKeyHeaders(key)})
 			var buf bytes.Buffer
 			rec := conformance.NewRecorder(&buf, conformance.RecorderOptions{})
 			client, err := convo.NewClient(convo.WithBaseURL(ts.URL+"/v1"), convo.WithAPIKey(key), convo.WithMiddleware(rec.Middleware))

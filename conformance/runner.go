@@ -333,7 +333,7 @@ func (r *runner) report(elapsed time.Duration) *Report {
 	rep := &Report{
 		BaseURL: r.cfg.BaseURL, Mode: "read-only", Anomalies: r.cfg.Anomalies,
 		Results: r.results, Requests: sent, BadKeyRequests: r.badKey, AnomalyRequests: r.anomalyCalls,
-		WriteRequests: writes, Elapsed: elapsed, RateLimitHeaders: r.pacer.headers,
+		WriteRequests: writes, Elapsed: elapsed, RateLimitHeaders: map[string]string{},
 		Stopped: r.pacer.stopReason(),
 	}
 	if rep.Stopped == "" {
@@ -342,6 +342,15 @@ func (r *runner) report(elapsed time.Duration) *Report {
 	if r.cfg.Write != nil {
 		rep.Mode = "write"
 	}
+	r.pacer.mu.Lock()
+	for k, v := range r.pacer.headers {
+		rep.RateLimitHeaders[r.redact.String(k)] = r.redact.String(v)
+	}
+	r.pacer.mu.Unlock()
+	if len(rep.RateLimitHeaders) == 0 {
+		rep.RateLimitHeaders = nil
+	}
+	rep.Stopped = r.redact.String(rep.Stopped)
 	for _, res := range r.results {
 		switch res.Status {
 		case Pass:

@@ -31,6 +31,8 @@ type Alteration struct {
 	Req func(r *http.Request)
 	// Resp changes a JSON answer (and its status) before the client sees it.
 	Resp func(r *http.Request, status *int, body map[string]any)
+	// Header changes the headers of every answer.
+	Header func(h http.Header)
 }
 
 // Proxy serves h on a loopback listener, applying alt to each request and
@@ -58,6 +60,9 @@ func Proxy(t testing.TB, h http.Handler, alt Alteration) *httptest.Server {
 			}
 		}
 		maps.Copy(w.Header(), rec.Header())
+		if alt.Header != nil {
+			alt.Header(w.Header())
+		}
 		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 		w.WriteHeader(status)
 		_, _ = w.Write(body)
@@ -88,6 +93,14 @@ func errMessage(body map[string]any) map[string]any {
 func reverse(a []any) {
 	for i, j := 0, len(a)-1; i < j; i, j = i+1, j-1 {
 		a[i], a[j] = a[j], a[i]
+	}
+}
+
+// EchoKeyHeaders sets rate-limit headers that hold key, as is and escaped.
+func EchoKeyHeaders(key string) func(http.Header) {
+	return func(h http.Header) {
+		h.Set("X-RateLimit-Key", key)
+		h.Set("RateLimit-Policy", keyforms.Escapings["url query"](key))
 	}
 }
 
