@@ -1,0 +1,42 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/convoapi/convo-go/conformance"
+)
+
+// runReplay replays the recording o.replay against o.baseURL and returns
+// the exit code: 0 no difference, 1 a difference, 2 it could not replay.
+func runReplay(ctx context.Context, o *options, stdout, stderr io.Writer) int {
+	f, err := os.Open(o.replay)
+	if err != nil {
+		fmt.Fprintln(stderr, "convocheck: --replay:", err)
+		return 2
+	}
+	defer f.Close()
+	cfg := conformance.ReplayConfig{BaseURL: o.baseURL, APIKey: o.apiKey, Pace: o.pace, MaxRequests: o.maxRequests,
+		Timeout: o.timeout, AllowInsecureHTTP: o.insecure}
+	if o.pace == 0 {
+		cfg.Pace = -1
+	}
+	rep, err := conformance.Replay(ctx, f, cfg)
+	if rep != nil {
+		if o.jsonOut {
+			_ = rep.WriteJSON(stdout)
+		} else {
+			_ = rep.WriteText(stdout)
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "convocheck: --replay:", err)
+		return 2
+	}
+	if len(rep.Differences) > 0 {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,48 @@
+package recordredact
+
+import (
+	"testing"
+
+	"github.com/convoapi/convo-go/internal/keyforms"
+	"github.com/stretchr/testify/assert"
+)
+
+func TestRedactorString(t *testing.T) {
+	for _, key := range keyforms.Keys {
+		r := New(key)
+		for name, esc := range keyforms.Escapings {
+			t.Run(name+"/"+key, func(t *testing.T) {
+				in := `{"a":"x` + esc(key) + `y"}`
+				out := r.String(in)
+				assert.NotContains(t, out, esc(key))
+				assert.Contains(t, out, Marker)
+				assert.Contains(t, out, `{"a":"x`)
+			})
+		}
+	}
+}
+
+func TestRedactorNothingToDo(t *testing.T) {
+	tests := []struct {
+		name string
+		r    *Redactor
+	}{
+		{"zero", &Redactor{}},
+		{"nil", nil},
+		{"empty secret", New("")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, "abc", tt.r.String("abc"))
+			assert.Equal(t, []byte("abc"), tt.r.Bytes([]byte("abc")))
+		})
+	}
+}
+
+func TestForms(t *testing.T) {
+	forms := Forms("a&b")
+	assert.Contains(t, forms, "a&b")
+	assert.Contains(t, forms, `a\u0026b`)
+	assert.Contains(t, forms, "a%26b")
+	assert.Contains(t, forms, "a&amp;b")
+}
