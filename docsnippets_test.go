@@ -17,6 +17,7 @@ import (
 	"go/token"
 	"go/types"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -274,13 +275,7 @@ func checkSnippets(t *testing.T, dir string, comments []docComment) int {
 		gens = append(gens, generated{c, src, from})
 		n += len(c.snippets)
 	}
-	imp := exportImporter(t, dir, slices.Sorted(func(yield func(string) bool) {
-		for p := range need {
-			if !yield(p) {
-				return
-			}
-		}
-	}))
+	imp := exportImporter(t, dir, slices.Sorted(maps.Keys(need)))
 	for _, g := range gens {
 		fset := token.NewFileSet()
 		f, err := parser.ParseFile(fset, "snippet.go", g.src, 0)
@@ -363,13 +358,7 @@ func snippetFile(c docComment, prelude snippetPrelude) (src string, from []strin
 	}
 	line("package snippets")
 	line("import (")
-	for _, p := range slices.Sorted(func(yield func(string) bool) {
-		for p := range names {
-			if !yield(p) {
-				return
-			}
-		}
-	}) {
+	for _, p := range slices.Sorted(maps.Keys(names)) {
 		line(strings.TrimSpace(names[p] + " " + fmt.Sprintf("%q", p)))
 		imports = append(imports, p)
 	}
