@@ -76,9 +76,10 @@ var uncompiledSnippets = []uncompiledSnippet{
 
 const modulePath = "github.com/convoapi/convo-go"
 
-// shellLine starts a code block that is a shell command (a prompt, go, curl,
-// or an environment assignment), not Go.
-var shellLine = regexp.MustCompile(`^(\$ |go |curl |[A-Z][A-Z0-9_]*=)`)
+// shellLine starts a code block that is a shell command (a prompt, a go
+// subcommand, curl, or an environment assignment), not Go: `go func() {…}()`
+// is Go.
+var shellLine = regexp.MustCompile(`^(\$ |go (build|doc|env|generate|get|install|list|mod|run|test|tool|vet) |curl |[A-Z][A-Z0-9_]*=)`)
 
 // docSnippet is one code block of a doc comment.
 type docSnippet struct {
@@ -450,5 +451,20 @@ func TestSnippetFile(t *testing.T) {
 			assert.Len(t, from, strings.Count(src, "\n"), "one origin per line")
 			assert.True(t, containsRun(normalizeLines(src), tc.want), "want %q in:\n%s", tc.want, src)
 		})
+	}
+}
+
+func TestShellLine(t *testing.T) {
+	for line, shell := range map[string]bool{
+		"$ go run ./cmd/convofake":                         true,
+		"go run ./examples/quickstart":                     true,
+		"go build -o anomaly-sweep ./examples/x":           true,
+		"curl -s -H \"$auth\" \"$CONVO_BASE_URL\"":         true,
+		"CONVO_BASE_URL=https://x/v1 CONVO_API_KEY=... \\": true,
+		"go func() { done <- c.Close() }()":                false,
+		"client, err := convo.NewClient()":                 false,
+		"X = 1":                                            false,
+	} {
+		assert.Equal(t, shell, shellLine.MatchString(line), line)
 	}
 }
