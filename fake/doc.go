@@ -16,8 +16,8 @@
 //
 //	co := s.Company()
 //	line := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000000"})
-//	ana := co.AddContact(fake.Contact{Account: line, Phone: "+55 11 98765-4321", Name: "Ana"})
-//	co.Inbound(co.AddConversation(fake.Conversation{Contact: ana}), "Hello!", start.Add(-5*time.Hour))
+//	ana := co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "+55 11 98765-4321", Name: "Ana"})
+//	co.Inbound(co.AddConversation(fake.Conversation{ContactID: ana}), "Hello!", start.Add(-5*time.Hour))
 //
 // # Time
 //

@@ -3,7 +3,7 @@ module github.com/convoapi/convo-go/otelconvo
 go 1.25.0
 
 require (
-	github.com/convoapi/convo-go v0.0.0-00010101000000-000000000000
+	github.com/convoapi/convo-go v0.1.0
 	github.com/stretchr/testify v1.12.1
 	go.opentelemetry.io/otel v1.46.0
 	go.opentelemetry.io/otel/metric v1.46.0

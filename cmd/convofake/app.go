@@ -170,6 +170,12 @@ func (a *app) printWhatToUse(w io.Writer) {
 		fmt.Fprintf(&b, "CONVOFAKE_ADMIN_URL=%s\n", u)
 		if a.cfg.adminTokenFrom != "" {
 			fmt.Fprintf(&b, "# CONVOFAKE_ADMIN_TOKEN: the token of %s (not printed)\n", a.cfg.adminTokenFrom)
+			if a.cfg.adminTokenFrom == "$"+envAdminToken {
+				// The variable this output sets: a shell that sourced an earlier
+				// output restarts convofake with the old token, silently.
+				fmt.Fprintf(&b, "# it was in convofake's environment (a shell that sourced an earlier output of convofake has it): "+
+					"a shell that sources this output needs the same value, or unset %s and restart convofake to have a new token printed here\n", envAdminToken)
+			}
 			fmt.Fprintf(&b, "# the page: %s/ui/#token=<the token>\n", u)
 		} else {
 			fmt.Fprintf(&b, "CONVOFAKE_ADMIN_TOKEN=%s\n", a.adminToken)

@@ -87,6 +87,8 @@ func TestSecretsFromTheEnvironmentAreNotPrinted(t *testing.T) {
 	assert.NotContains(t, p.stdout.String(), "env-token-77d2")
 	assert.Contains(t, p.stdout.String(), "# CONVO_API_KEY: the key of $CONVOFAKE_API_KEY (not printed)")
 	assert.Contains(t, p.stdout.String(), "# CONVOFAKE_ADMIN_TOKEN: the token of $CONVOFAKE_ADMIN_TOKEN (not printed)")
+	assert.Contains(t, p.stdout.String(), "\n# it was in convofake's environment (a shell that sourced an earlier output of convofake has it): "+
+		"a shell that sources this output needs the same value, or unset CONVOFAKE_ADMIN_TOKEN and restart convofake", "why a sourced output may lack the token")
 	assert.Equal(t, http.StatusOK, p.api("/v1/channels", "env-key-8c1f").status)
 	assert.Equal(t, http.StatusOK, p.do(http.MethodGet, "/_fake/clock", "Bearer env-token-77d2", "").status)
 	p.client.CloseIdleConnections()

@@ -12,7 +12,9 @@
 //
 //	go build -o anomaly-sweep ./examples/anomaly-sweep && ./anomaly-sweep; echo $?
 //
-// Without an account it runs on an embedded fake loaded with demo data:
+// Without an account it runs on an embedded fake loaded with demo data, in
+// which conversations have waited past 12h and past 6h: the sweep ends with
+// an ALERT line and exit code 2, here and above.
 //
 //	go run ./examples/anomaly-sweep --max-wait 6h --include unassigned
 //

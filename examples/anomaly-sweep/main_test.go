@@ -183,3 +183,15 @@ func TestBuiltBinaryExitCodes(t *testing.T) {
 		})
 	}
 }
+
+// The documented commands, run twice in a row on the embedded fake: the
+// demo data has a conversation waiting past 12h, so each ends with an alert
+// and exit code 2 (the built binary's; go run exits 1).
+func TestDocumentedCommands(t *testing.T) {
+	alert := demotest.Outcome{Code: exitTooLong, Stdout: []string{"unanswered: ", "\nALERT: "}}
+	demotest.CheckDocumentedCommands(t, "anomaly-sweep", run, map[string]demotest.Outcome{
+		"":                                   alert,
+		"--max-wait 12h":                     alert,
+		"--max-wait 6h --include unassigned": alert,
+	})
+}

@@ -258,3 +258,13 @@ func TestInterruptedSyncSaysSoAndExits1(t *testing.T) {
 	assert.Contains(t, errOut.String(), "interrupted")
 	assert.Less(t, strings.Count(out.String(), "\nline "), 199, "the run stopped early")
 }
+
+// The documented command, run twice in a row on the embedded fake (new demo
+// data each time): the same summary, exit code 0 (the bad rows of the sample
+// are reported, not failures).
+func TestDocumentedCommands(t *testing.T) {
+	demotest.CheckDocumentedCommands(t, "contact-sync", run, map[string]demotest.Outcome{
+		"--file examples/contact-sync/sample.csv --phone-number-id 5511940000001": {
+			Code: 0, Stdout: []string{"Summary: 1 created, 2 updated, 0 unchanged, 3 skipped, 0 failed"}},
+	})
+}

@@ -21,10 +21,13 @@
 // the same command again after an interruption (Ctrl-C, a crash, a lost
 // connection): it cuts the file back to that length and goes on from the
 // cursor; once complete, it does nothing (delete the state file to export
-// again). A state written with another --since or by an export from another
-// service address is refused (the embedded demo fake gets a new address,
-// and new data, at every run). Exit code 0 when the export is complete, 1
-// otherwise (run again to resume).
+// again). A state written with another --since, or by an export from another
+// service address, is refused. The embedded demo fake is one service for
+// this check, whatever its address, but its data (ids, times, cursors) is
+// new at every run: a state it wrote is not resumed, the export starts over
+// (the file and the media it listed are replaced), so the demo command below
+// does the same thing every time. Exit code 0 when the export is complete,
+// 1 otherwise (run again to resume).
 //
 // Without an account it runs on an embedded fake loaded with demo data:
 //
@@ -111,52 +114,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "Exported %d messages of %d conversations since %s to %s, %d media files.\n",
 		e.st.Lines, len(e.st.Done), e.st.Since.UTC().Format(time.RFC3339), out, e.st.Files)
 	return 0
-}
-
-// state is what a later run needs to resume. It is rewritten (atomically)
-// after every page of messages.
-type state struct {
-	BaseURL   string    `json:"base_url"` // a state is never resumed against another service
-	SinceFlag string    `json:"since_flag"`
-	Since     time.Time `json:"since"`
-	Done      []string  `json:"done"`              // a set: the list's order changes meanwhile
-	Current   *current  `json:"current,omitempty"` // in progress, with the cursor of its next page
-	OutBytes  int64     `json:"out_bytes"`         // what follows was written after the last checkpoint
-	Lines     int       `json:"lines"`
-	Files     int       `json:"files"` // lines with a media file
-	Complete  bool      `json:"complete,omitempty"`
-}
-
-type current struct {
-	ConversationID string        `json:"conversation_id"`
-	ContactID      string        `json:"contact_id"`
-	Channel        convo.Channel `json:"channel"`
-	Cursor         string        `json:"cursor,omitempty"`
-}
-
-// loadState reads the state file, or starts a new state from the service's
-// clock, and refuses a state this run cannot resume.
-func (e *exporter) loadState(ctx context.Context, since string) error {
-	path := filepath.Join(e.dir, "history.jsonl.state")
-	b, err := os.ReadFile(path)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		now, err := serviceTime(ctx, e.c)
-		if err == nil {
-			e.st.Since, err = parseSince(since, now)
-		}
-		e.st.BaseURL, e.st.SinceFlag = e.c.BaseURL(), since
-		return err
-	case err != nil:
-		return err
-	case json.Unmarshal(b, &e.st) != nil:
-		return fmt.Errorf("%s is not a state file: delete it to start over", path)
-	case e.st.SinceFlag != since:
-		return fmt.Errorf("%s was written by an export with --since %s; use the same --since to resume, or delete it to start over", path, e.st.SinceFlag)
-	case e.st.BaseURL != e.c.BaseURL():
-		return fmt.Errorf("%s was written by an export from %s, not %s: use another --dir, or delete it to start over", path, e.st.BaseURL, e.c.BaseURL())
-	}
-	return nil
 }
 
 // serviceTime is the service's clock, as stated by the timestamp of a cheap
@@ -449,25 +406,4 @@ func (e *exporter) download(ctx context.Context, m convo.Message) (string, error
 	}
 	os.Remove(path + ".part")
 	return "", fmt.Errorf("downloading media %s: %w", m.Media.MediaID, err)
-}
-
-// checkpoint makes everything written so far durable, then records it.
-func (e *exporter) checkpoint() error {
-	if err := e.w.Flush(); err != nil {
-		return err
-	}
-	if err := e.f.Sync(); err != nil {
-		return err
-	}
-	e.st.OutBytes, e.st.Lines, e.st.Files = e.st.OutBytes+e.pending.bytes, e.st.Lines+e.pending.lines, e.st.Files+e.pending.files
-	e.pending = counts{}
-	b, err := json.MarshalIndent(e.st, "", " ")
-	if err != nil {
-		return err
-	}
-	path := filepath.Join(e.dir, "history.jsonl.state")
-	if err := os.WriteFile(path+".tmp", b, 0o600); err != nil {
-		return err
-	}
-	return os.Rename(path+".tmp", path)
 }

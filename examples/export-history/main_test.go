@@ -278,6 +278,17 @@ func TestRefusals(t *testing.T) {
 			before: func(t *testing.T) { export(t, ".", 3); newWorld(t, t0) },
 			stderr: "history.jsonl.state was written by an export from http://127.0.0.1:",
 		},
+		{
+			// The embedded demo fake and a service never share a folder.
+			name:   "a service after the embedded demo fake",
+			before: func(t *testing.T) { embedded(t); export(t, ".", 3); newWorld(t, t0) },
+			stderr: "history.jsonl.state was written by an export from the embedded demo fake, not http://127.0.0.1:",
+		},
+		{
+			name:   "the embedded demo fake after a service",
+			before: func(t *testing.T) { export(t, ".", 3); embedded(t) },
+			stderr: "history.jsonl.state was written by an export from http://127.0.0.1:",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -320,10 +331,15 @@ func TestParseSince(t *testing.T) {
 	}
 }
 
-// The command of the doc comment, on the embedded demo data.
-func TestEmbeddedDemo(t *testing.T) {
+// embedded makes demo.Client start the embedded demo fake.
+func embedded(t *testing.T) {
 	t.Setenv("CONVO_BASE_URL", "")
 	t.Setenv("CONVO_API_KEY", "")
+}
+
+// The command of the doc comment, on the embedded demo data.
+func TestEmbeddedDemo(t *testing.T) {
+	embedded(t)
 	code, out, errOut := export(t, t.TempDir(), 0, "--since", "60d", "--page-size", "100")
 	require.Equal(t, 0, code, errOut)
 	assert.Contains(t, errOut, "embedded fake")
@@ -339,6 +355,27 @@ func TestEmbeddedDemo(t *testing.T) {
 	}
 	span := slices.MaxFunc(sent, time.Time.Compare).Sub(slices.MinFunc(sent, time.Time.Compare))
 	assert.Greater(t, span, 30*24*time.Hour, "the demo data has history beyond the 30-day read window")
+
+	// Again, in the same folder: new demo data (new ids), so the export
+	// starts over, and the media of the first run go.
+	code, out2, errOut := export(t, ".", 0, "--since", "60d", "--page-size", "100")
+	require.Equal(t, 0, code, errOut)
+	assert.Contains(t, errOut, "written on the embedded demo fake, whose data is new at every run: exporting again")
+	counts, _, _ := strings.Cut(out, " since ")
+	assert.True(t, strings.HasPrefix(out2, counts+" since "), "the same counts: %q, then %q", out, out2)
+	var files []string
+	for _, l := range readLines(t, "history.jsonl") {
+		if l.MediaFile != "" {
+			files = append(files, filepath.Base(l.MediaFile))
+		}
+	}
+	entries, err := os.ReadDir("media")
+	require.NoError(t, err)
+	var onDisk []string
+	for _, e := range entries {
+		onDisk = append(onDisk, e.Name())
+	}
+	assert.ElementsMatch(t, files, onDisk, "media/ holds the files of the second run only")
 }
 
 // bigWorld is a fake with n conversations of perConv messages each (one in
@@ -418,4 +455,15 @@ func TestExportOnAnyDate(t *testing.T) {
 			assert.Equal(t, reference, exportAt(t, at))
 		})
 	}
+}
+
+// The documented commands, run twice in a row on the embedded fake in one
+// folder: the second run starts the export over (the demo data is new at
+// every run) and ends as the first, exit code 0.
+func TestDocumentedCommands(t *testing.T) {
+	exported := demotest.Outcome{Code: 0, Stdout: []string{"Exported 34 messages of 10 conversations since ", "6 media files.\n"}}
+	demotest.CheckDocumentedCommands(t, "export-history", run, map[string]demotest.Outcome{
+		"--since 90d --dir convo-export": exported,
+		"--since 60d --dir demo-export":  exported,
+	})
 }

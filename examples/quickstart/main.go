@@ -152,8 +152,12 @@ func (t *tour) latestMessages(ctx context.Context) error {
 		for _, r := range m.Reactions {
 			reactions = append(reactions, fmt.Sprintf("%s (%s)", r.Emoji, r.Direction))
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%.40q\t%s\t%v\n", when(m.SentAt), m.Direction, m.Type, cmp.Or(m.Status, "-"),
-			m.TextOrEmpty(), media, reactions)
+		text := "-" // a media message without a caption, a reaction, a system message
+		if m.Text != nil {
+			text = fmt.Sprintf("%.40q", *m.Text)
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%v\n", when(m.SentAt), m.Direction, m.Type, cmp.Or(m.Status, "-"),
+			text, media, reactions)
 	}
 	return tw.Flush()
 }

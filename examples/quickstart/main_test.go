@@ -45,7 +45,7 @@ func newServiceAt(t *testing.T, start time.Time) *fake.Server {
 	co.Inbound(ana, "Hi! Is the blue sofa still available?", ago(26*time.Hour))
 	reply := co.Reply(ana, fake.SenderAgent, "Yes, two left in stock.", ago(25*time.Hour))
 	co.AddReaction(reply, fake.Reaction{Emoji: "👍", ReactedAt: ago(24 * time.Hour)})
-	co.AddMessage(ana, fake.Message{Type: "document", Text: "My old quote", At: ago(6 * time.Hour),
+	co.AddMessage(ana, fake.Message{Type: "document", At: ago(6 * time.Hour), // no caption
 		Media: &fake.Media{MediaStatus: convo.MediaUnknown, MimeType: "application/pdf"}})
 	co.AddMessage(ana, fake.Message{Type: "image", Text: "Where it would go", At: ago(5*time.Hour + 30*time.Minute),
 		Media: &fake.Media{MimeType: "image/png", Filename: "room.png", Data: []byte("\x89PNG\r\n\x1a\n fake room")}})
@@ -89,7 +89,7 @@ func TestTourOnKnownData(t *testing.T) {
 		{"Latest 5 messages of", "(chatapp 5511987654321; newest first, window: last 30 days)"},
 		{"2026-11-22 07:00 UTC", "inbound", "text", "-", `"Can you deliver on Saturday?"`, "-"},
 		{"2026-11-22 06:30 UTC", "inbound", "image", `"Where it would go"`, "available image/png"},
-		{"2026-11-22 06:00 UTC", "inbound", "document", `"My old quote"`, "unknown application/pdf"},
+		{"2026-11-22 06:00 UTC", "inbound", "document", "-   ", "unknown application/pdf"}, // no caption: "-", not ""
 		{"2026-11-21 11:00 UTC", "outbound", "text", "delivered", `"Yes, two left in stock."`, "[👍 (inbound)]"},
 		// Attachment: fetched and downloaded; the null media_id is not requested.
 		{"room.png", "image/png", "valid until 12:15:00 UTC", "downloaded 18 bytes"},
@@ -107,6 +107,7 @@ func TestTourOnKnownData(t *testing.T) {
 			return !slices.ContainsFunc(parts, func(p string) bool { return !strings.Contains(l, p) })
 		}), "no line contains all of %q", parts)
 	}
+	assert.NotContains(t, out, `""`, "a message without text is shown as -")
 	assert.NotContains(t, out, "5531988881234", "resolved conversation listed as open")
 	assert.Less(t, strings.Index(out, "5511987654321"), strings.Index(out, "tg-diego"), "most recent first")
 	// ForMessage asks for the address once and DownloadAttachment reuses it,
@@ -204,4 +205,12 @@ func tourAt(t *testing.T, at time.Time) string {
 	code, out, errOut := runQuickstart(t)
 	require.Equal(t, 0, code, errOut)
 	return out
+}
+
+// The documented command, run twice in a row on the embedded fake: the tour
+// each time, exit code 0.
+func TestDocumentedCommands(t *testing.T) {
+	demotest.CheckDocumentedCommands(t, "quickstart", run, map[string]demotest.Outcome{
+		"": {Code: 0, Stdout: []string{"Channel accounts", "Anomaly report"}},
+	})
 }

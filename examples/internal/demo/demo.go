@@ -32,20 +32,34 @@ var ErrHalfConfigured = errors.New("half configured")
 func Client(stderr io.Writer, opts ...convo.Option) (*convo.Client, func(), error) {
 	base, key := os.Getenv(convo.EnvBaseURL), os.Getenv(convo.EnvAPIKey)
 	switch {
-	case base != "" && key != "":
-		c, err := convo.NewClient(opts...)
-		if err != nil {
-			return nil, nil, err
-		}
-		fmt.Fprintf(stderr, "Using the service at %s (from %s and %s).\n", c.BaseURL(), convo.EnvBaseURL, convo.EnvAPIKey)
-		return c, c.CloseIdleConnections, nil
-	case base != "":
+	case Embedded():
+		return embedded(stderr, opts)
+	case key == "":
 		return nil, nil, fmt.Errorf("%w: %s is set but %s is missing or empty; set both to use your account, or neither to run on demo data",
 			ErrHalfConfigured, convo.EnvBaseURL, convo.EnvAPIKey)
-	case key != "":
+	case base == "":
 		return nil, nil, fmt.Errorf("%w: %s is set but %s is missing or empty; set both to use your account, or neither to run on demo data",
 			ErrHalfConfigured, convo.EnvAPIKey, convo.EnvBaseURL)
 	}
+	c, err := convo.NewClient(opts...)
+	if err != nil {
+		return nil, nil, err
+	}
+	fmt.Fprintf(stderr, "Using the service at %s (from %s and %s).\n", c.BaseURL(), convo.EnvBaseURL, convo.EnvAPIKey)
+	return c, c.CloseIdleConnections, nil
+}
+
+// Embedded reports whether Client runs on the embedded fake: neither
+// CONVO_BASE_URL nor CONVO_API_KEY is set (or both are empty). Its address
+// and its data (ids, times, cursors) are new at every run, so a program that
+// keeps state between runs tells it apart from a service by this, not by the
+// client's BaseURL.
+func Embedded() bool {
+	return os.Getenv(convo.EnvBaseURL) == "" && os.Getenv(convo.EnvAPIKey) == ""
+}
+
+// embedded starts the fake with the demo data and a client on it.
+func embedded(stderr io.Writer, opts []convo.Option) (*convo.Client, func(), error) {
 	srv := fake.NewServer()
 	if err := srv.Load(fake.DemoSeed()); err != nil {
 		srv.Close()

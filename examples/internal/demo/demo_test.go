@@ -24,6 +24,7 @@ func TestClient(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Setenv("CONVO_BASE_URL", tt.baseURL)
 			t.Setenv("CONVO_API_KEY", tt.key)
+			assert.Equal(t, tt.baseURL == "" && tt.key == "", Embedded())
 			var stderr bytes.Buffer
 			c, done, err := Client(&stderr)
 			if !tt.ok {
