@@ -76,10 +76,10 @@ var uncompiledSnippets = []uncompiledSnippet{
 
 const modulePath = "github.com/convoapi/convo-go"
 
-// shellLine starts a code block that is a shell command (a prompt, a go
-// subcommand, curl, or an environment assignment), not Go: `go func() {…}()`
-// is Go.
-var shellLine = regexp.MustCompile(`^(\$ |go (build|doc|env|generate|get|install|list|mod|run|test|tool|vet) |curl |[A-Z][A-Z0-9_]*=)`)
+// shellLine starts a code block that is a shell command (a prompt, one of
+// this repository's commands, a go subcommand, curl, or an environment
+// assignment), not Go: `go func() {…}()` is Go.
+var shellLine = regexp.MustCompile(`^(\$ |go (build|doc|env|generate|get|install|list|mod|run|test|tool|vet) |curl |convo(check|fake) |[A-Z][A-Z0-9_]*=)`)
 
 // docSnippet is one code block of a doc comment.
 type docSnippet struct {
@@ -461,6 +461,8 @@ func TestShellLine(t *testing.T) {
 		"go build -o anomaly-sweep ./examples/x":           true,
 		"curl -s -H \"$auth\" \"$CONVO_BASE_URL\"":         true,
 		"CONVO_BASE_URL=https://x/v1 CONVO_API_KEY=... \\": true,
+		"convocheck --base-url http://127.0.0.1:8080/v1":   true,
+		"convofake --addr 127.0.0.1:8080":                  true,
 		"go func() { done <- c.Close() }()":                false,
 		"client, err := convo.NewClient()":                 false,
 		"X = 1":                                            false,

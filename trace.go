@@ -2,9 +2,6 @@ package convo
 
 import (
 	"context"
-	"log/slog"
-	"net/http"
-	"strings"
 	"time"
 )
 
@@ -94,44 +91,4 @@ func WithRoute(template string) Option {
 			c.route = template
 		}
 	}
-}
-
-// idRoutes are the routes whose path holds an id, by the path's prefix and
-// suffix around it.
-var idRoutes = []struct{ prefix, suffix, route string }{
-	{"/conversations/", "/messages", "/conversations/{conversation_id}/messages"},
-	{"/attachments/", "", "/attachments/{media_id}"},
-}
-
-// routeOf is the route of a request path: the path, with the id of the
-// routes that hold one replaced by its name.
-func routeOf(path string) string {
-	for _, r := range idRoutes {
-		if rest, ok := strings.CutPrefix(path, r.prefix); ok {
-			if id, ok := strings.CutSuffix(rest, r.suffix); ok && id != "" && !strings.Contains(id, "/") {
-				return r.route
-			}
-		}
-	}
-	return path
-}
-
-// noteRetirement records the Deprecation and Sunset headers of an answer in
-// the call's metadata, and logs them at Warn the first time a route
-// carries them.
-func (c *Client) noteRetirement(ctx context.Context, info *callInfo, h http.Header) {
-	dep, sunset := h.Get("Deprecation"), h.Get("Sunset")
-	if dep == "" && sunset == "" {
-		return
-	}
-	info.meta.Deprecation = dep
-	if t, err := http.ParseTime(sunset); err == nil {
-		info.meta.Sunset = t
-	}
-	route := info.method + " " + info.route
-	if _, seen := c.retiring.LoadOrStore(route, true); seen || c.logger == nil {
-		return
-	}
-	c.logger.LogAttrs(ctx, slog.LevelWarn, "convo: the service announces the retirement of a route",
-		slog.String("route", route), slog.String("deprecation", dep), slog.String("sunset", sunset))
 }
