@@ -235,10 +235,6 @@ func retryableTransportError(err error) bool {
 	return true
 }
 
-func isContextError(err error) bool {
-	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
-}
-
 // drainLimit and drainWindow bound what is read of a body only to free its
 // connection: what is left of a proxy's error page, if it arrives at once.
 const (
