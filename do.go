@@ -8,8 +8,6 @@ import (
 	"net/url"
 	"reflect"
 	"strings"
-
-	"github.com/google/go-querystring/query"
 )
 
 // Do sends a request to an endpoint of the service through the same pipeline
@@ -81,26 +79,6 @@ func (c *Client) Do(ctx context.Context, method, path string, query any, body an
 		return fmt.Errorf("convo: %s %s: %w", method, path, err)
 	}
 	return c.send(ctx, method, path, q.Encode(), body, out, true, opts)
-}
-
-// encodeQuery turns nil, url.Values or a go-querystring struct into values.
-func encodeQuery(v any) (url.Values, error) {
-	switch q := v.(type) {
-	case nil:
-		return nil, nil
-	case url.Values:
-		return q, nil
-	case map[string][]string:
-		return url.Values(q), nil
-	}
-	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && rv.IsNil() {
-		return nil, nil
-	}
-	vals, err := query.Values(v)
-	if err != nil {
-		return nil, fmt.Errorf("encoding query: %w", err)
-	}
-	return vals, nil
 }
 
 // pathSegment escapes one path parameter so that no identifier can reach

@@ -11,11 +11,13 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/google/go-querystring/query"
 	"github.com/hashicorp/go-retryablehttp"
 )
 
@@ -90,6 +92,26 @@ type callKey struct{}
 func callInfoFrom(ctx context.Context) *callInfo {
 	ci, _ := ctx.Value(callKey{}).(*callInfo)
 	return ci
+}
+
+// encodeQuery turns nil, url.Values or a go-querystring struct into values.
+func encodeQuery(v any) (url.Values, error) {
+	switch q := v.(type) {
+	case nil:
+		return nil, nil
+	case url.Values:
+		return q, nil
+	case map[string][]string:
+		return url.Values(q), nil
+	}
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && rv.IsNil() {
+		return nil, nil
+	}
+	vals, err := query.Values(v)
+	if err != nil {
+		return nil, fmt.Errorf("encoding query: %w", err)
+	}
+	return vals, nil
 }
 
 // call is the one request pipeline every typed endpoint goes through: they
