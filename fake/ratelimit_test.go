@@ -46,14 +46,19 @@ func limited(t *testing.T, start time.Time, opts ...fake.Option) (*fake.Server, 
 	return s, clock
 }
 
-// hit sends GET /v1<path> with key to the server's handler and returns the
-// status and the Retry-After header ("" when absent).
-func hit(s *fake.Server, key, path string) (status int, retryAfter string) {
+// hitResp sends GET /v1<path> with key to the server's handler.
+func hitResp(s *fake.Server, key, path string) resp {
 	req := httptest.NewRequest(http.MethodGet, "/v1"+path, nil)
 	req.Header.Set("Authorization", "Bearer "+key)
 	rec := httptest.NewRecorder()
 	s.Handler().ServeHTTP(rec, req)
-	return rec.Code, rec.Header().Get("Retry-After")
+	return resp{rec.Code, rec.Header(), rec.Body.Bytes()}
+}
+
+// hit is hitResp's status and Retry-After header ("" when absent).
+func hit(s *fake.Server, key, path string) (status int, retryAfter string) {
+	r := hitResp(s, key, path)
+	return r.Status, r.Header.Get("Retry-After")
 }
 
 // admitted counts the requests of key admitted in a row, up to max, and
@@ -82,8 +87,9 @@ func TestRateLimitKindsAdmitThenRefuse(t *testing.T) {
 				n, ra := admitted(t, s, s.APIKey(), 10)
 				assert.Equal(t, 3, n)
 				assert.Equal(t, "1", ra)
-				r := get429(t, s)
-				assert.Equal(t, "RATE_LIMITED", r)
+				r := hitResp(s, s.APIKey(), "/channels")
+				assertError(t, r, http.StatusTooManyRequests, convo.CodeRateLimited, "", "/api/v1/channels", http.MethodGet, "")
+				assert.Equal(t, "1", r.Header.Get("Retry-After"))
 
 				clock.Advance(time.Second)
 				n, ra = admitted(t, s, s.APIKey(), 10)
@@ -92,21 +98,6 @@ func TestRateLimitKindsAdmitThenRefuse(t *testing.T) {
 			})
 		})
 	}
-}
-
-// get429 sends one more request, which must be refused, and returns its
-// error code.
-func get429(t *testing.T, s *fake.Server) string {
-	t.Helper()
-	req := httptest.NewRequest(http.MethodGet, "/v1/channels", nil)
-	req.Header.Set("x-api-key", s.APIKey())
-	rec := httptest.NewRecorder()
-	s.Handler().ServeHTTP(rec, req)
-	require.Equal(t, http.StatusTooManyRequests, rec.Code)
-	r := resp{rec.Code, rec.Header(), rec.Body.Bytes()}
-	msg, _ := r.JSON(t)["message"].(map[string]any)
-	code, _ := msg["error"].(string)
-	return code
 }
 
 // The Retry-After is the true wait rounded up to whole seconds, and the

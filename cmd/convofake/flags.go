@@ -95,7 +95,7 @@ func newFlagSet(cfg *config) *flag.FlagSet {
 	fs.IntVar(&cfg.rateBurst, "rate-burst", 0,
 		"bucket size of the rate limit, `N` requests (default: --rate-limit rounded up); bucket only")
 	fs.StringVar(&cfg.rateLimiter, "rate-limiter", "bucket",
-		"`KIND` of rate limit: bucket (a token bucket: --rate-limit per second, --rate-burst at once), "+
+		"the `KIND` of rate limit: bucket (a token bucket: --rate-limit per second, --rate-burst at once), "+
 			"fixed (at most --rate-limit in each --rate-window of the clock, windows aligned on it) or "+
 			"sliding (at most --rate-limit in any trailing --rate-window) (default bucket). "+
 			"Each answers 429 with the whole-second Retry-After its state implies")
