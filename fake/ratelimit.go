@@ -15,10 +15,11 @@ import (
 // service has. Each answers a refused request with 429 RATE_LIMITED and the
 // whole-second Retry-After that its state implies (the wait rounded up).
 //
-// Every kind counts on the server's clock and on real elapsed time, and a
-// request is let through as soon as either says so: a frozen or manual clock
-// must never wedge the server, so a client that waits the Retry-After it was
-// given gets through.
+// Every kind counts on the server's clock and on real elapsed time: time
+// goes by for a limit as soon as either clock says so (see instant). A
+// frozen or manual clock must never wedge the server: a client that waits
+// the Retry-After it was given gets through, and so does one whose test
+// moves the server's clock by as much.
 
 // WithRateLimit sets the request limit per API key to a token bucket: burst
 // tokens, refilled at perSecond, one taken per request, the three header
@@ -77,15 +78,19 @@ func (c limitConfig) off() bool {
 	return c.n <= 0 || c.window <= 0
 }
 
-// instant is a reading of both clocks a limit counts on.
+// instant is the time a limit reads for one request.
 type instant struct {
-	server time.Time // the server's clock (manual, frozen or real)
-	real   time.Time // the machine's clock, with its monotonic reading
-}
-
-// since is how long ago i was, by whichever clock moved further.
-func (now instant) since(i instant) time.Duration {
-	return max(now.server.Sub(i.server), now.real.Sub(i.real))
+	// server is the server's clock (manual, frozen or real): fixed windows
+	// align on it.
+	server time.Time
+	// elapsed is the limiter's protective time: it grows at each request by
+	// as much as whichever clock moved further since the previous one (the
+	// server's or the machine's), never less than either. Buckets and
+	// windows count on it, so moving the server's clock by d or waiting d of
+	// real time both let d go by: a wait announced in Retry-After is over
+	// once either clock has covered it, even on a frozen clock or one that
+	// moved and then stopped.
+	elapsed time.Duration
 }
 
 // keyLimit is the limit state of one API key: take admits one request or
@@ -101,6 +106,8 @@ type keyLimit interface {
 type limiter struct {
 	mu      sync.Mutex
 	clock   *Clock
+	last    struct{ server, real time.Time } // the clocks' readings at the previous request
+	elapsed time.Duration                    // the protective time (see instant)
 	general limitConfig
 	anomaly limitConfig
 	keys    map[string]keyLimit // the request limit's state, by key
@@ -123,7 +130,7 @@ func newLimiter(c *Clock, general limitConfig, anomalyCalls int, anomalyPer time
 func (l *limiter) allow(key string, anomalies bool) *apiError {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	now := instant{server: l.clock.Now(), real: time.Now()}
+	now := l.now()
 	general := l.stateOf(l.keys, l.general, key, now)
 	if general != nil {
 		if wait := general.take(now); wait > 0 {
@@ -144,6 +151,17 @@ func (l *limiter) allow(key string, anomalies bool) *apiError {
 	return nil
 }
 
+// now reads both clocks and advances the protective time by the larger
+// step (none for a clock set back). The caller holds l.mu.
+func (l *limiter) now() instant {
+	server, real := l.clock.Now(), time.Now()
+	if !l.last.real.IsZero() {
+		l.elapsed += max(0, server.Sub(l.last.server), real.Sub(l.last.real))
+	}
+	l.last.server, l.last.real = server, real
+	return instant{server: server, elapsed: l.elapsed}
+}
+
 // stateOf returns the limit state of key under cfg, made on first use; nil
 // when cfg sets no limit.
 func (l *limiter) stateOf(m map[string]keyLimit, cfg limitConfig, key string, now instant) keyLimit {
@@ -156,9 +174,9 @@ func (l *limiter) stateOf(m map[string]keyLimit, cfg limitConfig, key string, no
 		case limitFixed:
 			st = &fixedWindow{n: cfg.n, window: cfg.window}
 		case limitSliding:
-			st = &slidingLog{n: cfg.n, window: cfg.window, log: make([]instant, 0, min(cfg.n, 4096))}
+			st = &slidingLog{n: cfg.n, window: cfg.window, log: make([]time.Duration, 0, min(cfg.n, 4096))}
 		default:
-			st = &tokenBucket{rate: cfg.rate, burst: math.Max(1, float64(cfg.burst)), tokens: math.Max(1, float64(cfg.burst)), last: now}
+			st = &tokenBucket{rate: cfg.rate, burst: math.Max(1, float64(cfg.burst)), tokens: math.Max(1, float64(cfg.burst)), last: now.elapsed}
 		}
 		m[key] = st
 	}
@@ -187,70 +205,82 @@ func (l *limiter) resetLocked() {
 // tokenBucket refills at rate up to burst; a request takes a token.
 type tokenBucket struct {
 	rate, burst, tokens float64
-	last                instant
+	last                time.Duration // protective time of the last refill
 }
 
+// tokenSlack absorbs float rounding: a client that waited exactly the
+// announced wait finds a whole token, not 0.9999999999.
+const tokenSlack = 1e-9
+
 func (b *tokenBucket) take(now instant) time.Duration {
-	if el := now.since(b.last); el > 0 {
-		b.tokens = math.Min(b.burst, b.tokens+el.Seconds()*b.rate)
-	}
-	b.last = now // a clock set back restarts counting from now
-	if b.tokens >= 1 {
-		b.tokens--
+	b.tokens = math.Min(b.burst, b.tokens+(now.elapsed-b.last).Seconds()*b.rate)
+	b.last = now.elapsed
+	if b.tokens >= 1-tokenSlack {
+		b.tokens = math.Max(0, b.tokens-1)
 		return 0
 	}
-	return time.Duration((1 - b.tokens) / b.rate * float64(time.Second))
+	return time.Duration(math.Round((1 - b.tokens) / b.rate * float64(time.Second)))
 }
 
 func (b *tokenBucket) giveBack() { b.tokens = math.Min(b.burst, b.tokens+1) }
 
-// fixedWindow counts the requests of the window under way: windows are
-// aligned on the server's clock, and a window also ends once its length has
-// passed in real time since it began.
+// fixedWindow counts the requests of the window under way. Windows are
+// aligned on the server's clock: one ends when that clock reaches its
+// aligned end, or when the protective time covers what was left of it at
+// its start (a clock that moved less than real time). A window ended that
+// way while the server's clock is still short of the aligned end is
+// followed by a full window of protective time, not by the same remainder
+// again: a clock frozen at 10:00:00.950 does not turn 2 per second into 2
+// per 50 ms.
 type fixedWindow struct {
-	n      int
-	window time.Duration
-	start  instant // when the window under way began: its aligned start on the server's clock
-	count  int
+	n         int
+	window    time.Duration
+	serverEnd time.Time     // the aligned end of the window under way on the server's clock
+	end       time.Duration // its end in protective time
+	count     int
 }
 
 func (w *fixedWindow) take(now instant) time.Duration {
-	if left := w.left(now); left <= 0 {
-		aligned := now.server.Truncate(w.window)
-		// The real clock is taken back by as much, so both clocks agree on
-		// when this window ends.
-		w.start = instant{server: aligned, real: now.real.Add(-now.server.Sub(aligned))}
+	switch {
+	case w.serverEnd.IsZero() || !now.server.Before(w.serverEnd):
+		w.serverEnd = alignDown(now.server, w.window).Add(w.window)
+		w.end = now.elapsed + w.serverEnd.Sub(now.server)
+		w.count = 0
+	case now.elapsed >= w.end:
+		w.end = now.elapsed + w.window
 		w.count = 0
 	}
 	if w.count < w.n {
 		w.count++
 		return 0
 	}
-	return w.left(now)
-}
-
-// left is the time until the window under way ends, by whichever clock
-// gets there first; <= 0 when it has ended.
-func (w *fixedWindow) left(now instant) time.Duration {
-	if w.start.server.IsZero() {
-		return 0
-	}
-	return w.window - now.since(w.start)
+	return w.end - now.elapsed
 }
 
 func (w *fixedWindow) giveBack() { w.count = max(0, w.count-1) }
 
-// slidingLog keeps the instants of the requests admitted within the
-// trailing window (oldest first): at most n.
+// alignDown is the latest instant not after t that is a whole multiple of
+// d since the Unix epoch (time.Time.Truncate counts from year 1 instead,
+// which differs for a d that does not divide a day).
+func alignDown(t time.Time, d time.Duration) time.Time {
+	r := time.Duration(t.UnixNano() % int64(d))
+	if r < 0 {
+		r += d
+	}
+	return t.Add(-r)
+}
+
+// slidingLog keeps the protective times of the requests admitted within
+// the trailing window (oldest first): at most n.
 type slidingLog struct {
 	n      int
 	window time.Duration
-	log    []instant // log[head:] are within the window
+	log    []time.Duration // log[head:] are within the window
 	head   int
 }
 
 func (s *slidingLog) take(now instant) time.Duration {
-	for s.head < len(s.log) && now.since(s.log[s.head]) >= s.window {
+	for s.head < len(s.log) && now.elapsed-s.log[s.head] >= s.window {
 		s.head++
 	}
 	if s.head > len(s.log)/2 { // compact now and then, not on every request
@@ -258,10 +288,10 @@ func (s *slidingLog) take(now instant) time.Duration {
 		s.head = 0
 	}
 	if len(s.log)-s.head < s.n {
-		s.log = append(s.log, now)
+		s.log = append(s.log, now.elapsed)
 		return 0
 	}
-	return s.window - now.since(s.log[s.head])
+	return s.window - (now.elapsed - s.log[s.head])
 }
 
 func (s *slidingLog) giveBack() {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"net"
 	"net/http"
 	"net/netip"
@@ -81,15 +80,11 @@ func startApp(cfg *config, logger *slog.Logger) (*app, error) {
 
 // newFake is the fake convofake serves, as the flags configure it.
 func newFake(cfg *config, seed *fake.Seed, key string, clock *fake.Clock, publicURL string, logger *slog.Logger) (*fake.Server, error) {
-	burst := cfg.rateBurst
-	if burst == 0 {
-		burst = max(1, int(math.Ceil(cfg.rateLimit)))
-	}
 	return fake.NewHandler(
 		fake.WithClock(clock),
 		fake.WithAPIKey(key),
 		fake.WithSeed(seed),
-		fake.WithRateLimit(cfg.rateLimit, burst),
+		cfg.rateLimitOption(),
 		fake.WithAnomalyCacheTTL(cfg.anomalyCache),
 		fake.WithJournalLimit(cfg.journalLimit),
 		fake.WithJournalBytes(int64(cfg.journalBytes)),

@@ -25,6 +25,9 @@ type config struct {
 	clock         string
 	rateLimit     float64
 	rateBurst     int
+	rateLimiter   string        // bucket, fixed or sliding
+	rateWindow    time.Duration // fixed and sliding: --rate-limit counts per window
+	rateSet       struct{ burst, window bool }
 	anomalyCache  time.Duration
 	journalLimit  int
 	journalBytes  byteSize
@@ -87,9 +90,17 @@ func newFlagSet(cfg *config) *flag.FlagSet {
 		"the server's `CLOCK`: real, frozen (at the time of start) or frozen:<RFC 3339 time>. "+
 			"Without this flag: frozen at the --seed file's \"now\" when it has one, else real. Given, it wins over the seed file's \"now\"")
 	fs.Float64Var(&cfg.rateLimit, "rate-limit", fake.DefaultRateLimit,
-		"requests per second allowed per API key, `N` (default "+strconv.FormatFloat(fake.DefaultRateLimit, 'f', -1, 64)+"); 0 disables the limit")
+		"requests allowed per API key, `N`: per second for --rate-limiter bucket, per --rate-window (a whole number) for fixed and sliding "+
+			"(default "+strconv.FormatFloat(fake.DefaultRateLimit, 'f', -1, 64)+"); 0 disables the limit")
 	fs.IntVar(&cfg.rateBurst, "rate-burst", 0,
-		"bucket size of the rate limit, `N` requests (default: --rate-limit rounded up)")
+		"bucket size of the rate limit, `N` requests (default: --rate-limit rounded up); bucket only")
+	fs.StringVar(&cfg.rateLimiter, "rate-limiter", "bucket",
+		"the `KIND` of rate limit: bucket (a token bucket: --rate-limit per second, --rate-burst at once), "+
+			"fixed (at most --rate-limit in each --rate-window of the clock, windows aligned on it) or "+
+			"sliding (at most --rate-limit in any trailing --rate-window) (default bucket). "+
+			"Each answers 429 with the whole-second Retry-After its state implies")
+	fs.DurationVar(&cfg.rateWindow, "rate-window", time.Second,
+		"the window of --rate-limiter fixed and sliding, a `DURATION` such as 1s or 1m (default 1s)")
 	fs.DurationVar(&cfg.anomalyCache, "anomaly-cache", fake.DefaultAnomalyCacheTTL,
 		"how long an anomaly report stays cached per company and bucket, a `DURATION` such as 5m or 90s (default "+fake.DefaultAnomalyCacheTTL.String()+"); 0 disables the cache")
 	fs.IntVar(&cfg.journalLimit, "journal-limit", fake.DefaultJournalLimit,
@@ -165,8 +176,13 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 		return nil, fmt.Errorf("unexpected argument %q (convofake takes flags only)", fs.Arg(0))
 	}
 	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "api-key" {
+		switch f.Name {
+		case "api-key":
 			cfg.apiKeySet = true
+		case "rate-burst":
+			cfg.rateSet.burst = true
+		case "rate-window":
+			cfg.rateSet.window = true
 		}
 	})
 	if err := cfg.readSecrets(); err != nil {
@@ -185,19 +201,56 @@ func (cfg *config) validate() error {
 		return fmt.Errorf("--log-format: %q is neither text nor json", cfg.logFormat)
 	case cfg.apiKeySet && cfg.apiKey == "":
 		return errors.New("--api-key: empty; leave the flag out to use the seed's key or " + fake.DefaultAPIKey)
-	case cfg.rateLimit < 0 || math.IsNaN(cfg.rateLimit) || math.IsInf(cfg.rateLimit, 0):
-		return errors.New("--rate-limit: must be a number ≥ 0")
-	case cfg.rateBurst < 0:
-		return errors.New("--rate-burst: must be ≥ 0")
 	case cfg.anomalyCache < 0:
 		return errors.New("--anomaly-cache: must be ≥ 0")
 	case cfg.journalLimit < 0:
 		return errors.New("--journal-limit: must be ≥ 0 (0 disables the journal)")
 	}
+	if err := cfg.validateRate(); err != nil {
+		return err
+	}
 	if err := cfg.server.validate(); err != nil {
 		return err
 	}
 	return cfg.validateAddrs()
+}
+
+// validateRate checks the --rate-* flags together: a flag that the chosen
+// kind does not read is refused rather than ignored.
+func (cfg *config) validateRate() error {
+	windowed := cfg.rateLimiter == "fixed" || cfg.rateLimiter == "sliding"
+	switch {
+	case cfg.rateLimiter != "bucket" && !windowed:
+		return fmt.Errorf("--rate-limiter: %q is not bucket, fixed or sliding", cfg.rateLimiter)
+	case cfg.rateLimit < 0 || math.IsNaN(cfg.rateLimit) || math.IsInf(cfg.rateLimit, 0):
+		return errors.New("--rate-limit: must be a number ≥ 0")
+	case cfg.rateBurst < 0:
+		return errors.New("--rate-burst: must be ≥ 0")
+	case cfg.rateWindow <= 0:
+		return errors.New("--rate-window: must be > 0")
+	case windowed && (cfg.rateLimit != math.Trunc(cfg.rateLimit) || cfg.rateLimit > math.MaxInt32):
+		return fmt.Errorf("--rate-limit: with --rate-limiter %s, a whole number of requests per --rate-window", cfg.rateLimiter)
+	case windowed && cfg.rateSet.burst:
+		return fmt.Errorf("--rate-burst: only for --rate-limiter bucket (a %s window has no burst)", cfg.rateLimiter)
+	case !windowed && cfg.rateSet.window:
+		return errors.New("--rate-window: only for --rate-limiter fixed or sliding (the bucket's --rate-limit is per second)")
+	}
+	return nil
+}
+
+// rateLimitOption is the fake's request limit as the --rate-* flags set it.
+func (cfg *config) rateLimitOption() fake.Option {
+	switch cfg.rateLimiter {
+	case "fixed":
+		return fake.WithFixedWindowLimit(int(cfg.rateLimit), cfg.rateWindow)
+	case "sliding":
+		return fake.WithSlidingWindowLimit(int(cfg.rateLimit), cfg.rateWindow)
+	}
+	burst := cfg.rateBurst
+	if burst == 0 {
+		burst = max(1, int(math.Ceil(cfg.rateLimit)))
+	}
+	return fake.WithRateLimit(cfg.rateLimit, burst)
 }
 
 // validateAddrs checks the flags that say where to listen and what to

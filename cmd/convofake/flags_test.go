@@ -24,7 +24,7 @@ func TestHelpShowsPlaceholdersAndPrecedence(t *testing.T) {
 			help := strings.Join(strings.Fields(stdout.String()), " ") // unwrapped
 			for _, want := range []string{
 				"--addr HOST:PORT", "--admin-addr HOST:PORT", "--seed FILE", "--api-key KEY", "--clock CLOCK",
-				"--rate-limit N", "--rate-burst N", "--anomaly-cache DURATION", "--journal-limit N",
+				"--rate-limit N", "--rate-burst N", "--rate-limiter KIND", "--rate-window DURATION", "--anomaly-cache DURATION", "--journal-limit N",
 				"--journal-bytes SIZE", "--log-format FORMAT", "--admin-token TOKEN", "--public-url URL",
 				"Given, it wins over the seed file's key", "Without this flag: the --seed file's companies[0].api_key",
 				"Given, it wins over the seed file's \"now\"", "Exit codes:",
@@ -49,6 +49,12 @@ func TestBadFlagReportedOnce(t *testing.T) {
 		{[]string{"--no-such-flag"}, "flag provided but not defined: -no-such-flag"},
 		{[]string{"--rate-limit", "lots"}, `invalid value "lots" for flag -rate-limit`},
 		{[]string{"--rate-limit", "-1"}, "--rate-limit: must be a number ≥ 0"},
+		{[]string{"--rate-limiter", "leaky"}, `--rate-limiter: "leaky" is not bucket, fixed or sliding`},
+		{[]string{"--rate-limiter", "fixed", "--rate-window", "0"}, "--rate-window: must be > 0"},
+		{[]string{"--rate-limiter", "sliding", "--rate-window", "-1s"}, "--rate-window: must be > 0"},
+		{[]string{"--rate-limiter", "fixed", "--rate-limit", "2.5"}, "--rate-limit: with --rate-limiter fixed, a whole number of requests per --rate-window"},
+		{[]string{"--rate-limiter", "sliding", "--rate-burst", "5"}, "--rate-burst: only for --rate-limiter bucket"},
+		{[]string{"--rate-window", "10s"}, "--rate-window: only for --rate-limiter fixed or sliding"},
 		{[]string{"--log-format", "xml"}, `--log-format: "xml" is neither text nor json`},
 		{[]string{"--clock", "sundial"}, `--clock: "sundial": want real, frozen`},
 		{[]string{"--clock", "frozen:yesterday"}, "is not RFC 3339"},
@@ -150,7 +156,8 @@ func TestSeedFileAndAPIKeyFlags(t *testing.T) {
 }
 
 func TestRateLimitFlag(t *testing.T) {
-	// On a frozen clock the bucket never refills: the second call is 429.
+	// A bucket of one token, refilled at one per second: the second call,
+	// right after the first, is 429.
 	p := start(t, "--seed", "testdata/seed.json", "--rate-limit", "1")
 	assert.Equal(t, http.StatusOK, p.api("/v1/channels", seedKey).status)
 	r := p.api("/v1/channels", seedKey)
@@ -160,6 +167,33 @@ func TestRateLimitFlag(t *testing.T) {
 	q := start(t, "--seed", "testdata/seed.json", "--rate-limit", "0")
 	for range 30 {
 		require.Equal(t, http.StatusOK, q.api("/v1/channels", seedKey).status)
+	}
+}
+
+// --rate-limiter fixed and sliding allow --rate-limit requests per
+// --rate-window, and their 429 asks for the rest of the window: on a clock
+// frozen at 10:00:00, the fixed minute ends at 10:01:00; the sliding 10 s
+// end 10 s after the first request.
+func TestRateLimiterFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args       []string
+		admitted   int
+		retryAfter string
+	}{
+		{[]string{"--rate-limiter", "fixed", "--rate-limit", "3", "--rate-window", "1m"}, 3, "60"},
+		{[]string{"--rate-limiter", "sliding", "--rate-limit", "2", "--rate-window", "10s"}, 2, "10"},
+		{[]string{"--rate-limiter", "bucket", "--rate-limit", "0.5", "--rate-burst", "2"}, 2, "2"},
+		{[]string{"--rate-limit", "4"}, 4, "1"}, // bucket by default, burst = the rate
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			p := start(t, append([]string{"--seed", "testdata/seed.json", "--clock", "frozen:2026-11-22T10:00:00Z"}, tc.args...)...)
+			for i := range tc.admitted {
+				require.Equal(t, http.StatusOK, p.api("/v1/channels", seedKey).status, "request %d", i)
+			}
+			r := p.api("/v1/channels", seedKey)
+			require.Equal(t, http.StatusTooManyRequests, r.status)
+			assert.Equal(t, tc.retryAfter, r.header.Get("Retry-After"))
+		})
 	}
 }
 
