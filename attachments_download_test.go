@@ -403,3 +403,45 @@ func testDownloadAttachmentAt(t *testing.T, at time.Time) {
 	_, err = c.Attachments.DownloadAttachment(ctx, att, nil)
 	assert.Error(t, err)
 }
+
+// BenchmarkDownload compares a download through the SDK (stall timeout on,
+// the default) with a plain io.Copy of the same file over the same kind of
+// transport, on loopback: go test -run '^$' -bench BenchmarkDownload .
+func BenchmarkDownload(b *testing.B) {
+	file := bytes.Repeat([]byte("0123456789abcdef"), 2<<20) // 32 MiB
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.ServeContent(w, r, "f.bin", time.Time{}, bytes.NewReader(file))
+	}))
+	b.Cleanup(srv.Close)
+	newTransport := func() *http.Transport {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		b.Cleanup(tr.CloseIdleConnections)
+		return tr
+	}
+	b.Run("sdk", func(b *testing.B) {
+		c, err := convo.NewClient(convo.WithAPIKey("key-0123456789"), convo.WithBaseURL("http://127.0.0.1:1/v1"),
+			convo.WithHTTPClient(&http.Client{Transport: newTransport()}))
+		require.NoError(b, err)
+		att := &convo.Attachment{URL: srv.URL + "/f.bin", FileSize: int64(len(file))}
+		b.SetBytes(int64(len(file)))
+		for b.Loop() {
+			if _, err := c.Attachments.DownloadAttachment(context.Background(), att, io.Discard); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("iocopy", func(b *testing.B) {
+		hc := &http.Client{Transport: newTransport()}
+		b.SetBytes(int64(len(file)))
+		for b.Loop() {
+			resp, err := hc.Get(srv.URL + "/f.bin")
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+				b.Fatal(err)
+			}
+			_ = resp.Body.Close()
+		}
+	})
+}
