@@ -248,7 +248,7 @@ func (c *Company) Receive(accountID, phoneNumber, name string, m Message) (conve
 // message's reactions (docs/behaviour.md, "Messages").
 func (c *Company) AddReaction(messageID string, r Reaction) {
 	c.with(func(co *company) error {
-		m, _ := c.s.index[messageID].(*message)
+		m, _ := co.index[messageID].(*message)
 		if m == nil || m.conv.company != co {
 			return fmt.Errorf("unknown message %q", messageID)
 		}

@@ -435,7 +435,7 @@ func TestLoad_ExportedFields_Refused(t *testing.T) {
 			Conversations: []fake.Conversation{{ContactID: "c", Messages: []fake.Message{media("d0000000-0000-4000-8000-000000000001"), media("d0000000-0000-4000-8000-000000000001")}}}}},
 			`companies[0].conversations[0].messages[1].media.media_id: media id "d0000000-0000-4000-8000-000000000001" is already used`},
 		{"a company id twice", []fake.CompanySeed{{}, {ID: "e0000000-0000-4000-8000-000000000002", APIKey: "k1"}, {ID: "e0000000-0000-4000-8000-000000000002", APIKey: "k2"}},
-			`companies[2].api_key: company id "e0000000-0000-4000-8000-000000000002" is already used`},
+			`companies[2].id: the same id as companies[1]`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

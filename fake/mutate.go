@@ -23,13 +23,12 @@ func (s *Server) addCompanyLocked(apiKey, id string) (*company, error) {
 		return nil, errors.New("api key is empty")
 	}
 	if _, taken := s.byID[id]; taken {
-		return nil, fmt.Errorf("company id %q is already used", id)
+		// Name neither the id's owner nor its key: on a shared server the
+		// error goes to another tenant.
+		return nil, ErrCompanyIDInUse
 	}
-	for _, co := range s.companies {
-		if co.apiKey == apiKey {
-			// Name the company, never the key: errors end up in logs.
-			return nil, fmt.Errorf("the API key is already used by company %s", co.id)
-		}
+	if s.keyTaken(apiKey) {
+		return nil, ErrAPIKeyInUse
 	}
 	co := newCompany(apiKey)
 	if id != "" {
@@ -130,7 +129,7 @@ func (s *Server) addAccount(co *company, a ChannelAccount, widget bool) (string,
 	default:
 		return "", fieldErr("channel", "unknown channel %q (want chatapp or botapp)", a.Channel)
 	}
-	id, err := s.newUUIDID(a.ID)
+	id, err := s.newUUIDID(co, a.ID)
 	if err != nil {
 		return "", err
 	}
@@ -157,18 +156,18 @@ func (s *Server) addAccount(co *company, a ChannelAccount, widget bool) (string,
 	acc := &account{id: id, channel: a.Channel, displayName: a.DisplayName, provider: a.ProviderIdentifier, company: co}
 	co.accounts = append(co.accounts, acc)
 	co.accountsByID[id] = acc
-	s.index[id] = acc
+	co.index[id] = acc
 	return id, nil
 }
 
 // newUUIDID is newID for the ids the service shows as UUIDs (channel
 // accounts, webchat widgets, contacts, conversations): a given id must be
 // one, unless the server was built [WithReadableIDs].
-func (s *Server) newUUIDID(id string) (string, error) {
+func (s *Server) newUUIDID(co *company, id string) (string, error) {
 	if id != "" && !s.cfg.readableIDs && !isUUID(id) {
 		return "", fieldErr("id", "id %q is not a UUID (e.g. 0b6f2c1e-1111-4a5b-9c3d-000000000001; leave it out for a generated one)", id)
 	}
-	return s.newID(id)
+	return s.newID(co, id)
 }
 
 // isUUID reports whether id has the textual form of a UUID (RFC 9562), any
@@ -192,13 +191,15 @@ func isUUID(id string) bool {
 	return true
 }
 
-// newID returns id when it is free, or a new UUID when id is "". A message
-// id is free-form; other ids are UUIDs ([newUUIDID]).
-func (s *Server) newID(id string) (string, error) {
+// newID returns id when it is free in the company, or a new UUID when id
+// is "". Ids are unique within a company, not across the server: tenants
+// loaded from one fixture each hold its ids. A message id is free-form;
+// other ids are UUIDs ([newUUIDID]).
+func (s *Server) newID(co *company, id string) (string, error) {
 	if id == "" {
 		return newUUID(), nil
 	}
-	if _, taken := s.index[id]; taken {
+	if _, taken := co.index[id]; taken {
 		return "", fieldErr("id", "id %q is already used", id)
 	}
 	return id, nil
@@ -218,7 +219,7 @@ func (s *Server) addContact(co *company, ct Contact) (string, error) {
 	} else if acc.channel == convo.ChannelChatapp {
 		return "", fieldErr("phone", "a chatapp contact needs a phone")
 	}
-	id, err := s.newUUIDID(ct.ID)
+	id, err := s.newUUIDID(co, ct.ID)
 	if err != nil {
 		return "", err
 	}
@@ -269,7 +270,7 @@ func (s *Server) addContact(co *company, ct Contact) (string, error) {
 	if norm != "" {
 		co.contactsByPhone[norm] = append(co.contactsByPhone[norm], cn)
 	}
-	s.index[id] = cn
+	co.index[id] = cn
 	return id, nil
 }
 
@@ -365,7 +366,7 @@ func (s *Server) addConversation(co *company, cv Conversation) (string, error) {
 	if cv.UnreadCount != nil && *cv.UnreadCount < 0 {
 		return "", fieldErr("unread_count", "%d is negative", *cv.UnreadCount)
 	}
-	id, err := s.newUUIDID(cv.ID)
+	id, err := s.newUUIDID(co, cv.ID)
 	if err != nil {
 		return "", err
 	}
@@ -385,7 +386,7 @@ func (s *Server) addConversation(co *company, cv Conversation) (string, error) {
 	co.noteMove(conv, s.seq)
 	co.convsByID[id] = conv
 	ct.conversationCount++
-	s.index[id] = conv
+	co.index[id] = conv
 	for k, m := range cv.Messages {
 		if _, err := s.addMessage(co, id, m); err != nil {
 			return "", within(fmt.Sprintf("messages[%d]", k), err)

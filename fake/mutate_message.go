@@ -40,7 +40,7 @@ func (s *Server) addMessage(co *company, conversationID string, m Message) (stri
 	if err := resolveSender(&m); err != nil {
 		return "", err
 	}
-	id, err := s.newID(m.MessageID)
+	id, err := s.newID(co, m.MessageID)
 	if err != nil {
 		return "", err
 	}
@@ -95,7 +95,7 @@ func (s *Server) addMessage(co *company, conversationID string, m Message) (stri
 	msg.encode()
 	s.seq++
 	conv.insertMessage(msg, s.seq)
-	s.index[id] = msg
+	co.index[id] = msg
 	// The anomaly cache is deliberately left alone (docs/behaviour.md, "Anomaly report").
 	return id, nil
 }

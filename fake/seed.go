@@ -125,16 +125,15 @@ type stateFields struct {
 	byID      map[string]*company
 	defaultCo *company
 	files     *fileGrants
-	index     objectIndex
 	seq       uint64
 }
 
 func (s *Server) stateSnapshot() *stateFields {
-	return &stateFields{s.companies, s.byID, s.defaultCo, s.files, s.index, s.seq}
+	return &stateFields{s.companies, s.byID, s.defaultCo, s.files, s.seq}
 }
 
 func (s *Server) restore(f stateFields) {
-	s.companies, s.byID, s.defaultCo, s.files, s.index, s.seq = f.companies, f.byID, f.defaultCo, f.files, f.index, f.seq
+	s.companies, s.byID, s.defaultCo, s.files, s.seq = f.companies, f.byID, f.defaultCo, f.files, f.seq
 }
 
 // seedCompany is the company the i-th company of a seed fills: the default
@@ -151,16 +150,44 @@ func (s *Server) seedCompany(i int, apiKey, id string) (*company, error) {
 	return co, nil
 }
 
+// seedKeyCheck checks the i-th company's key and id against the seed's
+// earlier companies, so that the error names them by their place: every
+// company but the first needs a key, and no two share a key or an id.
+func seedKeyCheck(seed *Seed, i int) error {
+	cs := seed.Companies[i]
+	if i > 0 && cs.APIKey == "" {
+		return errors.New("api_key: missing; every company but the first needs an API key of its own")
+	}
+	for j, prev := range seed.Companies[:i] {
+		switch {
+		case cs.APIKey != "" && prev.APIKey == cs.APIKey:
+			return fmt.Errorf("api_key: the same API key as companies[%d]; every company needs an API key of its own", j)
+		case i > 0 && j > 0 && cs.ID != "" && prev.ID == cs.ID:
+			return fmt.Errorf("id: the same id as companies[%d]", j)
+		}
+	}
+	return nil
+}
+
+// companyError places an error of adding a company under path: at its id
+// or its api_key.
+func companyError(path string, err error) error {
+	if errors.Is(err, ErrCompanyIDInUse) {
+		return fmt.Errorf("%s.id: %w", path, err)
+	}
+	return fmt.Errorf("%s.api_key: %w", path, err)
+}
+
 // seedRefs are the refs of one seed company: kind:ref -> id.
 type seedRefs map[string]string
 
-// resolve returns the id a ref names: a ref of the company, else the id of
-// any object of the server. Its error is about the field kind.
-func (refs seedRefs) resolve(s *Server, kind, ref string) (string, error) {
+// resolve returns the id a ref names: a ref of the seed company, else the
+// id of an object of the company co. Its error is about the field kind.
+func (refs seedRefs) resolve(co *company, kind, ref string) (string, error) {
 	if id, ok := refs[kind+":"+ref]; ok {
 		return id, nil
 	}
-	if _, ok := s.index[ref]; ok && ref != "" {
+	if _, ok := co.index[ref]; ok && ref != "" {
 		return ref, nil
 	}
 	return "", fieldErr(kind, "unknown %s %q", kind, ref)
@@ -177,9 +204,12 @@ func (refs seedRefs) note(kind, ref, id string) {
 func (s *Server) loadLocked(seed *Seed) error {
 	for i, cs := range seed.Companies {
 		path := fmt.Sprintf("seed: companies[%d]", i)
+		if err := seedKeyCheck(seed, i); err != nil {
+			return fmt.Errorf("%s.%w", path, err)
+		}
 		co, err := s.seedCompany(i, cs.APIKey, cs.ID)
 		if err != nil {
-			return fmt.Errorf("%s.api_key: %w", path, err)
+			return companyError(path, err)
 		}
 		if err := s.loadCompanyLocked(path, co, cs); err != nil {
 			return err
@@ -200,7 +230,7 @@ func (s *Server) loadCompanyLocked(path string, co *company, cs CompanySeed) (er
 		refs.note("channel", ch.Ref, id)
 	}
 	for j, ct := range cs.Contacts {
-		ct.ChannelAccountID, err = refs.resolve(s, "channel", ct.ChannelAccountID)
+		ct.ChannelAccountID, err = refs.resolve(co, "channel", ct.ChannelAccountID)
 		id := ""
 		if err == nil {
 			id, err = s.addContact(co, ct)
@@ -211,7 +241,7 @@ func (s *Server) loadCompanyLocked(path string, co *company, cs CompanySeed) (er
 		refs.note("contact", ct.Ref, id)
 	}
 	for j, cv := range cs.Conversations {
-		cv.ContactID, err = refs.resolve(s, "contact", cv.ContactID)
+		cv.ContactID, err = refs.resolve(co, "contact", cv.ContactID)
 		if err == nil {
 			_, err = s.addConversation(co, cv)
 		}

@@ -39,7 +39,6 @@ type Server struct {
 	defaultCo *company
 	seq       uint64
 	files     *fileGrants // the temporary attachment URLs given
-	index     objectIndex // global id -> object, for the state getters
 	loadNow   time.Time   // while a seed loads: the now of its times and defaults
 
 	clock      *Clock

@@ -35,6 +35,11 @@ type company struct {
 
 	media map[string]*media // media_id -> media of this company
 
+	// index maps every id of the company (account, contact, conversation,
+	// message) to its object. Ids are unique within a company only: two
+	// tenants loaded from one fixture hold the same ids, each its own.
+	index objectIndex
+
 	tagsByName map[string]*tag
 	tagsByID   map[string]*tag
 
@@ -249,6 +254,7 @@ func newCompany(apiKey string) *company {
 		tagsByName:      map[string]*tag{},
 		tagsByID:        map[string]*tag{},
 		anomalyCache:    map[anomalyCacheKey]*anomalyResult{},
+		index:           objectIndex{},
 	}
 }
 

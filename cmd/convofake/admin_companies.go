@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -32,17 +34,25 @@ type companyBody struct {
 	Now       *time.Time         `json:"now,omitempty"`
 }
 
-// createdJSON is the answer of POST /_fake/companies.
+// createdJSON is the answer of POST /_fake/companies. replaced lists the
+// fields of the body that another company already had ("api_key", "id"),
+// which the company got new values for instead; notice says so in words.
 type createdJSON struct {
-	ID     string `json:"id"`
-	APIKey string `json:"api_key"`
+	ID       string   `json:"id"`
+	APIKey   string   `json:"api_key"`
+	Replaced []string `json:"replaced"`
+	Notice   string   `json:"notice,omitempty"`
 }
 
 // createCompany: POST /_fake/companies, optional body (companyBody): adds
 // a company with its own API key (the body's api_key, else a random one)
-// and, from the body, its data; 201 {"id", "api_key"}. 409 key_in_use when
-// another company has the key or the id; 400 invalid_seed names the JSON
-// path of a bad field, and adds nothing.
+// and, from the body, its data; 201 {"id", "api_key", "replaced"}. The ids
+// of its channels, contacts, conversations and messages need be unique
+// only within it, so one fixture file loads in every test job's company.
+// A body's api_key or id that another company already has is replaced by
+// a new one (listed in replaced; the answer names neither the other
+// company nor its key). 400 invalid_seed names the JSON path of a bad
+// field, and adds nothing.
 func (a *admin) createCompany(w http.ResponseWriter, r *http.Request) error {
 	var body companyBody
 	if err := decodeBody(r, &body, true); err != nil {
@@ -61,22 +71,31 @@ func (a *admin) createCompany(w http.ResponseWriter, r *http.Request) error {
 	}
 	a.tenants.mu.Lock()
 	defer a.tenants.mu.Unlock()
-	if co, used := a.srv.CompanyByKey(cs.APIKey); used {
-		return errorf(http.StatusConflict, "key_in_use", "the API key is already used by company %s; leave api_key out for a random one", co.ID())
-	}
-	for _, co := range a.srv.Companies() {
-		if co.ID() == cs.ID {
-			return errorf(http.StatusConflict, "key_in_use", "the id %q is already company %s's; leave id out for a random one", cs.ID, co.ID())
+	out := createdJSON{Replaced: []string{}}
+	for {
+		co, err := a.srv.AddCompanySeed(cs)
+		switch {
+		case errors.Is(err, fake.ErrAPIKeyInUse):
+			cs.APIKey = "ck_" + randomToken()
+			out.Replaced = append(out.Replaced, "api_key")
+			continue
+		case errors.Is(err, fake.ErrCompanyIDInUse):
+			cs.ID = ""
+			out.Replaced = append(out.Replaced, "id")
+			continue
+		case err != nil:
+			return errorf(http.StatusBadRequest, "invalid_seed", "%s", redactSecrets(err.Error(), cs.APIKey))
 		}
+		a.tenants.created[co.ID()] = cs
+		a.logger.Info("company created", "company", co.ID())
+		out.ID, out.APIKey = co.ID(), cs.APIKey
+		if len(out.Replaced) > 0 {
+			out.Notice = "another company already had the body's " + strings.Join(out.Replaced, " and ") +
+				": this company got a new one (above); use it, not the body's"
+		}
+		writeJSON(w, http.StatusCreated, out)
+		return nil
 	}
-	co, err := a.srv.AddCompanySeed(cs)
-	if err != nil {
-		return errorf(http.StatusBadRequest, "invalid_seed", "%s", redactSecrets(err.Error(), cs.APIKey))
-	}
-	a.tenants.created[co.ID()] = cs
-	a.logger.Info("company created", "company", co.ID())
-	writeJSON(w, http.StatusCreated, createdJSON{ID: co.ID(), APIKey: cs.APIKey})
-	return nil
 }
 
 // resetCompany: POST /_fake/reset?company=: that company alone goes back
