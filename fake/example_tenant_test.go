@@ -126,3 +126,25 @@ func ExampleCompany_Message() {
 	fmt.Println(ok, m.Text, m.Direction)
 	// Output: true hello inbound
 }
+
+func ExampleCompany_Reset() {
+	s := fake.NewServer()
+	defer s.Close()
+	co, err := s.AddCompanySeed(fake.CompanySeed{
+		APIKey:   "ck_job_1",
+		Channels: []fake.ChannelAccount{{Ref: "line", Channel: convo.ChannelChatapp}},
+		Contacts: []fake.Contact{{ChannelAccountID: "line", PhoneNumber: "5511987654321", Name: "Ana"}},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	co.AddContact(fake.Contact{ChannelAccountID: co.Channels()[0].ID, PhoneNumber: "5511911112222"})
+	fmt.Println(len(co.Contacts()))
+	if err := co.Reset(); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(len(co.Contacts()), co.APIKey())
+	// Output:
+	// 2
+	// 1 ck_job_1
+}

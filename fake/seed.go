@@ -152,13 +152,17 @@ func (s *Server) seedCompany(i int, apiKey, id string) (*company, error) {
 
 // seedKeyCheck checks the i-th company's key and id against the seed's
 // earlier companies, so that the error names them by their place: every
-// company but the first needs a key, and no two share a key or an id.
-func seedKeyCheck(seed *Seed, i int) error {
+// company but the first needs a key (the first keeps defaultKey without
+// one), and no two share a key or an id.
+func seedKeyCheck(seed *Seed, i int, defaultKey string) error {
 	cs := seed.Companies[i]
 	if i > 0 && cs.APIKey == "" {
 		return errors.New("api_key: missing; every company but the first needs an API key of its own")
 	}
 	for j, prev := range seed.Companies[:i] {
+		if j == 0 && prev.APIKey == "" {
+			prev.APIKey = defaultKey
+		}
 		switch {
 		case cs.APIKey != "" && prev.APIKey == cs.APIKey:
 			return fmt.Errorf("api_key: the same API key as companies[%d]; every company needs an API key of its own", j)
@@ -204,13 +208,14 @@ func (refs seedRefs) note(kind, ref, id string) {
 func (s *Server) loadLocked(seed *Seed) error {
 	for i, cs := range seed.Companies {
 		path := fmt.Sprintf("seed: companies[%d]", i)
-		if err := seedKeyCheck(seed, i); err != nil {
+		if err := seedKeyCheck(seed, i, s.defaultCo.apiKey); err != nil {
 			return fmt.Errorf("%s.%w", path, err)
 		}
 		co, err := s.seedCompany(i, cs.APIKey, cs.ID)
 		if err != nil {
 			return companyError(path, err)
 		}
+		co.start = &seed.Companies[i]
 		if err := s.loadCompanyLocked(path, co, cs); err != nil {
 			return err
 		}

@@ -22,6 +22,10 @@ type company struct {
 	id      string
 	apiKey  string
 	keyHash [32]byte // sha256(apiKey): compared in constant time (auth.go)
+	// start is the data the company was added with, which Company.Reset
+	// loads again: its seed company (AddCompanySeed, or its part of the
+	// seed Server.Load loaded); nil for none.
+	start *CompanySeed
 
 	accounts     []*account // channel accounts and webchat widgets, in creation order
 	accountsByID map[string]*account

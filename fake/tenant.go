@@ -51,7 +51,7 @@ func (c *Company) Load(cs CompanySeed) error {
 		key = cs.APIKey
 	}
 	fresh := newCompany(key)
-	fresh.id = old.id
+	fresh.id, fresh.start = old.id, old.start
 	s.swapCompany(old, fresh)
 	s.loadNow = now
 	defer func() { s.loadNow = time.Time{} }()
@@ -59,6 +59,31 @@ func (c *Company) Load(cs CompanySeed) error {
 		s.swapCompany(fresh, old)
 		return err
 	}
+	return nil
+}
+
+// Reset puts the company back to the data it was added with: the
+// CompanySeed of [Server.AddCompanySeed], or the company's part of the seed
+// [Server.Load] (or [WithSeed]) loaded last; no data for a company of
+// [Server.AddCompany]. Its requests leave the journal. Its id and API key
+// stay; the other companies, the clock and the fault rules are left
+// alone. Relative times count back from the clock's now, as [Company.Load].
+func (c *Company) Reset() error {
+	c.s.mu.RLock()
+	co := c.s.byID[c.id]
+	var cs CompanySeed
+	if co != nil && co.start != nil {
+		cs = *co.start
+	}
+	c.s.mu.RUnlock()
+	if co == nil {
+		return ErrNoCompany
+	}
+	cs.APIKey, cs.ID = "", ""
+	if err := c.Load(cs); err != nil {
+		return err
+	}
+	c.ClearRequests()
 	return nil
 }
 
@@ -133,6 +158,7 @@ func (s *Server) AddCompanySeed(cs CompanySeed) (*Company, error) {
 	}
 	s.loadNow = now
 	defer func() { s.loadNow = time.Time{} }()
+	co.start = &cs
 	if err := s.loadCompanyLocked("seed: company", co, cs); err != nil {
 		s.companies = s.companies[:len(s.companies)-1]
 		delete(s.byID, co.id)

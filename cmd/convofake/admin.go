@@ -40,8 +40,7 @@ type admin struct {
 }
 
 func newAdmin(srv *fake.Server, token string, logger *slog.Logger) *admin {
-	a := &admin{srv: srv, tokenHash: sha256.Sum256([]byte(token)), logger: logger, mux: http.NewServeMux(), ui: uiHandler(),
-		tenants: tenants{created: map[string]fake.CompanySeed{}}}
+	a := &admin{srv: srv, tokenHash: sha256.Sum256([]byte(token)), logger: logger, mux: http.NewServeMux(), ui: uiHandler()}
 	handle := func(pattern string, h func(w http.ResponseWriter, r *http.Request) error) {
 		a.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 			if err := h(w, r); err != nil {
@@ -70,6 +69,7 @@ func newAdmin(srv *fake.Server, token string, logger *slog.Logger) *admin {
 	handle("GET /_fake/state/conversations/{id}", a.conversation)
 	handle("GET /_fake/state/conversations/{id}/messages", a.thread)
 	handle("GET /_fake/state/messages/{id}", a.message)
+	handle("GET /_fake/state/media/{id}", a.media)
 	handle("GET /_fake/state/seed", a.exportSeed)
 	handle("GET /_fake/seed", a.exportSeed)
 	handle("POST /_fake/save", a.saveState)

@@ -16,12 +16,10 @@ import (
 // ?company=<company id or API key>: the state reads, GET /_fake/seed, the
 // journal (GET and DELETE /_fake/requests) and POST /_fake/reset.
 
-// tenants remembers the seed each company was created from, for a reset
-// of that company alone.
+// tenants serializes creations: a taken key or id is replaced, then the
+// company added, with no other creation in between.
 type tenants struct {
-	mu      sync.Mutex // serializes creations (the key check, then the add)
-	created map[string]fake.CompanySeed
-	start   *fake.Seed // the start seed: what a company of it is reset to
+	mu sync.Mutex
 }
 
 // companyBody is the body of POST /_fake/companies: a seed company
@@ -86,7 +84,6 @@ func (a *admin) createCompany(w http.ResponseWriter, r *http.Request) error {
 		case err != nil:
 			return errorf(http.StatusBadRequest, "invalid_seed", "%s", redactSecrets(err.Error(), cs.APIKey))
 		}
-		a.tenants.created[co.ID()] = cs
 		a.logger.Info("company created", "company", co.ID())
 		out.ID, out.APIKey = co.ID(), cs.APIKey
 		if len(out.Replaced) > 0 {
@@ -99,46 +96,29 @@ func (a *admin) createCompany(w http.ResponseWriter, r *http.Request) error {
 }
 
 // resetCompany: POST /_fake/reset?company=: that company alone goes back
-// to the data it was created with (POST /_fake/companies, or the start
-// seed), or with {"empty": true} to none; its requests leave the journal.
-// Its id and key stay; the other companies, the clock and the fault rules
-// are left alone.
+// to the data it was added with (fake.Company.Reset: its POST
+// /_fake/companies body, or its part of the seed loaded last), or with
+// {"empty": true} to none; its requests leave the journal. Its id and key
+// stay; the other companies, the clock and the fault rules are left alone.
 func (a *admin) resetCompany(w http.ResponseWriter, r *http.Request, empty bool) error {
 	co, err := a.company(r)
 	if err != nil {
 		return err
 	}
-	var cs fake.CompanySeed
-	if !empty {
-		cs = a.startData(co)
+	if empty {
+		err = co.Load(fake.CompanySeed{})
+		co.ClearRequests()
+	} else {
+		err = co.Reset()
 	}
-	cs.APIKey, cs.ID = "", ""
-	if err := co.Load(cs); err != nil {
+	if errors.Is(err, fake.ErrNoCompany) {
+		return errorf(http.StatusNotFound, "not_found", "the company no longer exists (the server was reset or reloaded)")
+	}
+	if err != nil {
 		return errorf(http.StatusInternalServerError, "internal_error", "%s", redactSecrets(err.Error(), serverKeys(a.srv)...))
 	}
-	co.ClearRequests()
 	writeJSON(w, http.StatusOK, okJSON{OK: true, Clock: a.clockState()})
 	return nil
-}
-
-// startData is the data a company was created with: its POST
-// /_fake/companies body, or its part of the start seed (the default
-// company: the first; another: the one with its key), else none.
-func (a *admin) startData(co *fake.Company) fake.CompanySeed {
-	a.tenants.mu.Lock()
-	defer a.tenants.mu.Unlock()
-	if cs, ok := a.tenants.created[co.ID()]; ok {
-		return cs
-	}
-	if a.tenants.start == nil {
-		return fake.CompanySeed{}
-	}
-	for i, cs := range a.tenants.start.Companies {
-		if i == 0 && co.ID() == a.srv.Company().ID() || i > 0 && cs.APIKey == co.APIKey() {
-			return cs
-		}
-	}
-	return fake.CompanySeed{}
 }
 
 // requestsCompany is the company id ?company= names for the journal ("":

@@ -40,9 +40,6 @@ func startApp(cfg *config, logger *slog.Logger) (*app, error) {
 		return nil, err
 	}
 	key, source := startAPIKey(cfg, seed)
-	if err := checkSeedKeys(seed, key); err != nil {
-		return nil, seedError(cfg, err)
-	}
 	clock := startClock(cfg, seed)
 
 	a := &app{cfg: cfg, logger: logger, keySource: source, adminToken: cfg.adminToken}
@@ -69,7 +66,6 @@ func startApp(cfg *config, logger *slog.Logger) (*app, error) {
 		logger.Info("the API key of the default company is the seed file's", "company", a.srv.Company().ID(), "from", "companies[0].api_key of "+cfg.seedFile)
 	}
 	a.adm = newAdmin(a.srv, a.adminToken, logger)
-	a.adm.tenants.start = seed
 	if cfg.stateFile != "" {
 		a.state = &stateFile{path: cfg.stateFile, srv: a.srv}
 		a.adm.state = a.state

@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -27,36 +25,17 @@ func loadStartSeed(cfg *config) (*fake.Seed, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--seed: %w", err)
 	}
-	seed, err := loadSeed(data, fake.DefaultAPIKey)
+	seed, err := loadSeed(data)
 	if err != nil {
 		return nil, fmt.Errorf("--seed %s: %w", cfg.seedFile, err)
 	}
 	return seed, nil
 }
 
-// loadSeed reads a seed document. Before the fake reads it, it checks that
-// no two companies share a key (the first one, without a key of its own,
-// has defaultKey), so that the error names the companies; whatever the
-// fake's error says, the keys the document names are redacted from it.
-func loadSeed(data []byte, defaultKey string) (*fake.Seed, error) {
-	var peek struct {
-		Companies []struct {
-			APIKey string `json:"api_key"`
-		} `json:"companies"`
-	}
-	_ = json.Unmarshal(data, &peek) // a malformed document is the fake's to explain
-	keys := &fake.Seed{}
-	for _, co := range peek.Companies {
-		keys.Companies = append(keys.Companies, fake.CompanySeed{APIKey: co.APIKey})
-	}
-	if err := checkSeedKeys(keys, defaultKey); err != nil {
-		return nil, err
-	}
-	seed, err := fake.LoadSeed(bytes.NewReader(data))
-	if err != nil {
-		return nil, errors.New(redactSecrets(err.Error(), seedKeys(keys)...))
-	}
-	return seed, nil
+// loadSeed reads a seed document with fake.LoadSeed, which checks it
+// whole (keys included) and names the place of what is wrong.
+func loadSeed(data []byte) (*fake.Seed, error) {
+	return fake.LoadSeed(bytes.NewReader(data))
 }
 
 // keySource says where the start API key comes from, for the lines printed
@@ -88,28 +67,6 @@ func startAPIKey(cfg *config, seed *fake.Seed) (string, keySource) {
 	}
 	first.APIKey = fake.DefaultAPIKey
 	return fake.DefaultAPIKey, keyDefault
-}
-
-// checkSeedKeys checks, before the fake loads seed, that every company has
-// a key of its own: each but the first needs one (the first keeps
-// defaultKey without one), and no two companies share one. Its errors name
-// the companies by their place in the seed, never the key.
-func checkSeedKeys(seed *fake.Seed, defaultKey string) error {
-	owner := map[string]int{}
-	for i, co := range seed.Companies {
-		key := co.APIKey
-		if i == 0 && key == "" {
-			key = defaultKey
-		}
-		if key == "" {
-			return fmt.Errorf("seed: companies[%d].api_key: missing; every company but the first needs an API key of its own", i)
-		}
-		if j, taken := owner[key]; taken {
-			return fmt.Errorf("seed: companies[%d].api_key: the same API key as companies[%d]; every company needs an API key of its own", i, j)
-		}
-		owner[key] = i
-	}
-	return nil
 }
 
 // seedKeys returns the API keys a seed names, for redactSecrets.

@@ -39,7 +39,7 @@ func readStateFile(path string) (seed *fake.Seed, ok bool, err error) {
 	if err != nil {
 		return nil, false, fmt.Errorf("--state: %w", err)
 	}
-	seed, err = loadSeed(data, fake.DefaultAPIKey)
+	seed, err = loadSeed(data)
 	if err != nil {
 		return nil, false, fmt.Errorf("--state %s: %w", path, err)
 	}

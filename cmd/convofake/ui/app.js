@@ -141,7 +141,7 @@
   function inboxRow(c) {
     const m = c.last_message;
     return el("tr", { "data-id": c.id },
-      el("td", { "data-label": "Contact" }, el("a", { href: "#thread/" + encodeURIComponent(c.id) }, c.contact_name || c.channel_identifier)),
+      el("td", { "data-label": "Contact" }, el("a", { href: "#thread/" + encodeURIComponent(c.id) + "?company=" + encodeURIComponent(c.company_id) }, c.contact_name || c.channel_identifier)),
       el("td", { "data-label": "Channel", text: c.channel }),
       el("td", { "data-label": "Status", text: c.status }),
       el("td", { "data-label": "Assigned to", text: c.assigned_to || "unassigned" }),
@@ -150,10 +150,14 @@
       el("td", { "data-label": "Anomalies" }, c.buckets.length ? c.buckets.map((b) => el("span", { class: "mark", "data-bucket": b }, "⚠ " + b)) : "none"));
   }
 
-  async function viewThread(v, id) {
-    const t = await api("GET", "/_fake/state/conversations/" + encodeURIComponent(id) + "/messages");
+  // viewThread shows a conversation: arg is "<id>?company=<company id>"
+  // (ids are unique within a company only).
+  async function viewThread(v, arg) {
+    const [id, query] = arg.split(/\?(.*)/s);
+    const company = new URLSearchParams(query || "").get("company") || await defaultCompany();
+    const t = await api("GET", "/_fake/state/conversations/" + encodeURIComponent(id) + "/messages?company=" + encodeURIComponent(company));
     const c = t.conversation;
-    v.append(el("p", {}, el("a", { href: "#inbox" }, "← Conversations")),
+    v.append(el("p", {}, el("a", { href: "#inbox?company=" + encodeURIComponent(company) }, "← Conversations")),
       el("h2", {}, "Conversation with " + (t.contact_name || c.channel_identifier)),
       el("p", { class: "muted" }, c.channel + " · " + c.status + " · " + (c.assigned_to ? "assigned to " + c.assigned_to : "unassigned") + " · id ", el("span", { class: "code", text: c.id })),
       el("ol", { class: "thread", id: "thread" }, t.messages.map(messageItem)));
@@ -173,13 +177,33 @@
     return li;
   }
 
+  // mediaBlock shows a file. Its content comes from the admin API (with
+  // the token, as every read), then is shown from a blob: an image as an
+  // image, anything else as a download; no temporary link is made.
   function mediaBlock(m) {
     const md = m.media;
     const name = md.filename || md.media_id || "file";
     const desc = name + " (" + [md.mime_type, md.size ? md.size + " bytes" : "", md.status].filter(Boolean).join(", ") + ")";
-    if (m.media_url && m.type === "image") return el("img", { src: m.media_url, alt: "Image " + name });
-    if (m.media_url) return el("div", {}, "File: ", el("a", { href: m.media_url, download: name }, desc));
-    return el("div", {}, "File: " + desc);
+    if (!m.media_url) return el("div", {}, "File: " + desc);
+    const box = el("div", {}, "File: ", el("a", { href: "#", onclick: (e) => { e.preventDefault(); download(m.media_url, name); } }, desc));
+    if (m.type === "image" && /^image\/(png|jpeg|gif|webp)$/.test(md.mime_type || "")) {
+      blobOf(m.media_url, md.mime_type).then((url) => box.prepend(el("img", { src: url, alt: "Image " + name }))).catch(() => {});
+    }
+    return box;
+  }
+
+  async function blobOf(path, type) {
+    const resp = await fetch(path, { headers: { Authorization: "Bearer " + state.token }, cache: "no-store" });
+    if (!resp.ok) throw new APIError(resp.status, null);
+    return URL.createObjectURL(new Blob([await resp.arrayBuffer()], { type: type || "application/octet-stream" }));
+  }
+
+  async function download(path, name) {
+    try {
+      const url = await blobOf(path);
+      el("a", { href: url, download: name }).click();
+      setTimeout(() => URL.revokeObjectURL(url), 1000);
+    } catch (e) { fail(e); }
   }
 
   function formValues(form) {
@@ -193,7 +217,6 @@
       await companySelect(state.journalCompany || "*", (v) => { state.journalCompany = v; state.journalKey = ""; pollJournal(); }, true),
       el("label", {}, "Path pattern", el("input", { name: "path", placeholder: "/conversations/*", id: "jpath" })),
       el("label", {}, "Status", el("input", { name: "status", placeholder: "200, 4xx, 5xx", id: "jstatus", size: 8 })),
-      el("label", {}, el("span", {}, el("input", { type: "checkbox", name: "own", id: "jown" }), " the page's own reads")),
       el("button", { type: "submit" }, "Filter"));
     v.append(el("h2", { text: "Request journal" }), form,
       el("p", { class: "muted", text: "Newest first, updated every second. Open a row to see its headers and body (secrets redacted)." }),
@@ -215,12 +238,10 @@
     const path = $("jpath").value.trim();
     const data = await api("GET", "/_fake/requests" + (path ? "?path=" + encodeURIComponent(path) : ""));
     const co = state.journalCompany || "*";
-    const own = $("jown").checked;
     const items = data.items.map((r, i) => Object.assign(r, { key: r.time + " " + r.method + " " + r.path + " " + i }))
-      .filter((r) => (co === "*" || r.company_id === co) && statusMatches($("jstatus").value, r.status) &&
-        (own || !((r.headers["User-Agent"] || [])[0] || "").startsWith("convofake-ui")))
+      .filter((r) => (co === "*" || r.company_id === co) && statusMatches($("jstatus").value, r.status))
       .reverse();
-    const key = JSON.stringify([items.length, items.length ? items[0].key : "", co, own, $("jstatus").value]);
+    const key = JSON.stringify([items.length, items.length ? items[0].key : "", co, $("jstatus").value]);
     if (key === state.journalKey) return;
     state.journalKey = key;
     const head = el("div", { class: "reqhead", "aria-hidden": "true" }, ["Time", "Method", "Path", "Status", "Company"].map((h) => el("span", { text: h })));
