@@ -18,7 +18,8 @@ import (
 // the original did.
 
 // ExportSeed returns the whole state as a seed document: every company with
-// its id and API key, channel accounts and webchat widgets, contacts (tags
+// its id (the default company's too, which loading ignores: give it to a
+// new server with [WithDefaultCompanyID]) and API key, channel accounts and webchat widgets, contacts (tags
 // with their ids, custom fields, sequences, canceled ones included) and
 // conversations with their messages (media contents, reactions), and, on a
 // manual clock, the clock's now. Loaded into a fresh server ([WithSeed],
@@ -38,12 +39,8 @@ func (s *Server) ExportSeed() *Seed {
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	for i, co := range s.companies {
-		cs := co.export()
-		if i == 0 {
-			cs.ID = "" // the default company keeps the id of the server it loads into
-		}
-		seed.Companies = append(seed.Companies, cs)
+	for _, co := range s.companies {
+		seed.Companies = append(seed.Companies, co.export())
 	}
 	return seed
 }

@@ -19,8 +19,7 @@ type objectIndex map[string]any
 // resetLocked empties the state. The default company keeps its id and key,
 // so [Company] handles taken before stay valid.
 func (s *Server) resetLocked() {
-	key := s.cfg.apiKey
-	id := ""
+	key, id := s.cfg.apiKey, s.cfg.defaultID
 	if s.defaultCo != nil {
 		key, id = s.defaultCo.apiKey, s.defaultCo.id
 	}

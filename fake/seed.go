@@ -29,8 +29,10 @@ type Seed struct {
 // CompanySeed is one company of a [Seed].
 type CompanySeed struct {
 	// ID is the company's id on every company but the first (the default
-	// company keeps its own); default a new UUID. An export carries it, so
-	// that ?company= filters still name the company after a reload.
+	// company keeps its own: loading ignores the first company's ID; start
+	// a server with [WithDefaultCompanyID] to give it one); default a new
+	// UUID. An export carries it, so that ?company= filters still name the
+	// company after a reload.
 	ID            string           `json:"id,omitempty"`
 	APIKey        string           `json:"api_key,omitempty"`       // required except on the first company
 	Channels      []ChannelAccount `json:"channels,omitempty"`      // accounts and webchat widgets
@@ -45,24 +47,15 @@ type CompanySeed struct {
 // to any user.
 var ErrRealClock = errors.New(`seed: now: the server's clock is real and cannot be set; remove "now" from the seed, or start the server on a manual clock`)
 
-// LoadSeed reads a seed document and checks it (by loading it into a
-// scratch server). Errors name the place: a line and column for JSON
-// syntax; a JSON path down to the field for content, wrong types and
-// unknown fields, e.g.
+// LoadSeed reads a seed document ([DecodeSeed]) and checks its content
+// (by loading it into a scratch server). Errors name the place: a line and
+// column for JSON syntax; a JSON path down to the field for content, wrong
+// types and unknown fields, e.g.
 // "seed: companies[0].conversations[2].messages[1].sender: unknown sender \"martian\"".
 func LoadSeed(r io.Reader) (*Seed, error) {
-	data, err := io.ReadAll(r)
+	seed, err := DecodeSeed(r)
 	if err != nil {
-		return nil, fmt.Errorf("seed: %w", err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	var seed Seed
-	if err := dec.Decode(&seed); err != nil {
-		return nil, decodeError(data, err)
-	}
-	if dec.More() {
-		return nil, errors.New("seed: more than one JSON value")
+		return nil, err
 	}
 	// A manual scratch clock, so that a seed with now loads as it would on
 	// the server it is meant for.
@@ -70,10 +63,61 @@ func LoadSeed(r io.Reader) (*Seed, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := scratch.Load(&seed); err != nil {
+	if err := scratch.Load(seed); err != nil {
 		return nil, err
 	}
+	return seed, nil
+}
+
+// DecodeSeed reads a seed document as strictly as [LoadSeed], without
+// loading it anywhere: for a tool that loads it next ([Server.Load],
+// [WithSeed]), which checks the content and names the place of what is
+// wrong. The document must be one JSON object: null, an array or a scalar
+// is refused, as is a second value after it. Errors name the place: a line
+// and column for JSON syntax; a JSON path for wrong types and unknown
+// fields. It reads r to its end; bound r (io.LimitReader) to bound the
+// memory.
+func DecodeSeed(r io.Reader) (*Seed, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("seed: %w", err)
+	}
+	if kind := topKind(data); kind != "object" {
+		return nil, fmt.Errorf("seed: the document is %s; want a JSON object ({\"companies\": [...]}, fake/SEED.md)", kind)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var seed Seed
+	if err := dec.Decode(&seed); err != nil {
+		return nil, decodeError(data, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("seed: more than one JSON value")
+	}
 	return &seed, nil
+}
+
+// topKind names the JSON type of a document by its first character:
+// "object", "null", "an array", "a string", "a number", "a boolean",
+// "empty".
+func topKind(data []byte) string {
+	data = bytes.TrimLeft(data, " \t\r\n")
+	if len(data) == 0 {
+		return "empty"
+	}
+	switch data[0] {
+	case '{':
+		return "object"
+	case 'n':
+		return "null"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	}
+	return "a number"
 }
 
 // Load replaces the server's state with seed (as [Server.Reset] then the

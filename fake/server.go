@@ -74,6 +74,7 @@ type config struct {
 	journalBytes   int64
 	inMemory       bool
 	readableIDs    bool
+	defaultID      string
 	middleware     []func(http.Handler) http.Handler
 }
 
@@ -119,6 +120,12 @@ func WithAttachmentTTL(d time.Duration) Option { return func(cfg *config) { cfg.
 // uuid), so a client that checks formats will refuse them. [LoadSeed]
 // checks a document as a server without this option would.
 func WithReadableIDs() Option { return func(cfg *config) { cfg.readableIDs = true } }
+
+// WithDefaultCompanyID sets the id of the default company (default a new
+// UUID), e.g. the companies[0].id of an export, so that a server restarted
+// from its saved state keeps the id its tenants' tools know. A seed's first
+// company never changes it.
+func WithDefaultCompanyID(id string) Option { return func(cfg *config) { cfg.defaultID = id } }
 
 // WithSeed loads seed at start (see [Server.Load]). When the seed has a now
 // and no [WithClock] is given, the server runs on a manual clock frozen at it.

@@ -16,9 +16,10 @@ import (
 	"github.com/convoapi/convo-go/fake"
 )
 
-// maxAdminBody bounds the body of an admin request (a seed document can be
-// large, but not unbounded).
-const maxAdminBody = 16 << 20
+// maxAdminBody bounds the body of an admin request but the two that take a
+// seed document (POST /_fake/seed and POST /_fake/companies), which
+// --max-seed-size bounds: the others are small JSON objects.
+const maxAdminBody = 1 << 20
 
 // admin is the admin HTTP API under /_fake/: everything a Go test does with
 // a *fake.Server, over HTTP, guarded by a bearer token.
@@ -35,12 +36,15 @@ type admin struct {
 	anyIP     bool
 	// state is the --state file POST /_fake/save writes; nil without it.
 	state *stateFile
+	// seedLimit bounds a seed document's body (--max-seed-size).
+	seedLimit int64
 	// tenants are the companies POST /_fake/companies created.
 	tenants tenants
 }
 
 func newAdmin(srv *fake.Server, token string, logger *slog.Logger) *admin {
-	a := &admin{srv: srv, tokenHash: sha256.Sum256([]byte(token)), logger: logger, mux: http.NewServeMux(), ui: uiHandler()}
+	a := &admin{srv: srv, tokenHash: sha256.Sum256([]byte(token)), logger: logger, mux: http.NewServeMux(), ui: uiHandler(),
+		seedLimit: defaultMaxSeedSize}
 	handle := func(pattern string, h func(w http.ResponseWriter, r *http.Request) error) {
 		a.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 			if err := h(w, r); err != nil {
@@ -142,7 +146,11 @@ func (a *admin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"missing or wrong admin token: send Authorization: Bearer <admin token> (printed at start as CONVOFAKE_ADMIN_TOKEN)"))
 		return
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, maxAdminBody)
+	limit := int64(maxAdminBody)
+	if takesSeed(r) {
+		limit = a.seedLimit
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, limit)
 	if _, pattern := a.mux.Handler(r); pattern == "" {
 		var allowed []string
 		for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodDelete} {
@@ -181,7 +189,7 @@ func decodeBody(r *http.Request, v any, optional bool) error {
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return errorf(http.StatusRequestEntityTooLarge, "body_too_large", "the body is larger than %d bytes", mbe.Limit)
+			return tooLarge(r, mbe.Limit)
 		}
 		return badRequest("cannot read the body: %v", err)
 	}
@@ -200,6 +208,22 @@ func decodeBody(r *http.Request, v any, optional bool) error {
 		return badRequest("the body holds more than one JSON value")
 	}
 	return nil
+}
+
+// takesSeed reports whether r is one of the two requests whose body is a
+// seed document, bounded by --max-seed-size.
+func takesSeed(r *http.Request) bool {
+	return r.Method == http.MethodPost && (r.URL.Path == "/_fake/seed" || r.URL.Path == "/_fake/companies")
+}
+
+// tooLarge is the 413 of a body over limit, naming the flag that sets the
+// limit of a seed document.
+func tooLarge(r *http.Request, limit int64) *adminError {
+	if !takesSeed(r) {
+		return errorf(http.StatusRequestEntityTooLarge, "body_too_large", "the body is larger than %d bytes, the limit of this endpoint", limit)
+	}
+	return errorf(http.StatusRequestEntityTooLarge, "body_too_large",
+		"the body is larger than %d bytes (--max-seed-size; restart convofake with a larger one to send it)", limit)
 }
 
 // patternHelp explains the path patterns of fault rules and journal

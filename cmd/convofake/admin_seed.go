@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"io"
 	"net/http"
 	"time"
 
@@ -89,16 +88,12 @@ func (a *admin) reset(w http.ResponseWriter, r *http.Request) error {
 // the key clients use: the answer and the log say so (naming the company,
 // never the key).
 func (a *admin) seed(w http.ResponseWriter, r *http.Request) error {
-	data, err := io.ReadAll(r.Body)
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return errorf(http.StatusRequestEntityTooLarge, "body_too_large", "the seed is larger than %d bytes", mbe.Limit)
-		}
-		return badRequest("cannot read the body: %v", err)
-	}
 	before := a.srv.APIKey()
-	seed, err := loadSeed(data)
+	seed, err := loadSeed(r.Body) // bounded by --max-seed-size (ServeHTTP)
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return tooLarge(r, mbe.Limit)
+	}
 	if err != nil {
 		return errorf(http.StatusBadRequest, "invalid_seed", "%s", redactSecrets(err.Error(), serverKeys(a.srv)...))
 	}

@@ -34,15 +34,28 @@ type app struct {
 
 // startApp builds everything run serves; its errors say which flag to
 // change.
-func startApp(cfg *config, logger *slog.Logger) (*app, error) {
-	seed, err := loadStartSeed(cfg)
-	if err != nil {
-		return nil, err
+func startApp(cfg *config, logger *slog.Logger) (a *app, err error) {
+	var state *stateFile
+	var seed *fake.Seed
+	if cfg.stateFile != "" {
+		if state, seed, err = openStateFile(cfg.stateFile, int64(cfg.maxSeedSize)); err != nil {
+			return nil, err
+		}
+		defer func() {
+			if err != nil {
+				state.lock.release()
+			}
+		}()
+	}
+	if seed == nil {
+		if seed, err = loadStartSeed(cfg); err != nil {
+			return nil, err
+		}
 	}
 	key, source := startAPIKey(cfg, seed)
 	clock := startClock(cfg, seed)
 
-	a := &app{cfg: cfg, logger: logger, keySource: source, adminToken: cfg.adminToken}
+	a = &app{cfg: cfg, logger: logger, keySource: source, adminToken: cfg.adminToken}
 	if a.adminToken == "" {
 		a.adminToken = randomToken()
 	}
@@ -66,9 +79,10 @@ func startApp(cfg *config, logger *slog.Logger) (*app, error) {
 		logger.Info("the API key of the default company is the seed file's", "company", a.srv.Company().ID(), "from", "companies[0].api_key of "+cfg.seedFile)
 	}
 	a.adm = newAdmin(a.srv, a.adminToken, logger)
-	if cfg.stateFile != "" {
-		a.state = &stateFile{path: cfg.stateFile, srv: a.srv}
-		a.adm.state = a.state
+	a.adm.seedLimit = int64(cfg.maxSeedSize)
+	if state != nil {
+		state.srv = a.srv
+		a.state, a.adm.state = state, state
 	}
 	a.adm.checkHost = true
 	a.adm.hosts, a.adm.anyIP = listenHosts(cmp.Or(cfg.adminAddr, cfg.addr), cfg.publicURL)
@@ -82,6 +96,7 @@ func newFake(cfg *config, seed *fake.Seed, key string, clock *fake.Clock, public
 		burst = max(1, int(math.Ceil(cfg.rateLimit)))
 	}
 	return fake.NewHandler(
+		fake.WithDefaultCompanyID(seed.Companies[0].ID), // a restart keeps the default company's id
 		fake.WithClock(clock),
 		fake.WithAPIKey(key),
 		fake.WithSeed(seed),

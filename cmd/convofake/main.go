@@ -73,6 +73,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		return exitNoStart
 	}
 	defer a.closeListeners()
+	if a.state != nil {
+		defer a.state.lock.release() // after the save at exit
+	}
 	a.printWhatToUse(stdout)
 	return a.serve(ctx, stderr, ready)
 }

@@ -1,41 +1,35 @@
 package main
 
 import (
-	"bytes"
+	"errors"
 	"fmt"
-	"os"
+	"io"
+	"io/fs"
 	"strconv"
 	"strings"
 
 	"github.com/convoapi/convo-go/fake"
 )
 
-// loadStartSeed returns the seed loaded at start: the --seed file, or the
-// fake's demo data. Errors name the file, the JSON path and the reason.
+// loadStartSeed returns the seed loaded at start when --state has none:
+// the --seed file (read up to --max-seed-size), or the fake's demo data.
+// Errors name the file, the JSON path and the reason.
 func loadStartSeed(cfg *config) (*fake.Seed, error) {
-	if cfg.stateFile != "" {
-		if seed, ok, err := readStateFile(cfg.stateFile); ok || err != nil {
-			return seed, err
-		}
-	}
 	if cfg.seedFile == "" {
 		return fake.DemoSeed(), nil
 	}
-	data, err := os.ReadFile(cfg.seedFile)
-	if err != nil {
+	seed, err := readSeedFile("--seed", cfg.seedFile, int64(cfg.maxSeedSize))
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("--seed: %w", err)
 	}
-	seed, err := loadSeed(data)
-	if err != nil {
-		return nil, fmt.Errorf("--seed %s: %w", cfg.seedFile, err)
-	}
-	return seed, nil
+	return seed, err
 }
 
-// loadSeed reads a seed document with fake.LoadSeed, which checks it
-// whole (keys included) and names the place of what is wrong.
-func loadSeed(data []byte) (*fake.Seed, error) {
-	return fake.LoadSeed(bytes.NewReader(data))
+// loadSeed decodes a seed document with fake.DecodeSeed, as strictly as
+// the fake reads any (it names the place of what is wrong); the fake
+// checks its content as it loads it.
+func loadSeed(r io.Reader) (*fake.Seed, error) {
+	return fake.DecodeSeed(r)
 }
 
 // keySource says where the start API key comes from, for the lines printed

@@ -200,14 +200,14 @@ func TestUI(t *testing.T) {
 		if png := pg.screenshot("conversations"); uiReadme != "" {
 			require.NoError(t, os.WriteFile(uiReadme, png, 0o644))
 		}
-		pg.run(chromedp.Click(chromedp.CSS(`#inbox a[href="#thread/`+id+`"]`)), chromedp.WaitVisible(chromedp.CSS(`#thread li`)))
+		pg.run(chromedp.Click(chromedp.CSS(`#inbox a[href^="#thread/`+id+`?company="]`)), chromedp.WaitVisible(chromedp.CSS(`#thread li`)))
 		thread := pg.text("#thread")
 		assert.Contains(t, thread, "Hi! My order #4521 hasn't arrived yet.")
 		assert.Contains(t, thread, "Outbound from agent")
 		assert.Contains(t, thread, "Reactions: ")
 		assert.Contains(t, thread, "File: voice-note.ogg (audio/ogg", "other media by name")
-		images := eval[int](pg, `document.querySelectorAll("#thread img").length`)
-		assert.Positive(t, images, "an image is shown through its temporary link")
+		require.NoError(t, pg.within(safetyTimeout, `document.querySelectorAll("#thread img").length > 0`), "an image is shown, from a blob")
+		assert.True(t, eval[bool](pg, `[...document.querySelectorAll("#thread img")].every(i => i.src.startsWith("blob:"))`))
 		pg.screenshot("thread")
 	})
 
@@ -267,6 +267,47 @@ func TestUI(t *testing.T) {
 	})
 
 	assert.Empty(t, pg.foreign(), "the page asks no other host")
+}
+
+// TestUIViewsChangeNothing opens every view of the page, a thread and its
+// image included, then checks each thing a look must not change: the
+// journal, the rate-limit budget, the anomaly answer and the clock.
+func TestUIViewsChangeNothing(t *testing.T) {
+	p := start(t, "--clock", uiClock, "--rate-limit", "0.001", "--rate-burst", "3", "--anomaly-cache", "24h")
+	clock := p.admin(http.MethodGet, "/_fake/clock", "").json(t)
+	pg := newPage(t, p, 1280, 800)
+	pg.open("#token=" + testAdminToken)
+	pg.run(chromedp.WaitVisible(chromedp.CSS(`body[data-view="companies"] #view h2`)))
+	id := conversationOf(t, p, "Ana Souza")
+	pg.view("inbox", `#inbox tbody tr`)
+	pg.view("inbox?bucket=unanswered", `#inbox`)
+	pg.run(chromedp.Click(chromedp.CSS(`#inbox a[href^="#thread/`+id+`?company="]`)), chromedp.WaitVisible(chromedp.CSS(`#thread li`)))
+	require.NoError(t, pg.within(safetyTimeout, `document.querySelectorAll("#thread img").length > 0`))
+	for _, v := range []struct{ fragment, ready string }{
+		{"journal", "#journal"}, {"faults", "#faultform"}, {"clock", "#advanceform"}, {"state", "#export"}, {"companies", "#view table"},
+	} {
+		pg.view(v.fragment, v.ready)
+	}
+
+	t.Run("the journal", func(t *testing.T) {
+		assert.EqualValues(t, 0, p.admin(http.MethodGet, "/_fake/requests", "").json(t)["count"])
+	})
+	t.Run("the clock", func(t *testing.T) {
+		assert.Equal(t, clock, p.admin(http.MethodGet, "/_fake/clock", "").json(t))
+	})
+	t.Run("the anomaly answer", func(t *testing.T) {
+		// Four hours later Emma Clarke waits too. Had a view filled the
+		// report's cache (24 h here), the API would still answer the count
+		// of the moment the page was opened.
+		require.Equal(t, http.StatusOK, p.admin(http.MethodPost, "/_fake/clock", `{"advance": "4h"}`).status)
+		want := len(inboxItems(t, p, "?bucket=unanswered"))
+		assert.EqualValues(t, want, anomalyCount(t, p, fakeAPIKey(p)), "the count of now (the first token of 3)")
+	})
+	t.Run("the rate-limit budget", func(t *testing.T) {
+		assert.Equal(t, http.StatusOK, p.api("/v1/channels", fakeAPIKey(p)).status, "the second token of 3")
+		assert.Equal(t, http.StatusOK, p.api("/v1/channels", fakeAPIKey(p)).status, "the third token of 3")
+		assert.Equal(t, http.StatusTooManyRequests, p.api("/v1/channels", fakeAPIKey(p)).status, "the budget was whole: the page took none")
+	})
 }
 
 // TestUINarrow: on a narrow window nothing scrolls sideways.
