@@ -39,8 +39,9 @@ func (s *Server) ExportSeed() *Seed {
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	now := s.clock.Now()
 	for _, co := range s.companies {
-		seed.Companies = append(seed.Companies, co.export())
+		seed.Companies = append(seed.Companies, co.export(now))
 	}
 	return seed
 }
@@ -56,11 +57,13 @@ func (c *Company) ExportSeed() (CompanySeed, bool) {
 	if co == nil {
 		return CompanySeed{}, false
 	}
-	return co.export(), true
+	return co.export(c.s.clock.Now()), true
 }
 
-// export is the company as a seed company. The caller holds Server.mu.
-func (co *company) export() CompanySeed {
+// export is the company as a seed company, allow_future set when a
+// message is dated after now (the clock was moved back). The caller holds
+// Server.mu.
+func (co *company) export(now time.Time) CompanySeed {
 	cs := CompanySeed{ID: co.id, APIKey: co.apiKey}
 	for _, acc := range co.accounts {
 		cs.Channels = append(cs.Channels, ChannelAccount{
@@ -76,6 +79,9 @@ func (co *company) export() CompanySeed {
 	}
 	for _, cv := range co.conversations {
 		cs.Conversations = append(cs.Conversations, cv.export())
+		if n := len(cv.msgs); n > 0 && cv.msgs[n-1].at.After(now) {
+			cs.AllowFuture = true
+		}
 	}
 	return cs
 }

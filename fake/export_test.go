@@ -115,8 +115,8 @@ func (g *seedGen) message() fake.Message {
 		Type:   pickOf[convo.MessageType](g, "text", "text", "text", "image", "audio", "document", "sticker", "video", "unsupported"),
 		Ago:    g.ago(),
 	}
-	if g.chance(0.7) {
-		m.Text = fmt.Sprintf("text %d", g.pick(1000))
+	if g.chance(0.7) && m.Type != "unsupported" && !(m.Sender == fake.SenderSystem && m.Type == "text") {
+		m.Text = fmt.Sprintf("text %d", g.pick(1000)) // system and unsupported messages have none
 	}
 	if m.Sender != fake.SenderContact && g.chance(0.7) {
 		m.Status = pickOf[convo.MessageStatus](g, "queued", "sent", "delivered", "read", "failed")

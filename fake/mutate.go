@@ -294,6 +294,19 @@ func optString(s string) *string {
 	return &s
 }
 
+// checkTagName refuses a tag name the API could not show: GET
+// /chatapp/contacts/lookup joins a contact's tag names with "," in
+// tag_names, so a name holding a comma would read as two tags.
+func checkTagName(name string) error {
+	switch {
+	case name == "":
+		return errors.New("a tag name is empty")
+	case strings.Contains(name, ","):
+		return fmt.Errorf("%q holds a comma: tag_names joins the names with \",\", so it would read as two tags", name)
+	}
+	return nil
+}
+
 // tag returns the company's tag called name, creating it.
 func (co *company) tag(name string) *tag {
 	if t := co.tagsByName[name]; t != nil {
@@ -312,6 +325,9 @@ func (ct *contact) seedTags(co *company, names, ids []string) error {
 		return fieldErr("tag_ids", "%d ids for %d tags", len(ids), len(names))
 	}
 	for i, name := range names {
+		if err := checkTagName(name); err != nil {
+			return within(fmt.Sprintf("tags[%d]", i), err)
+		}
 		if len(ids) == 0 {
 			ct.addTag(co.tag(name))
 			continue

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"time"
 
 	convo "github.com/convoapi/convo-go"
+	"github.com/convoapi/convo-go/internal/strictjson"
 )
 
 // Seed is a seed document: the whole state of a server in JSON, for
@@ -38,6 +40,11 @@ type CompanySeed struct {
 	Channels      []ChannelAccount `json:"channels,omitempty"`      // accounts and webchat widgets
 	Contacts      []Contact        `json:"contacts,omitempty"`      // contacts, each on one account
 	Conversations []Conversation   `json:"conversations,omitempty"` // conversations with their messages
+	// AllowFuture lets the company's messages be dated after now. A seed
+	// refuses them otherwise (a year off by one in a fixture); an export
+	// sets it when the clock was moved back before some of them, so that it
+	// loads back.
+	AllowFuture bool `json:"allow_future,omitempty"`
 }
 
 // ErrRealClock is the error of [Server.Load] for a seed with a now on a
@@ -73,7 +80,10 @@ func LoadSeed(r io.Reader) (*Seed, error) {
 // loading it anywhere: for a tool that loads it next ([Server.Load],
 // [WithSeed]), which checks the content and names the place of what is
 // wrong. The document must be one JSON object: null, an array or a scalar
-// is refused, as is a second value after it. Errors name the place: a line
+// is refused, as is a second value after it. As in the API's bodies, a key
+// given twice in one object is refused, and so is a key spelled in
+// another case than its field's ("API_KEY" for "api_key"), which
+// encoding/json alone would take. Errors name the place: a line
 // and column for JSON syntax; a JSON path for wrong types and unknown
 // fields. It reads r to its end; bound r (io.LimitReader) to bound the
 // memory.
@@ -84,6 +94,9 @@ func DecodeSeed(r io.Reader) (*Seed, error) {
 	}
 	if kind := topKind(data); kind != "object" {
 		return nil, fmt.Errorf("seed: the document is %s; want a JSON object ({\"companies\": [...]}, fake/SEED.md)", kind)
+	}
+	if err := strictjson.Check(data, reflect.TypeFor[Seed]()); err != nil {
+		return nil, fmt.Errorf("seed: %w", err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -270,6 +283,8 @@ func (s *Server) loadLocked(seed *Seed) error {
 // loadCompanyLocked adds the channels, contacts and conversations of cs to
 // co; errors name their place under path.
 func (s *Server) loadCompanyLocked(path string, co *company, cs CompanySeed) (err error) {
+	s.allowFuture = cs.AllowFuture
+	defer func() { s.allowFuture = false }()
 	refs := seedRefs{}
 	for j, ch := range cs.Channels {
 		id, err := s.addAccount(co, ch, ch.Channel == convo.ChannelWebchat)

@@ -40,6 +40,9 @@ type Server struct {
 	seq       uint64
 	files     *fileGrants // the temporary attachment URLs given
 	loadNow   time.Time   // while a seed loads: the now of its times and defaults
+	// allowFuture: while a seed company loads, its messages may be dated
+	// after loadNow (CompanySeed.AllowFuture).
+	allowFuture bool
 
 	clock      *Clock
 	errIDs     *errorIDs

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/convoapi/convo-go/fake"
+	"github.com/convoapi/convo-go/internal/strictjson"
 )
 
 // maxAdminBody bounds the body of an admin request but the two that take a
@@ -182,8 +183,11 @@ func (a *admin) authorized(r *http.Request) bool {
 	return subtle.ConstantTimeCompare(got[:], a.tokenHash[:]) == 1
 }
 
-// decodeBody decodes a JSON object body strictly into v. An empty body is
-// allowed when optional is true (v keeps its zero value).
+// decodeBody decodes a JSON object body strictly into v, as the fake reads
+// the API's bodies and seed documents (internal/strictjson): a key given
+// twice, or in another case than its field's, is refused naming it, and so
+// is an unknown field. An empty body is allowed when optional is true (v
+// keeps its zero value).
 func decodeBody(r *http.Request, v any, optional bool) error {
 	data, err := io.ReadAll(r.Body)
 	if err != nil {
@@ -198,6 +202,9 @@ func decodeBody(r *http.Request, v any, optional bool) error {
 			return nil
 		}
 		return badRequest("a JSON object body is required")
+	}
+	if err := strictjson.Check(data, reflect.TypeOf(v)); err != nil {
+		return badRequest("the body is not the expected JSON object: %v", err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()

@@ -234,3 +234,13 @@ func TestStateFileSaveFails(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, entries, 1, "the temporary file is removed")
 }
+
+// A state file is read as strictly as a seed body: a key given twice is
+// refused at start, naming the place.
+func TestStateFileStrictness(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	require.NoError(t, os.WriteFile(path, []byte(`{"companies": [{"api_key": "k1", "api_key": "k2"}]}`), 0o600))
+	code, stderr := runOnce(t, "--addr", "127.0.0.1:0", "--state", path)
+	assert.Equal(t, exitNoStart, code)
+	assert.Contains(t, stderr, "--state "+path+": seed: companies[0].api_key is given more than once")
+}
