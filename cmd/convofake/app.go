@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/convoapi/convo-go/fake"
+	"github.com/convoapi/convo-go/internal/netx"
 )
 
 // app is a started convofake: the fake, its admin API and their listeners.
@@ -210,7 +211,12 @@ func (a *app) handlers() (api, adminOnly http.Handler) {
 		adminHere = notServed("the admin API is off: convofake listens beyond loopback (--addr " + a.cfg.addr +
 			"); restart it with --admin-addr 127.0.0.1:<port> to serve the admin API on loopback, or with --admin-on-public to serve it here")
 	}
-	return a.inFlight.wrap(closeUnread(logRequests(a.logger, a.srv, withRoot(withOpenAPI(route(a.srv.Handler(), adminHere)), a.baseURL, a.adminURL)))), adminOnly
+	var apiHere http.Handler = withRoot(withOpenAPI(route(a.srv.Handler(), adminHere)), a.baseURL, a.adminURL)
+	if a.apiLn != nil && netx.IsLoopback(a.apiLn.Addr().String()) { // beyond loopback, any name may reach it on purpose
+		names, anyIP := listenHosts(a.cfg.addr, a.cfg.publicURL)
+		apiHere = hostGuard(a.srv, names, anyIP, apiHere)
+	}
+	return a.inFlight.wrap(closeUnread(logRequests(a.logger, a.srv, apiHere))), adminOnly
 }
 
 // notServed answers every request with 404 admin_not_served and msg.

@@ -114,7 +114,9 @@ func newFlagSet(cfg *config) *flag.FlagSet {
 	fs.StringVar(&cfg.adminToken, "admin-token", "",
 		"bearer `TOKEN` of the admin API (default: random, printed at start)")
 	fs.StringVar(&cfg.publicURL, "public-url", "",
-		"`URL` (scheme://host[:port]) the temporary attachment URLs start with (default: the listening address), e.g. behind a port mapping")
+		"`URL` (scheme://host[:port]) the temporary attachment URLs start with (default: the listening address), e.g. behind a port mapping. "+
+			"Its host is also a name the listeners answer to (they refuse other names, against DNS rebinding, when bound to loopback): "+
+			"give it when you reach convofake as host.docker.internal or through a tunnel")
 	declareSecretFlags(fs, cfg)
 	declareServerFlags(fs, &cfg.server)
 	return fs
