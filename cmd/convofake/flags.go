@@ -35,6 +35,7 @@ type config struct {
 	journalBytes  byteSize
 	maxSeedSize   byteSize
 	logFormat     string
+	version       bool // --version: print the version and exit
 	adminToken    string
 	publicURL     string
 
@@ -111,6 +112,7 @@ func newFlagSet(cfg *config) *flag.FlagSet {
 			"limited to 1MiB")
 	fs.StringVar(&cfg.logFormat, "log-format", "text",
 		"`FORMAT` of the request log on stderr: text or json (default text)")
+	fs.BoolVar(&cfg.version, "version", false, "print the version (the module's, the build's commit when known, the Go version) and exit")
 	fs.StringVar(&cfg.adminToken, "admin-token", "",
 		"bearer `TOKEN` of the admin API (default: random, printed at start)")
 	fs.StringVar(&cfg.publicURL, "public-url", "",

@@ -66,6 +66,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		fmt.Fprintf(stderr, "convofake: %v\nconvofake -h lists the flags.\n", err)
 		return exitNoStart
 	}
+	if cfg.version {
+		printVersion(stdout)
+		return exitOK
+	}
 	logger := newLogger(cfg.logFormat, stderr)
 	a, err := startApp(cfg, logger)
 	if err != nil {

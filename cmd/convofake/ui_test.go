@@ -186,9 +186,10 @@ func TestUI(t *testing.T) {
 	sdk := uiClient(t, p)
 
 	pg.open("#token=" + testAdminToken)
-	pg.run(chromedp.WaitVisible(chromedp.CSS(`body[data-view="companies"] #view h2`)))
+	pg.run(chromedp.WaitVisible(chromedp.CSS(`body[data-view="inbox"] #inbox`)))
 	hash := eval[string](pg, `location.hash`)
-	assert.NotContains(t, hash, testAdminToken, "the token leaves the address bar")
+	assert.Equal(t, "#inbox", hash, "the token leaves the address bar; the page opens on the conversations")
+	pg.view("companies", `body[data-view="companies"] #view table`)
 	assert.Contains(t, pg.text("#view"), "Acme Support", "a channel account of the demo data")
 	assert.Contains(t, pg.text("#view"), "(masked)")
 	assert.NotContains(t, pg.text("#view"), fakeAPIKey(p), "keys are masked")
@@ -277,7 +278,7 @@ func TestUIViewsChangeNothing(t *testing.T) {
 	clock := p.admin(http.MethodGet, "/_fake/clock", "").json(t)
 	pg := newPage(t, p, 1280, 800)
 	pg.open("#token=" + testAdminToken)
-	pg.run(chromedp.WaitVisible(chromedp.CSS(`body[data-view="companies"] #view h2`)))
+	pg.run(chromedp.WaitVisible(chromedp.CSS(`body[data-view="inbox"] #inbox`)))
 	id := conversationOf(t, p, "Ana Souza")
 	company := p.admin(http.MethodGet, "/_fake/", "").json(t)["company_id"].(string)
 	pg.view("inbox", `#inbox tbody tr`)
@@ -309,6 +310,55 @@ func TestUIViewsChangeNothing(t *testing.T) {
 		assert.Equal(t, http.StatusOK, p.api("/v1/channels", fakeAPIKey(p)).status, "the third token of 3")
 		assert.Equal(t, http.StatusTooManyRequests, p.api("/v1/channels", fakeAPIKey(p)).status, "the budget was whole: the page took none")
 	})
+}
+
+// TestUIAddressOpensAView: a view given after the token opens at once and
+// stays in the address bar; the token does not.
+func TestUIAddressOpensAView(t *testing.T) {
+	p := start(t, "--clock", uiClock)
+	id := conversationOf(t, p, "Ana Souza")
+	company := p.admin(http.MethodGet, "/_fake/", "").json(t)["company_id"].(string)
+	for _, tc := range []struct{ view, ready string }{
+		{"journal", `body[data-view="journal"] #journal`},
+		{"inbox?bucket=unanswered", `body[data-view="inbox"] #inbox`},
+		{"thread/" + id + "?company=" + company, `body[data-view="thread"] #thread li`},
+	} {
+		t.Run(tc.view, func(t *testing.T) {
+			pg := newPage(t, p, 1280, 800)
+			pg.open("#token=" + testAdminToken + "&" + tc.view)
+			pg.run(chromedp.WaitVisible(chromedp.CSS(tc.ready)))
+			assert.Equal(t, "#"+tc.view, eval[string](pg, `location.hash`))
+		})
+	}
+}
+
+// TestUIShowsInvisibleCharacters: a right-to-left override in a filename,
+// and zero-width characters in a name and a text, are shown as marked code
+// points, never obeyed; an emoji's joiner is kept.
+func TestUIShowsInvisibleCharacters(t *testing.T) {
+	p := start(t, "--clock", uiClock)
+	r := p.admin(http.MethodPost, "/_fake/companies", `{"channels": [{"ref": "a", "channel": "chatapp"}],
+		"contacts": [{"ref": "c", "channel": "a", "phone": "5511988887777", "name": "Ana​Souza"}],
+		"conversations": [{"id": "d0000000-0000-4000-8000-0000000000dd", "contact": "c", "messages": [
+			{"text": "pay‮yalp now 👨‍👩‍👧", "ago": "2h"},
+			{"type": "document", "ago": "1h", "media": {"mime_type": "application/octet-stream", "filename": "photo‮gnp.exe", "content": "MZ"}}]}]}`)
+	require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
+	company := r.json(t)["id"].(string)
+	pg := newPage(t, p, 1280, 800)
+	pg.open("#token=" + testAdminToken + "&thread/d0000000-0000-4000-8000-0000000000dd?company=" + company)
+	pg.run(chromedp.WaitVisible(chromedp.CSS(`#thread li`)))
+	thread := pg.text("#thread")
+	assert.Contains(t, thread, "photoU+202Egnp.exe", "the override is shown where it stands")
+	assert.NotContains(t, thread, "‮", "and not obeyed")
+	assert.Contains(t, thread, "payU+202Eyalp now")
+	assert.Contains(t, thread, "👨‍👩‍👧", "an emoji's joiners are kept")
+	assert.Equal(t, 2, eval[int](pg, `document.querySelectorAll("#thread .ctl").length`))
+	assert.Contains(t, pg.text("#view h2"), "AnaU+200BSouza")
+	pg.screenshot("invisible-characters")
+
+	pg.view("inbox?company="+company, `body[data-view="inbox"] #inbox tbody tr`)
+	assert.Contains(t, pg.text("#inbox"), "AnaU+200BSouza")
+	assert.NotContains(t, pg.text("#inbox"), "​")
 }
 
 // TestUINarrow: on a narrow window nothing scrolls sideways.

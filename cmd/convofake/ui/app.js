@@ -7,16 +7,47 @@
   const state = { token: "", company: "", timer: 0, journalKey: "", open: new Set() };
   const $ = (id) => document.getElementById(id);
 
-  // el builds an element; text is always set as text, never as HTML.
+  // Invisible characters that change how text reads: the bidirectional
+  // controls (a right-to-left override shows "exe.png" as "gnp.exe") and
+  // the zero-width ones. The page shows each as a visible mark (U+202E),
+  // never obeys it. A zero-width joiner inside an emoji sequence is kept.
+  const hidden = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069\u200B\u200C\u2060\uFEFF\u180E]|(?<!\p{Extended_Pictographic}\uFE0F?)\u200D|\u200D(?!\p{Extended_Pictographic})/gu;
+  const codeOf = (c) => "U+" + c.codePointAt(0).toString(16).toUpperCase().padStart(4, "0");
+
+  // visibleText is s with each hidden character written as [U+XXXX], for
+  // attributes (alt, download), which hold no markup.
+  const visibleText = (s) => String(s).replace(hidden, (c) => "[" + codeOf(c) + "]");
+
+  // visibleNodes is s as text nodes, each hidden character as a marked
+  // span that says which it is.
+  function visibleNodes(s) {
+    s = String(s);
+    const out = [];
+    let last = 0;
+    for (const m of s.matchAll(hidden)) {
+      if (m.index > last) out.push(document.createTextNode(s.slice(last, m.index)));
+      const mark = document.createElement("span");
+      mark.className = "ctl";
+      mark.title = "invisible character " + codeOf(m[0]) + ", shown, not obeyed";
+      mark.textContent = codeOf(m[0]);
+      out.push(mark);
+      last = m.index + m[0].length;
+    }
+    if (last < s.length) out.push(document.createTextNode(s.slice(last)));
+    return out;
+  }
+
+  // el builds an element; text is always set as text, never as HTML, with
+  // its invisible characters shown (visibleNodes).
   function el(tag, attrs, ...kids) {
     const e = document.createElement(tag);
     for (const [k, v] of Object.entries(attrs || {})) {
       if (v === undefined || v === null || v === false) continue;
       if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
-      else if (k === "text") e.textContent = v;
-      else e.setAttribute(k, v === true ? "" : v);
+      else if (k === "text") e.replaceChildren(...visibleNodes(v));
+      else e.setAttribute(k, v === true ? "" : visibleText(v));
     }
-    for (const k of kids.flat()) if (k !== null && k !== undefined) e.append(k instanceof Node ? k : String(k));
+    for (const k of kids.flat()) if (k !== null && k !== undefined) e.append(...(k instanceof Node ? [k] : visibleNodes(k)));
     return e;
   }
 
@@ -64,12 +95,17 @@
 
   const fmtTime = (s) => (s ? s.replace("T", " ").replace(/\.\d+Z$/, "Z") : "—");
 
+  // takeToken reads the token from the address: #token=<token>, optionally
+  // followed by &<view> (e.g. #token=…&inbox?bucket=unanswered, or
+  // #token=…&thread/<id>?company=<id>). The token leaves the address bar,
+  // the view stays (the conversations when none is given).
   function takeToken() {
-    const m = /(?:^#|&)token=([^&]*)/.exec(location.hash);
-    if (m) {
-      state.token = decodeURIComponent(m[1]);
+    if (location.hash.startsWith("#token=")) {
+      const rest = location.hash.slice("#token=".length);
+      const amp = rest.indexOf("&");
+      state.token = decodeURIComponent(amp < 0 ? rest : rest.slice(0, amp));
       sessionStorage.setItem("convofake-token", state.token);
-      history.replaceState(null, "", location.pathname + "#companies");
+      history.replaceState(null, "", location.pathname + "#" + (amp < 0 ? defaultView : rest.slice(amp + 1) || defaultView));
     } else {
       state.token = sessionStorage.getItem("convofake-token") || "";
     }
@@ -366,12 +402,14 @@
     } catch (e) { fail(e); }
   }
 
+  // defaultView is the view of an address without one.
+  const defaultView = "inbox";
   const views = { companies: viewCompanies, inbox: viewInbox, thread: viewThread, journal: viewJournal, faults: viewFaults, clock: viewClock, state: viewState };
 
   async function render(keepStatus) {
     stopPolling();
-    const [name, arg] = (location.hash.slice(1) || "companies").split(/[\/?](.*)/s);
-    const view = views[name] || viewCompanies;
+    const [name, arg] = (location.hash.slice(1) || defaultView).split(/[\/?](.*)/s);
+    const view = views[name] || views[defaultView];
     for (const a of document.querySelectorAll("nav a")) {
       const on = a.getAttribute("href") === "#" + (name === "thread" ? "inbox" : name);
       if (on) a.setAttribute("aria-current", "page"); else a.removeAttribute("aria-current");
