@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"strconv"
-	"strings"
 
 	"github.com/convoapi/convo-go/fake"
+	"github.com/convoapi/convo-go/internal/keymatch"
 )
 
 // loadStartSeed returns the seed loaded at start when --state has none:
@@ -81,19 +80,11 @@ func serverKeys(srv *fake.Server) []string {
 	return keys
 }
 
-// redactSecrets replaces each secret in text, as written or quoted the way
-// Go's %q writes it, by fake.Redacted. It guards every error text convofake
-// passes on from the fake: whatever the fake writes, convofake never prints
-// a key.
+// redactSecrets replaces each secret in text, as written or escaped in any
+// way (Go's %q, JSON, URL, HTML, once or twice over), by fake.Redacted,
+// with the module's one key matcher (internal/keymatch). It guards every
+// error text convofake passes on from the fake: whatever the fake writes,
+// convofake never prints a key.
 func redactSecrets(text string, secrets ...string) string {
-	for _, s := range secrets {
-		if s == "" {
-			continue
-		}
-		if q := strconv.Quote(s); q[1:len(q)-1] != s {
-			text = strings.ReplaceAll(text, q[1:len(q)-1], fake.Redacted)
-		}
-		text = strings.ReplaceAll(text, s, fake.Redacted)
-	}
-	return text
+	return keymatch.New(secrets...).Redact(text)
 }

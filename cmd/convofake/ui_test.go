@@ -338,10 +338,10 @@ func TestUIAddressOpensAView(t *testing.T) {
 func TestUIShowsInvisibleCharacters(t *testing.T) {
 	p := start(t, "--clock", uiClock)
 	r := p.admin(http.MethodPost, "/_fake/companies", `{"channels": [{"ref": "a", "channel": "chatapp"}],
-		"contacts": [{"ref": "c", "channel": "a", "phone": "5511988887777", "name": "Ana​Souza"}],
+		"contacts": [{"ref": "c", "channel": "a", "phone": "5511988887777", "name": "Ana\u200bSouza"}],
 		"conversations": [{"id": "d0000000-0000-4000-8000-0000000000dd", "contact": "c", "messages": [
-			{"text": "pay‮yalp now 👨‍👩‍👧", "ago": "2h"},
-			{"type": "document", "ago": "1h", "media": {"mime_type": "application/octet-stream", "filename": "photo‮gnp.exe", "content": "MZ"}}]}]}`)
+			{"text": "pay\u202eyalp now 👨\u200d👩\u200d👧", "ago": "2h"},
+			{"type": "document", "ago": "1h", "media": {"mime_type": "application/octet-stream", "filename": "photo\u202egnp.exe", "content": "MZ"}}]}]}`)
 	require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
 	company := r.json(t)["id"].(string)
 	pg := newPage(t, p, 1280, 800)
@@ -349,16 +349,16 @@ func TestUIShowsInvisibleCharacters(t *testing.T) {
 	pg.run(chromedp.WaitVisible(chromedp.CSS(`#thread li`)))
 	thread := pg.text("#thread")
 	assert.Contains(t, thread, "photoU+202Egnp.exe", "the override is shown where it stands")
-	assert.NotContains(t, thread, "‮", "and not obeyed")
+	assert.NotContains(t, thread, "\u202e", "and not obeyed")
 	assert.Contains(t, thread, "payU+202Eyalp now")
-	assert.Contains(t, thread, "👨‍👩‍👧", "an emoji's joiners are kept")
+	assert.Contains(t, thread, "👨\u200d👩\u200d👧", "an emoji's joiners are kept")
 	assert.Equal(t, 2, eval[int](pg, `document.querySelectorAll("#thread .ctl").length`))
 	assert.Contains(t, pg.text("#view h2"), "AnaU+200BSouza")
 	pg.screenshot("invisible-characters")
 
 	pg.view("inbox?company="+company, `body[data-view="inbox"] #inbox tbody tr`)
 	assert.Contains(t, pg.text("#inbox"), "AnaU+200BSouza")
-	assert.NotContains(t, pg.text("#inbox"), "​")
+	assert.NotContains(t, pg.text("#inbox"), "\u200b")
 }
 
 // TestUINarrow: on a narrow window nothing scrolls sideways.
