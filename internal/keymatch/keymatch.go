@@ -116,20 +116,42 @@ func (m *Matcher) find(s string) []span {
 	if m == nil || len(m.keys) == 0 || s == "" {
 		return nil
 	}
-	var spans []span
+	spans := m.searchRaw(s)
+	if !strings.ContainsAny(s, `\%&`) { // nothing to decode: the common case, without copies
+		return merge(spans)
+	}
 	level := raw(s)
-	for depth := 0; ; depth++ {
-		spans = m.search(s, level, spans)
-		if depth == maxDepth {
-			break
-		}
+	for range maxDepth {
 		next, changed := decode(level)
 		if !changed {
 			break
 		}
 		level = next
+		spans = m.search(s, level, spans)
 	}
 	return merge(spans)
+}
+
+// searchRaw returns the spans where s itself holds a key.
+func (m *Matcher) searchRaw(s string) []span {
+	var spans []span
+	for _, k := range m.keys {
+		for _, form := range k.forms {
+			for from := 0; ; {
+				i := strings.Index(s[from:], string(form))
+				if i < 0 {
+					break
+				}
+				i += from
+				sp := span{i, i + len(form)}
+				if !k.short || alone(s, sp) {
+					spans = append(spans, sp)
+				}
+				from = i + 1
+			}
+		}
+	}
+	return spans
 }
 
 // search adds the spans of s where level holds a key.
@@ -217,6 +239,18 @@ func decode(in stream) (out stream, changed bool) {
 	n := len(in.b)
 	out = stream{b: make([]byte, 0, n), lo: make([]int32, 0, n), hi: make([]int32, 0, n)}
 	for i := 0; i < n; {
+		// Copy the run up to the next character that may open an escape.
+		j := bytes.IndexAny(in.b[i:], `\%&`)
+		if j < 0 {
+			j = n - i
+		}
+		if j > 0 {
+			out.b = append(out.b, in.b[i:i+j]...)
+			out.lo = append(out.lo, in.lo[i:i+j]...)
+			out.hi = append(out.hi, in.hi[i:i+j]...)
+			i += j
+			continue
+		}
 		size, r, isByte := escapeAt(in.b, i)
 		if size == 0 {
 			out.emit(in.b[i], in.lo[i], in.hi[i])

@@ -78,3 +78,21 @@ func TestRedactLargeEscapedBody(t *testing.T) {
 	assert.True(t, strings.HasSuffix(got, Redacted))
 	assert.Equal(t, len(body)-len(keyforms.Escapings["json \\u"](key))+len(Redacted), len(got))
 }
+
+func BenchmarkRedactPlainBody(b *testing.B) {
+	m := New("sk_live_4eC39HqLyjWDarjtT1zdp7dc", "fake-api-key", "ck_0123456789abcdef")
+	body := strings.Repeat(`{"phone_number": "+55 11 98765-4321", "name": "Ana"}`, 200)
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		m.Redact(body)
+	}
+}
+
+func BenchmarkRedactEscapedBody(b *testing.B) {
+	m := New("sk_live_4eC39HqLyjWDarjtT1zdp7dc", "fake-api-key", "ck_0123456789abcdef")
+	body := strings.Repeat(`{"name": "Ana \u00e9 100% & co"}`, 200)
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		m.Redact(body)
+	}
+}
