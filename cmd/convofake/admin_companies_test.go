@@ -271,6 +271,7 @@ func TestAdminTenantsFromOneFixture(t *testing.T) {
 	wg.Wait()
 	for i := range keys {
 		require.NoError(t, errs[i])
+		t.Logf("job %d: %d reads, %d writes; %d answers of its own, %d holding the other job's data", i, tallies[i].reads, tallies[i].writes, tallies[i].own, tallies[i].foreign)
 		assert.Equal(t, tally{reads: 200, writes: 50, own: 150, foreign: 0}, tallies[i],
 			"job %d: 150 reads of its own answer 200, the 50 lookups of the other's phones 404", i)
 		contacts := p.admin(http.MethodGet, "/_fake/state/contacts?company="+ids[i], "").json(t)["items"].([]any)

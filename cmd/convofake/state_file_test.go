@@ -140,7 +140,7 @@ func TestStateFileRefusedAtStart(t *testing.T) {
 		args       []string
 		want       string
 	}{
-		{"a directory that does not exist", filepath.Join(dir, "no", "state.json"), nil, "cannot create its lock file"},
+		{"a directory that does not exist", filepath.Join(dir, "no", "state.json"), nil, "cannot be written: its lock file cannot be created"},
 		{"a file system that is read-only", "/proc/convofake-state.json", nil, "--state /proc/convofake-state.json"},
 		{"null", write("null.json", "null"), nil, "the document is null; want a JSON object"},
 		{"an array", write("array.json", `[{"companies": []}]`), nil, "the document is an array; want a JSON object"},

@@ -37,7 +37,7 @@ func lockState(path string) (*stateLock, error) {
 	lp := lockPath(path)
 	f, err := os.OpenFile(lp, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("--state %s: cannot create its lock file: %w", path, err)
+		return nil, fmt.Errorf("--state %s: cannot be written: its lock file cannot be created beside it: %w", path, err)
 	}
 	if err := lockFile(f); err != nil {
 		holder, _ := io.ReadAll(io.LimitReader(f, 32))
