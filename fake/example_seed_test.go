@@ -554,3 +554,17 @@ func ExampleWithDefaultCompanyID() {
 	fmt.Println(after.Company().ID() == before.Company().ID())
 	// Output: true
 }
+
+// The syntax of a seed's relative times, days included.
+func ExampleParseDuration() {
+	d, err := fake.ParseDuration("2d4h")
+	fmt.Println(d, err)
+	d, _ = fake.ParseDuration("-90m")
+	fmt.Println(d)
+	_, err = fake.ParseDuration("soon")
+	fmt.Println(err)
+	// Output:
+	// 52h0m0s <nil>
+	// -1h30m0s
+	// bad duration "soon" (want e.g. 90m, 3h, 2d4h)
+}

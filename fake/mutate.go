@@ -79,23 +79,34 @@ func (s *Server) now() time.Time {
 	return s.clock.Now()
 }
 
-// parseAgo reads a duration before now: Go durations ("90m", "3h30m") plus a
-// leading days part ("2d", "2d4h").
-func parseAgo(s string) (time.Duration, error) {
+// ParseDuration reads a duration as a seed's relative times (ago,
+// created_ago) and cmd/convofake's clock take it: a Go duration ("90m",
+// "3h30m", "1.5h") with an optional leading whole number of days ("2d",
+// "2d4h"), the whole optionally negative ("-1d4h" is 28 hours back). Its
+// error says what it wants: bad duration "soon" (want e.g. 90m, 3h, 2d4h).
+func ParseDuration(s string) (time.Duration, error) {
+	bad := fmt.Errorf("bad duration %q (want e.g. 90m, 3h, 2d4h)", s)
+	rest, neg := strings.CutPrefix(s, "-")
 	var days time.Duration
-	if i := strings.IndexByte(s, 'd'); i > 0 {
-		n, err := strconv.Atoi(s[:i])
-		if err != nil {
-			return 0, fmt.Errorf("bad duration %q", s)
+	if i := strings.IndexByte(rest, 'd'); i > 0 {
+		n, err := strconv.Atoi(rest[:i])
+		if err != nil || n < 0 {
+			return 0, bad
 		}
-		days, s = time.Duration(n)*24*time.Hour, s[i+1:]
-		if s == "" {
-			return days, nil
-		}
+		days, rest = time.Duration(n)*24*time.Hour, rest[i+1:]
 	}
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		return 0, fmt.Errorf("bad duration %q (want e.g. 90m, 3h, 2d4h)", s)
+	var d time.Duration
+	switch {
+	case rest != "":
+		var err error
+		if d, err = time.ParseDuration(rest); err != nil || strings.HasPrefix(rest, "-") || strings.HasPrefix(rest, "+") {
+			return 0, bad
+		}
+	case days == 0 && !strings.Contains(s, "d"):
+		return 0, bad
+	}
+	if neg {
+		return -(days + d), nil
 	}
 	return days + d, nil
 }
@@ -111,7 +122,7 @@ func (s *Server) when(at time.Time, ago, atField, agoField string) (time.Time, e
 	case !at.IsZero():
 		return time.Time{}, fieldErr(atField, "give %s or %s, not both", atField, agoField)
 	}
-	d, err := parseAgo(ago)
+	d, err := ParseDuration(ago)
 	if err != nil {
 		return time.Time{}, fieldErr(agoField, "%v", err)
 	}
