@@ -66,18 +66,30 @@ func newPage(t *testing.T, p *proc, width, height int) *page {
 	if dir := os.Getenv("CONVOFAKE_UI_SHOTS"); dir != "" { // keep them after the test
 		pg.shot = dir
 	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelTab := chromedp.NewContext(actx, chromedp.WithListener(func(ev any) {
-		if e, ok := ev.(*network.EventRequestWillBeSent); ok { // chromedp enables the network domain
-			pg.mu.Lock()
-			pg.urls = append(pg.urls, e.Request.URL)
-			pg.mu.Unlock()
+	// A browser that fails to start (a busy machine: several test
+	// binaries start one at once) is started again, twice at most.
+	for attempt := 1; ; attempt++ {
+		actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+		ctx, cancelTab := chromedp.NewContext(actx, chromedp.WithListener(func(ev any) {
+			if e, ok := ev.(*network.EventRequestWillBeSent); ok { // chromedp enables the network domain
+				pg.mu.Lock()
+				pg.urls = append(pg.urls, e.Request.URL)
+				pg.mu.Unlock()
+			}
+		}))
+		ctx, cancelTime := context.WithTimeout(ctx, 2*safetyTimeout)
+		err := chromedp.Do(ctx) // starts the browser and opens the tab
+		if err == nil || attempt == 3 {
+			t.Cleanup(func() { cancelTime(); cancelTab(); cancelAlloc() })
+			require.NoError(t, err, "Chromium did not start")
+			pg.ctx = ctx
+			return pg
 		}
-	}))
-	ctx, cancelTime := context.WithTimeout(ctx, 2*safetyTimeout)
-	t.Cleanup(func() { cancelTime(); cancelTab(); cancelAlloc() })
-	pg.ctx = ctx
-	return pg
+		t.Logf("Chromium did not start (attempt %d): %v", attempt, err)
+		cancelTime()
+		cancelTab()
+		cancelAlloc()
+	}
 }
 
 // run runs actions, failing the test on an error.
