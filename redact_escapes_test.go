@@ -24,36 +24,68 @@ func TestKeyRedactedInEveryEscaping(t *testing.T) {
 	for _, key := range keyforms.Keys {
 		for name, esc := range keyforms.Escapings {
 			t.Run(name+"/"+key[:6], func(t *testing.T) {
-				echo := esc(key)
-				var log bytes.Buffer
-				mock := httpmock.NewMockTransport()
-				mock.RegisterNoResponder(func(r *http.Request) (*http.Response, error) {
-					body := `{"success":false,"statusCode":404,"path":"/x/` + echo + `","message":{"error":"NOT_FOUND","message":"no ` +
-						echo + `","details":{"k":"` + echo + `"}},"errorId":"` + echo + `"}`
-					resp := httpmock.NewStringResponse(http.StatusNotFound, body)
-					resp.Header.Set("Content-Type", "application/json")
-					resp.Header.Set("X-Echo", echo)
-					return resp, nil
-				})
-				c, err := convo.NewClient(convo.WithAPIKey(key), convo.WithBaseURL("https://api.example.test/v1"),
-					convo.WithHTTPClient(&http.Client{Transport: mock}), convo.WithMaxRetries(0),
-					convo.WithLogger(slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))))
-				require.NoError(t, err)
-				_, err = c.Messages.List(context.Background(), key, nil) // the key given as an id, too
-				require.Error(t, err)
-				var apiErr *convo.Error
-				require.ErrorAs(t, err, &apiErr)
-				seen := []string{err.Error(), fmt.Sprintf("%#v", err), fmt.Sprintf("%+v", err), log.String(),
-					apiErr.Message, string(apiErr.Details), apiErr.ErrorID, apiErr.Path, string(apiErr.Body),
-					fmt.Sprint(apiErr.Header)}
-				for _, s := range seen {
-					for form, f := range keyforms.Escapings {
-						assert.NotContains(t, s, f(key), "the %s form of the key leaked", form)
-					}
-				}
+				seen, apiErr := echoKey(t, key, esc(key))
+				assertNoForm(t, key, seen)
 				// An escaping that is not valid JSON (\x) leaves the body unparsed, kept whole.
 				assert.Contains(t, apiErr.Message+string(apiErr.Body), "[REDACTED]")
 			})
+		}
+	}
+}
+
+// TestKeyRedactedEscapedTwice: the same with the key escaped twice over,
+// by every escaping of every escaping (\\u0073 is \u0073 escaped again, a
+// JSON body's field then holds the once-escaped form; %2573 is %73).
+func TestKeyRedactedEscapedTwice(t *testing.T) {
+	for _, key := range keyforms.Keys {
+		for name1, e1 := range keyforms.Escapings {
+			for name2, e2 := range keyforms.Escapings {
+				t.Run(name1+" then "+name2+"/"+key[:6], func(t *testing.T) {
+					seen, _ := echoKey(t, key, e2(e1(key)))
+					assertNoForm(t, key, seen)
+					for _, s := range seen {
+						assert.NotContains(t, s, e2(e1(key)), "the twice-escaped form leaked")
+					}
+				})
+			}
+		}
+	}
+}
+
+// echoKey makes a call with key whose answer echoes echo into every part of
+// an error answer, and the key as an id in the path; it returns everything
+// the caller and the debug log see, and the error.
+func echoKey(t *testing.T, key, echo string) ([]string, *convo.Error) {
+	t.Helper()
+	var log bytes.Buffer
+	mock := httpmock.NewMockTransport()
+	mock.RegisterNoResponder(func(r *http.Request) (*http.Response, error) {
+		body := `{"success":false,"statusCode":404,"path":"/x/` + echo + `","message":{"error":"NOT_FOUND","message":"no ` +
+			echo + `","details":{"k":"` + echo + `"}},"errorId":"` + echo + `"}`
+		resp := httpmock.NewStringResponse(http.StatusNotFound, body)
+		resp.Header.Set("Content-Type", "application/json")
+		resp.Header.Set("X-Echo", echo)
+		return resp, nil
+	})
+	c, err := convo.NewClient(convo.WithAPIKey(key), convo.WithBaseURL("https://api.example.test/v1"),
+		convo.WithHTTPClient(&http.Client{Transport: mock}), convo.WithMaxRetries(0),
+		convo.WithLogger(slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	require.NoError(t, err)
+	_, err = c.Messages.List(context.Background(), key, nil) // the key given as an id, too
+	require.Error(t, err)
+	var apiErr *convo.Error
+	require.ErrorAs(t, err, &apiErr)
+	return []string{err.Error(), fmt.Sprintf("%#v", err), fmt.Sprintf("%+v", err), log.String(),
+		apiErr.Message, string(apiErr.Details), apiErr.ErrorID, apiErr.Path, string(apiErr.Body),
+		fmt.Sprint(apiErr.Header)}, apiErr
+}
+
+// assertNoForm fails on any escaped form of key in any of seen.
+func assertNoForm(t *testing.T, key string, seen []string) {
+	t.Helper()
+	for _, s := range seen {
+		for form, f := range keyforms.Escapings {
+			assert.NotContains(t, s, f(key), "the %s form of the key leaked", form)
 		}
 	}
 }

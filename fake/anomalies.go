@@ -261,6 +261,48 @@ func (a *bucketAcc) add(c *conversation) {
 	}
 }
 
+// anomalyWindow is the window of a report: the threshold and the ceiling
+// of each channel.
+type anomalyWindow struct {
+	threshold time.Duration
+	ceilings  map[convo.Channel]time.Duration
+}
+
+func newAnomalyWindow(thresholdHours int) anomalyWindow {
+	w := anomalyWindow{threshold: time.Duration(thresholdHours) * time.Hour, ceilings: map[convo.Channel]time.Duration{}}
+	for _, ch := range []convo.Channel{convo.ChannelChatapp, convo.ChannelBotapp, convo.ChannelWebchat} {
+		w.ceilings[ch] = time.Duration(ceilingHours(ch)) * time.Hour
+	}
+	return w
+}
+
+// bucketsOf is the one rule of the buckets: the names of those c is in at
+// now. Only open conversations count; never_engaged holds those whose
+// contact never wrote; the others, those whose last inbound message is in
+// the window, by what went out after it.
+func (w anomalyWindow) bucketsOf(c *conversation, now time.Time) []string {
+	if c.Status != convo.ConversationOpen {
+		return nil
+	}
+	if c.lastInbound == nil {
+		return []string{BucketNeverEngaged}
+	}
+	if waiting := now.Sub(c.lastInboundAt); waiting < w.threshold || waiting > w.ceilings[c.Channel] {
+		return nil
+	}
+	var out []string
+	if c.repliesAfter == 0 {
+		out = append(out, BucketUnanswered)
+	}
+	if c.assignedTo == "" {
+		out = append(out, BucketUnassigned)
+	}
+	if c.repliesAfter > 0 && c.humanAfter == 0 {
+		out = append(out, BucketAutomationOnly)
+	}
+	return out
+}
+
 // computeAnomalies computes the given buckets in one pass over the company's
 // conversations: O(n log 100).
 func computeAnomalies(co *company, now time.Time, thresholdHours int, buckets []string) map[string]*anomalyResult {
@@ -268,34 +310,16 @@ func computeAnomalies(co *company, now time.Time, thresholdHours int, buckets []
 	for _, b := range buckets {
 		acc[b] = &bucketAcc{}
 	}
-	threshold := time.Duration(thresholdHours) * time.Hour
-	ceilings := map[convo.Channel]time.Duration{}
-	for _, ch := range []convo.Channel{convo.ChannelChatapp, convo.ChannelBotapp, convo.ChannelWebchat} {
-		ceilings[ch] = time.Duration(ceilingHours(ch)) * time.Hour
-	}
-	unanswered, never, unassigned, autoOnly := acc[BucketUnanswered], acc[BucketNeverEngaged], acc[BucketUnassigned], acc[BucketAutomationOnly]
+	w := newAnomalyWindow(thresholdHours)
 	for _, c := range co.conversations {
-		if c.Status != convo.ConversationOpen {
-			continue
-		}
-		if c.lastInbound == nil {
-			if never != nil {
-				never.count++
+		for _, b := range w.bucketsOf(c, now) {
+			switch a := acc[b]; {
+			case a == nil:
+			case b == BucketNeverEngaged:
+				a.count++ // a count only: no items
+			default:
+				a.add(c)
 			}
-			continue
-		}
-		waiting := now.Sub(c.lastInboundAt)
-		if waiting < threshold || waiting > ceilings[c.Channel] {
-			continue
-		}
-		if unanswered != nil && c.repliesAfter == 0 {
-			unanswered.add(c)
-		}
-		if unassigned != nil && c.assignedTo == "" {
-			unassigned.add(c)
-		}
-		if autoOnly != nil && c.repliesAfter > 0 && c.humanAfter == 0 {
-			autoOnly.add(c)
 		}
 	}
 	out := map[string]*anomalyResult{}

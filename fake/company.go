@@ -119,7 +119,12 @@ func (c *Company) AddContact(ct Contact) string {
 // TagID returns the id of the company's tag called name, creating the tag
 // if needed: the value to send in tag_ids (DELETE /chatapp/contacts/tags).
 func (c *Company) TagID(name string) string {
-	return c.do("", func(co *company) (string, error) { return co.tag(name).id, nil })
+	return c.do("", func(co *company) (string, error) {
+		if err := checkTagName(name); err != nil {
+			return "", err
+		}
+		return co.tag(name).id, nil
+	})
 }
 
 // TagContact adds the tags (names) to a contact.
@@ -128,6 +133,11 @@ func (c *Company) TagContact(contactID string, names ...string) {
 		ct := co.contacts[contactID]
 		if ct == nil {
 			return fmt.Errorf("unknown contact %q", contactID)
+		}
+		for _, n := range names {
+			if err := checkTagName(n); err != nil {
+				return err
+			}
 		}
 		for _, n := range names {
 			ct.addTag(co.tag(n))
@@ -248,7 +258,7 @@ func (c *Company) Receive(accountID, phoneNumber, name string, m Message) (conve
 // message's reactions (docs/behaviour.md, "Messages").
 func (c *Company) AddReaction(messageID string, r Reaction) {
 	c.with(func(co *company) error {
-		m, _ := c.s.index[messageID].(*message)
+		m, _ := co.index[messageID].(*message)
 		if m == nil || m.conv.company != co {
 			return fmt.Errorf("unknown message %q", messageID)
 		}

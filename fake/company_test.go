@@ -113,8 +113,9 @@ func TestCompaniesAccessors(t *testing.T) {
 	assert.False(t, ok, "Load replaced the companies")
 }
 
-// The fake never prints a key: an error about a key names the company.
-func TestErrorsNameTheCompanyNotTheKey(t *testing.T) {
+// The fake never prints a key, nor another tenant's id: an error about a
+// key says it is taken, and a seed's names the company by its place.
+func TestErrorsNameNeitherTheKeyNorTheOtherCompany(t *testing.T) {
 	const secret = "sk-very-secret-key-123"
 	s := newServer(t, fake.WithAPIKey(secret))
 
@@ -124,9 +125,14 @@ func TestErrorsNameTheCompanyNotTheKey(t *testing.T) {
 		return ""
 	}()
 	assert.NotContains(t, msg, secret)
-	assert.Contains(t, msg, s.Company().ID())
+	assert.NotContains(t, msg, s.Company().ID())
+	assert.Contains(t, msg, fake.ErrAPIKeyInUse.Error())
+	_, err := s.AddCompanySeed(fake.CompanySeed{APIKey: secret})
+	assert.ErrorIs(t, err, fake.ErrAPIKeyInUse)
+	_, err = s.AddCompanySeed(fake.CompanySeed{APIKey: "k-new", ID: s.Company().ID()})
+	assert.ErrorIs(t, err, fake.ErrCompanyIDInUse)
 
-	err := s.Load(&fake.Seed{Companies: []fake.CompanySeed{{APIKey: "other-secret-key"}, {APIKey: "other-secret-key"}}})
+	err = s.Load(&fake.Seed{Companies: []fake.CompanySeed{{APIKey: "other-secret-key"}, {APIKey: "other-secret-key"}}})
 	require.Error(t, err)
 	assert.NotContains(t, err.Error(), "other-secret-key")
 	assert.Contains(t, err.Error(), "companies[1].api_key")

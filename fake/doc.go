@@ -19,6 +19,11 @@
 //	ana := co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "+55 11 98765-4321", Name: "Ana"})
 //	co.Inbound(co.AddConversation(fake.Conversation{ContactID: ana}), "Hello!", start.Add(-5*time.Hour))
 //
+// A server holds companies (tenants, [Server.AddCompanySeed]), each seeing
+// only its own data; ids are unique within a company, so one fixture loads
+// in many. [Company.Conversations], [Company.Messages] and their kin list a
+// company's data from the store, changing nothing the API answers.
+//
 // # Time
 //
 // Everything that depends on time reads one [Clock]; a manual clock moves

@@ -530,3 +530,41 @@ func ExampleServer_MediaID() {
 	// Output:
 	// <nil> invoice.pdf true
 }
+
+// DecodeSeed reads a document without loading it; null or an array is not
+// a seed.
+func ExampleDecodeSeed() {
+	seed, err := fake.DecodeSeed(strings.NewReader(`{"companies": [{"api_key": "k1"}, {"api_key": "k2"}]}`))
+	fmt.Println(len(seed.Companies), err)
+	_, err = fake.DecodeSeed(strings.NewReader(`null`))
+	fmt.Println(err)
+	// Output:
+	// 2 <nil>
+	// seed: the document is null; want a JSON object ({"companies": [...]}, fake/SEED.md)
+}
+
+// A server restarted from its saved state keeps its default company's id.
+func ExampleWithDefaultCompanyID() {
+	before := fake.NewServer()
+	defer before.Close()
+	saved := before.ExportSeed()
+
+	after := fake.NewServer(fake.WithSeed(saved), fake.WithDefaultCompanyID(saved.Companies[0].ID))
+	defer after.Close()
+	fmt.Println(after.Company().ID() == before.Company().ID())
+	// Output: true
+}
+
+// The syntax of a seed's relative times, days included.
+func ExampleParseDuration() {
+	d, err := fake.ParseDuration("2d4h")
+	fmt.Println(d, err)
+	d, _ = fake.ParseDuration("-90m")
+	fmt.Println(d)
+	_, err = fake.ParseDuration("soon")
+	fmt.Println(err)
+	// Output:
+	// 52h0m0s <nil>
+	// -1h30m0s
+	// bad duration "soon" (want e.g. 90m, 3h, 2d4h)
+}

@@ -2,6 +2,7 @@ package fake_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -293,4 +294,31 @@ func ExampleServer_Clear() {
 	fmt.Println(len(accounts), err, len(s.Companies()), s.APIKey() == key)
 	// Output:
 	// 0 <nil> 1 true
+}
+
+// A handler in front of the fake refuses a request in the API's own error
+// envelope.
+func ExampleServer_WriteError() {
+	s := fake.NewServer()
+	defer s.Close()
+	guard := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Tenant") == "" {
+			s.WriteError(w, r, http.StatusForbidden, "TENANT_REQUIRED", "Send X-Tenant.")
+			return
+		}
+		s.Handler().ServeHTTP(w, r)
+	})
+	rec := httptest.NewRecorder()
+	guard.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/v1/channels", nil))
+	var env struct {
+		StatusCode int    `json:"statusCode"`
+		Path       string `json:"path"`
+		Message    struct {
+			Error   string `json:"error"`
+			Message string `json:"message"`
+		} `json:"message"`
+	}
+	_ = json.Unmarshal(rec.Body.Bytes(), &env)
+	fmt.Println(env.StatusCode, env.Path, env.Message.Error, env.Message.Message)
+	// Output: 403 /api/v1/channels TENANT_REQUIRED Send X-Tenant.
 }

@@ -18,7 +18,8 @@ import (
 // the original did.
 
 // ExportSeed returns the whole state as a seed document: every company with
-// its id and API key, channel accounts and webchat widgets, contacts (tags
+// its id (the default company's too, which loading ignores: give it to a
+// new server with [WithDefaultCompanyID]) and API key, channel accounts and webchat widgets, contacts (tags
 // with their ids, custom fields, sequences, canceled ones included) and
 // conversations with their messages (media contents, reactions), and, on a
 // manual clock, the clock's now. Loaded into a fresh server ([WithSeed],
@@ -38,12 +39,9 @@ func (s *Server) ExportSeed() *Seed {
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	for i, co := range s.companies {
-		cs := co.export()
-		if i == 0 {
-			cs.ID = "" // the default company keeps the id of the server it loads into
-		}
-		seed.Companies = append(seed.Companies, cs)
+	now := s.clock.Now()
+	for _, co := range s.companies {
+		seed.Companies = append(seed.Companies, co.export(now))
 	}
 	return seed
 }
@@ -59,11 +57,13 @@ func (c *Company) ExportSeed() (CompanySeed, bool) {
 	if co == nil {
 		return CompanySeed{}, false
 	}
-	return co.export(), true
+	return co.export(c.s.clock.Now()), true
 }
 
-// export is the company as a seed company. The caller holds Server.mu.
-func (co *company) export() CompanySeed {
+// export is the company as a seed company, allow_future set when a
+// message is dated after now (the clock was moved back). The caller holds
+// Server.mu.
+func (co *company) export(now time.Time) CompanySeed {
 	cs := CompanySeed{ID: co.id, APIKey: co.apiKey}
 	for _, acc := range co.accounts {
 		cs.Channels = append(cs.Channels, ChannelAccount{
@@ -79,6 +79,9 @@ func (co *company) export() CompanySeed {
 	}
 	for _, cv := range co.conversations {
 		cs.Conversations = append(cs.Conversations, cv.export())
+		if n := len(cv.msgs); n > 0 && cv.msgs[n-1].at.After(now) {
+			cs.AllowFuture = true
+		}
 	}
 	return cs
 }

@@ -11,15 +11,15 @@ import (
 	"github.com/convoapi/convo-go/internal/phone"
 )
 
-// objectIndex maps every seeded id (account, contact, conversation,
-// message) to its object, for the state getters and id uniqueness.
+// objectIndex maps every id of a company (account, contact, conversation,
+// message) to its object, for the state getters and id uniqueness within
+// the company.
 type objectIndex map[string]any
 
 // resetLocked empties the state. The default company keeps its id and key,
 // so [Company] handles taken before stay valid.
 func (s *Server) resetLocked() {
-	key := s.cfg.apiKey
-	id := ""
+	key, id := s.cfg.apiKey, s.cfg.defaultID
 	if s.defaultCo != nil {
 		key, id = s.defaultCo.apiKey, s.defaultCo.id
 	}
@@ -31,7 +31,6 @@ func (s *Server) resetLocked() {
 	s.byID = map[string]*company{co.id: co}
 	s.defaultCo = co
 	s.files = newFileGrants()
-	s.index = objectIndex{}
 }
 
 // Reset puts the server back as it started, as POST /_fake/reset does in
@@ -85,11 +84,38 @@ func (ct *contact) state() Contact {
 	return st
 }
 
-// Contact returns the contact with the given id, in any company.
-func (s *Server) Contact(id string) (Contact, bool) {
+// find returns the object with the given id: in the company of c when c
+// is not nil, else in the first company that has it (the default company
+// first, as [Server.Companies] lists them). Ids are unique within a
+// company only. The caller holds s.mu.
+func (s *Server) find(c *Company, id string) any {
+	if c != nil {
+		if co := s.byID[c.id]; co != nil {
+			return co.index[id]
+		}
+		return nil
+	}
+	for _, co := range s.companies {
+		if obj, ok := co.index[id]; ok {
+			return obj
+		}
+	}
+	return nil
+}
+
+// Contact returns the contact with the given id, in the first company
+// that has one (the default company first): ids are unique within a
+// company only, so on a server with tenants loaded from one fixture use
+// [Company.Contact].
+func (s *Server) Contact(id string) (Contact, bool) { return s.contact(nil, id) }
+
+// Contact returns the company's contact with the given id.
+func (c *Company) Contact(id string) (Contact, bool) { return c.s.contact(c, id) }
+
+func (s *Server) contact(c *Company, id string) (Contact, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	ct, ok := s.index[id].(*contact)
+	ct, ok := s.find(c, id).(*contact)
 	if !ok {
 		return Contact{}, false
 	}
@@ -138,15 +164,27 @@ func (c *Company) Contacts() []Contact {
 	return out
 }
 
-// Conversation returns the conversation with the given id, in any company,
+// Conversation returns the conversation with the given id, in the first
+// company that has one (the default company first; see [Server.Contact]),
 // with the fields the server sets (its messages are left out).
-func (s *Server) Conversation(id string) (Conversation, bool) {
+func (s *Server) Conversation(id string) (Conversation, bool) { return s.conversation(nil, id) }
+
+// Conversation returns the company's conversation with the given id, with
+// the fields the server sets (its messages are left out).
+func (c *Company) Conversation(id string) (Conversation, bool) { return c.s.conversation(c, id) }
+
+func (s *Server) conversation(c *Company, id string) (Conversation, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	cv, ok := s.index[id].(*conversation)
+	cv, ok := s.find(c, id).(*conversation)
 	if !ok {
 		return Conversation{}, false
 	}
+	return cv.state(), true
+}
+
+// state is the conversation as inspection shows it. The caller holds s.mu.
+func (cv *conversation) state() Conversation {
 	unread := cv.unreadCount()
 	st := Conversation{
 		ID: cv.ID, CompanyID: cv.company.id, ContactID: cv.contact.id, ChannelAccountID: cv.account.id,
@@ -157,15 +195,22 @@ func (s *Server) Conversation(id string) (Conversation, bool) {
 	if cv.lastInbound != nil {
 		st.LastInboundAt = cv.lastInbound.at
 	}
-	return st, true
+	return st
 }
 
-// Message returns the message with the given id, in any company, with the
+// Message returns the message with the given id, in the first company
+// that has one (the default company first; see [Server.Contact]), with the
 // fields the server sets (its media's data is left out).
-func (s *Server) Message(id string) (Message, bool) {
+func (s *Server) Message(id string) (Message, bool) { return s.message(nil, id) }
+
+// Message returns the company's message with the given id, with the fields
+// the server sets (its media's data is left out).
+func (c *Company) Message(id string) (Message, bool) { return c.s.message(c, id) }
+
+func (s *Server) message(c *Company, id string) (Message, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	m, ok := s.index[id].(*message)
+	m, ok := s.find(c, id).(*message)
 	if !ok {
 		return Message{}, false
 	}

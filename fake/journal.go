@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/convoapi/convo-go/internal/keymatch"
 )
 
 // Request is one entry of the request journal ([Server.Requests]).
@@ -28,8 +30,8 @@ type Request struct {
 	// "/channels" or "/conversations/abc%2Fdef/messages", which the path
 	// patterns of [Server.RequestsMatching] match.
 	// Outside the API it is the whole path ("/_files/...").
-	// A segment that holds a company's API key (a key sent as an id), as
-	// sent or percent-escaped, has it replaced by [Redacted].
+	// A company's API key in it (a key sent as an id), as sent or
+	// percent-escaped (even twice), is replaced by [Redacted].
 	Path string
 	// CompanyID is the id of the company whose key the request carried; ""
 	// without a valid key.
@@ -43,8 +45,11 @@ type Request struct {
 	// a header's name (the name then becomes [Redacted]).
 	Header http.Header
 	// Body is the request body, with every company's API key redacted
-	// wherever it appears, also inside a string literal that spells it with
-	// \u escapes (that literal is then written back re-encoded). It is nil when the request had no valid key: the
+	// wherever it appears, as sent or escaped in any way (JSON's \u and
+	// short escapes, Go's \x, URL and HTML escapes, mixed, once or twice
+	// over): the span that spells it is replaced. A key shorter than 8
+	// bytes is replaced only where it stands alone, as everywhere in the
+	// journal. It is nil when the request had no valid key: the
 	// server reads no body before the key is checked. A body longer than
 	// the journal keeps (64 KiB, less under a small [WithJournalBytes]) is
 	// cut and ends with a marker line "[fake: body truncated, N bytes in
@@ -64,7 +69,7 @@ type Request struct {
 }
 
 // Redacted is what replaces API key values in the journal.
-const Redacted = "[REDACTED]"
+const Redacted = keymatch.Redacted
 
 // journalBodyMax is the most of one body the journal keeps.
 const journalBodyMax = 64 << 10
@@ -133,103 +138,33 @@ func (s *Server) record(r *http.Request, co *company, keys []string, body []byte
 		companyID = co.id
 	}
 	prefix, rel := splitPrefix(r.URL.EscapedPath())
+	m := keymatch.New(keys...) // finds a key escaped in any way, once or twice over
 	entry := Request{
-		Method: r.Method, Prefix: prefix, Path: redactPath(rel, keys), CompanyID: companyID,
-		Query: redactQuery(r.URL.Query(), keys), Header: redactHeader(r.Header, keys),
+		Method: r.Method, Prefix: prefix, Path: m.Redact(rel), CompanyID: companyID,
+		Query: redactQuery(r.URL.Query(), m), Header: redactHeader(r.Header, keys, m),
 		BodySize: len(body), Status: status, Time: s.clock.Now(),
 	}
 	if secs, err := strconv.Atoi(retryAfter); err == nil && secs > 0 {
 		entry.RetryAfter = time.Duration(secs) * time.Second
 	}
 	if body != nil {
-		entry.Body = truncateBody(redactJSONStrings([]byte(redactString(string(body), keys)), keys), j.bodyCap())
+		entry.Body = truncateBody([]byte(m.Redact(string(body))), j.bodyCap())
 	}
 	j.add(entry)
 }
 
-// redactPath replaces the keys in an escaped path, as sent or
-// percent-escaped in any way: a segment that holds a key once unescaped is
-// written back redacted (and escaped again, but for the marker).
-func redactPath(escaped string, keys []string) string {
-	segs := strings.Split(escaped, "/")
-	changed := false
-	for i, seg := range segs {
-		seg = redactString(seg, keys)
-		if dec, err := url.PathUnescape(seg); err == nil {
-			if red := redactString(dec, keys); red != dec {
-				seg = strings.ReplaceAll(url.PathEscape(red), url.PathEscape(Redacted), Redacted)
-			}
-		}
-		changed = changed || seg != segs[i]
-		segs[i] = seg
-	}
-	if !changed {
-		return escaped
-	}
-	return strings.Join(segs, "/")
-}
-
 // redactQuery replaces the keys in a parsed query, in names and values.
-func redactQuery(q url.Values, keys []string) url.Values {
+func redactQuery(q url.Values, m *keymatch.Matcher) url.Values {
 	out := make(url.Values, len(q))
 	for _, name := range slices.Sorted(maps.Keys(q)) { // names that redact alike merge in a stable order
 		vs := q[name]
 		for i, v := range vs {
-			vs[i] = redactString(v, keys)
+			vs[i] = m.Redact(v)
 		}
-		name = redactString(name, keys)
+		name = m.Redact(name)
 		out[name] = append(out[name], vs...)
 	}
 	return out
-}
-
-// redactJSONStrings replaces the keys inside the string literals of a body
-// (JSON or not) that hold \u or other escapes: "\u0066ake-key" is the key
-// "fake-key" to any JSON reader. A literal that holds a key once decoded is
-// written back encoded, redacted; every other byte is kept as sent.
-func redactJSONStrings(b []byte, keys []string) []byte {
-	if bytes.IndexByte(b, '\\') < 0 {
-		return b
-	}
-	var out []byte
-	last := 0
-	for i := 0; i < len(b); i++ {
-		if b[i] != '"' {
-			continue
-		}
-		end := stringEnd(b, i)
-		if end < 0 {
-			break
-		}
-		lit := b[i : end+1]
-		var v string
-		if bytes.IndexByte(lit, '\\') >= 0 && json.Unmarshal(lit, &v) == nil {
-			if red := redactString(v, keys); red != v {
-				enc, _ := json.Marshal(red)
-				out = append(append(out, b[last:i]...), enc...)
-				last = end + 1
-			}
-		}
-		i = end
-	}
-	if out == nil {
-		return b
-	}
-	return append(out, b[last:]...)
-}
-
-// stringEnd is the index of the quote closing the string literal opened at
-// b[start], or -1.
-func stringEnd(b []byte, start int) int {
-	for j := start + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
-			return j
-		}
-	}
-	return -1
 }
 
 // journalKeys returns the keys the journal redacts: every company's, not
@@ -255,11 +190,13 @@ func (s *Server) companyKeys() []string {
 }
 
 // RedactKeys returns v with every company's API key replaced by
-// [Redacted] wherever it appears, as the journal does: for the log lines of
-// a server that wraps the fake (cmd/convofake logs paths, where a client
-// may have put a key as an id). v is taken as it will be shown: unescape a
-// path before, not after.
-func (s *Server) RedactKeys(v string) string { return redactString(v, s.companyKeys()) }
+// [Redacted] wherever it appears, as the journal does: as is or escaped in
+// any way (JSON, Go, URL, HTML escapes, mixed, once or twice over; see
+// [Request]). It is for the log lines and error texts of a server that
+// wraps the fake (cmd/convofake logs paths, where a client may have put a
+// key as an id). A key shorter than 8 bytes is replaced only where it
+// stands alone, not inside a longer word.
+func (s *Server) RedactKeys(v string) string { return keymatch.New(s.companyKeys()...).Redact(v) }
 
 // truncateBody keeps at most max bytes of b, followed by a marker line.
 func truncateBody(b []byte, max int) []byte {
@@ -274,7 +211,7 @@ func truncateBody(b []byte, max int) []byte {
 // redactHeader copies h with the values of Authorization (keeping its
 // scheme) and X-Api-Key replaced, the keys replaced in every other value,
 // and a name that holds a key replaced whole.
-func redactHeader(src http.Header, keys []string) http.Header {
+func redactHeader(src http.Header, keys []string, m *keymatch.Matcher) http.Header {
 	h := http.Header{}
 	for name, vs := range src {
 		out := make([]string, len(vs))
@@ -289,7 +226,7 @@ func redactHeader(src http.Header, keys []string) http.Header {
 			case "X-Api-Key":
 				out[i] = Redacted
 			default:
-				out[i] = redactString(v, keys)
+				out[i] = m.Redact(v)
 			}
 		}
 		name = redactName(name, keys)
@@ -309,16 +246,6 @@ func redactName(name string, keys []string) string {
 		}
 	}
 	return name
-}
-
-// redactString replaces the keys wherever they appear in v.
-func redactString(v string, keys []string) string {
-	for _, k := range keys {
-		if k != "" && strings.Contains(v, k) {
-			v = strings.ReplaceAll(v, k, Redacted)
-		}
-	}
-	return v
 }
 
 // Requests returns a copy of the journal, oldest first: every request the

@@ -17,6 +17,7 @@ import (
 
 	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
+	"github.com/convoapi/convo-go/internal/keyforms"
 )
 
 // The journal records each request (method, prefix, path relative to the
@@ -277,4 +278,44 @@ func TestResetRestoresTheStartClearEmpties(t *testing.T) {
 	assert.Equal(t, startNow, clock.Now())
 	assert.Empty(t, s.Faults())
 	assert.Empty(t, s.Requests())
+}
+
+// Every company's key, escaped once or twice over in every form of
+// internal/keyforms, is in no part of a journal entry: path, query, header
+// or body.
+func TestJournalRedactsEveryFormOnceAndTwice(t *testing.T) {
+	s := newServer(t)
+	for _, k := range keyforms.Keys {
+		s.AddCompany(k)
+	}
+	var forms []string
+	for _, key := range keyforms.Keys {
+		for _, e1 := range keyforms.Escapings {
+			forms = append(forms, e1(key))
+			for _, e2 := range keyforms.Escapings {
+				forms = append(forms, e2(e1(key)))
+			}
+		}
+	}
+	for _, form := range forms {
+		callRaw(t, s, http.MethodPost, "/v1/conversations/"+url.PathEscape(form)+"/messages?q="+url.QueryEscape(form), `{"name": "`+form+`"}`,
+			bearer(s.APIKey()), header{"Content-Type", "application/json"}, header{"X-Echo", form})
+	}
+	reqs := s.Requests()
+	require.Len(t, reqs, len(forms))
+	leaks := 0
+	for i, r := range reqs {
+		seen := []string{r.Path, fmt.Sprint(r.Query), fmt.Sprint(r.Header), string(r.Body)}
+		for _, part := range seen {
+			for _, key := range keyforms.Keys {
+				for name, f := range keyforms.Escapings {
+					if strings.Contains(part, f(key)) {
+						leaks++
+						t.Errorf("entry %d (%q): the %s form of a key in %q", i, forms[i], name, part)
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d requests, each with a key in its path, query, header and body: %d leaks", len(reqs), leaks)
 }

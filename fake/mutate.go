@@ -23,13 +23,12 @@ func (s *Server) addCompanyLocked(apiKey, id string) (*company, error) {
 		return nil, errors.New("api key is empty")
 	}
 	if _, taken := s.byID[id]; taken {
-		return nil, fmt.Errorf("company id %q is already used", id)
+		// Name neither the id's owner nor its key: on a shared server the
+		// error goes to another tenant.
+		return nil, ErrCompanyIDInUse
 	}
-	for _, co := range s.companies {
-		if co.apiKey == apiKey {
-			// Name the company, never the key: errors end up in logs.
-			return nil, fmt.Errorf("the API key is already used by company %s", co.id)
-		}
+	if s.keyTaken(apiKey) {
+		return nil, ErrAPIKeyInUse
 	}
 	co := newCompany(apiKey)
 	if id != "" {
@@ -80,23 +79,34 @@ func (s *Server) now() time.Time {
 	return s.clock.Now()
 }
 
-// parseAgo reads a duration before now: Go durations ("90m", "3h30m") plus a
-// leading days part ("2d", "2d4h").
-func parseAgo(s string) (time.Duration, error) {
+// ParseDuration reads a duration as a seed's relative times (ago,
+// created_ago) and cmd/convofake's clock take it: a Go duration ("90m",
+// "3h30m", "1.5h") with an optional leading whole number of days ("2d",
+// "2d4h"), the whole optionally negative ("-1d4h" is 28 hours back). Its
+// error says what it wants: bad duration "soon" (want e.g. 90m, 3h, 2d4h).
+func ParseDuration(s string) (time.Duration, error) {
+	bad := fmt.Errorf("bad duration %q (want e.g. 90m, 3h, 2d4h)", s)
+	rest, neg := strings.CutPrefix(s, "-")
 	var days time.Duration
-	if i := strings.IndexByte(s, 'd'); i > 0 {
-		n, err := strconv.Atoi(s[:i])
-		if err != nil {
-			return 0, fmt.Errorf("bad duration %q", s)
+	if i := strings.IndexByte(rest, 'd'); i > 0 {
+		n, err := strconv.Atoi(rest[:i])
+		if err != nil || n < 0 {
+			return 0, bad
 		}
-		days, s = time.Duration(n)*24*time.Hour, s[i+1:]
-		if s == "" {
-			return days, nil
-		}
+		days, rest = time.Duration(n)*24*time.Hour, rest[i+1:]
 	}
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		return 0, fmt.Errorf("bad duration %q (want e.g. 90m, 3h, 2d4h)", s)
+	var d time.Duration
+	switch {
+	case rest != "":
+		var err error
+		if d, err = time.ParseDuration(rest); err != nil || strings.HasPrefix(rest, "-") || strings.HasPrefix(rest, "+") {
+			return 0, bad
+		}
+	case days == 0 && !strings.Contains(s, "d"):
+		return 0, bad
+	}
+	if neg {
+		return -(days + d), nil
 	}
 	return days + d, nil
 }
@@ -112,7 +122,7 @@ func (s *Server) when(at time.Time, ago, atField, agoField string) (time.Time, e
 	case !at.IsZero():
 		return time.Time{}, fieldErr(atField, "give %s or %s, not both", atField, agoField)
 	}
-	d, err := parseAgo(ago)
+	d, err := ParseDuration(ago)
 	if err != nil {
 		return time.Time{}, fieldErr(agoField, "%v", err)
 	}
@@ -130,7 +140,7 @@ func (s *Server) addAccount(co *company, a ChannelAccount, widget bool) (string,
 	default:
 		return "", fieldErr("channel", "unknown channel %q (want chatapp or botapp)", a.Channel)
 	}
-	id, err := s.newUUIDID(a.ID)
+	id, err := s.newUUIDID(co, a.ID)
 	if err != nil {
 		return "", err
 	}
@@ -157,18 +167,18 @@ func (s *Server) addAccount(co *company, a ChannelAccount, widget bool) (string,
 	acc := &account{id: id, channel: a.Channel, displayName: a.DisplayName, provider: a.ProviderIdentifier, company: co}
 	co.accounts = append(co.accounts, acc)
 	co.accountsByID[id] = acc
-	s.index[id] = acc
+	co.index[id] = acc
 	return id, nil
 }
 
 // newUUIDID is newID for the ids the service shows as UUIDs (channel
 // accounts, webchat widgets, contacts, conversations): a given id must be
 // one, unless the server was built [WithReadableIDs].
-func (s *Server) newUUIDID(id string) (string, error) {
+func (s *Server) newUUIDID(co *company, id string) (string, error) {
 	if id != "" && !s.cfg.readableIDs && !isUUID(id) {
 		return "", fieldErr("id", "id %q is not a UUID (e.g. 0b6f2c1e-1111-4a5b-9c3d-000000000001; leave it out for a generated one)", id)
 	}
-	return s.newID(id)
+	return s.newID(co, id)
 }
 
 // isUUID reports whether id has the textual form of a UUID (RFC 9562), any
@@ -192,13 +202,15 @@ func isUUID(id string) bool {
 	return true
 }
 
-// newID returns id when it is free, or a new UUID when id is "". A message
-// id is free-form; other ids are UUIDs ([newUUIDID]).
-func (s *Server) newID(id string) (string, error) {
+// newID returns id when it is free in the company, or a new UUID when id
+// is "". Ids are unique within a company, not across the server: tenants
+// loaded from one fixture each hold its ids. A message id is free-form;
+// other ids are UUIDs ([newUUIDID]).
+func (s *Server) newID(co *company, id string) (string, error) {
 	if id == "" {
 		return newUUID(), nil
 	}
-	if _, taken := s.index[id]; taken {
+	if _, taken := co.index[id]; taken {
 		return "", fieldErr("id", "id %q is already used", id)
 	}
 	return id, nil
@@ -218,7 +230,7 @@ func (s *Server) addContact(co *company, ct Contact) (string, error) {
 	} else if acc.channel == convo.ChannelChatapp {
 		return "", fieldErr("phone", "a chatapp contact needs a phone")
 	}
-	id, err := s.newUUIDID(ct.ID)
+	id, err := s.newUUIDID(co, ct.ID)
 	if err != nil {
 		return "", err
 	}
@@ -269,7 +281,7 @@ func (s *Server) addContact(co *company, ct Contact) (string, error) {
 	if norm != "" {
 		co.contactsByPhone[norm] = append(co.contactsByPhone[norm], cn)
 	}
-	s.index[id] = cn
+	co.index[id] = cn
 	return id, nil
 }
 
@@ -293,6 +305,19 @@ func optString(s string) *string {
 	return &s
 }
 
+// checkTagName refuses a tag name the API could not show: GET
+// /chatapp/contacts/lookup joins a contact's tag names with "," in
+// tag_names, so a name holding a comma would read as two tags.
+func checkTagName(name string) error {
+	switch {
+	case name == "":
+		return errors.New("a tag name is empty")
+	case strings.Contains(name, ","):
+		return fmt.Errorf("%q holds a comma: tag_names joins the names with \",\", so it would read as two tags", name)
+	}
+	return nil
+}
+
 // tag returns the company's tag called name, creating it.
 func (co *company) tag(name string) *tag {
 	if t := co.tagsByName[name]; t != nil {
@@ -311,6 +336,9 @@ func (ct *contact) seedTags(co *company, names, ids []string) error {
 		return fieldErr("tag_ids", "%d ids for %d tags", len(ids), len(names))
 	}
 	for i, name := range names {
+		if err := checkTagName(name); err != nil {
+			return within(fmt.Sprintf("tags[%d]", i), err)
+		}
 		if len(ids) == 0 {
 			ct.addTag(co.tag(name))
 			continue
@@ -365,7 +393,7 @@ func (s *Server) addConversation(co *company, cv Conversation) (string, error) {
 	if cv.UnreadCount != nil && *cv.UnreadCount < 0 {
 		return "", fieldErr("unread_count", "%d is negative", *cv.UnreadCount)
 	}
-	id, err := s.newUUIDID(cv.ID)
+	id, err := s.newUUIDID(co, cv.ID)
 	if err != nil {
 		return "", err
 	}
@@ -385,7 +413,7 @@ func (s *Server) addConversation(co *company, cv Conversation) (string, error) {
 	co.noteMove(conv, s.seq)
 	co.convsByID[id] = conv
 	ct.conversationCount++
-	s.index[id] = conv
+	co.index[id] = conv
 	for k, m := range cv.Messages {
 		if _, err := s.addMessage(co, id, m); err != nil {
 			return "", within(fmt.Sprintf("messages[%d]", k), err)

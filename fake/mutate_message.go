@@ -40,7 +40,7 @@ func (s *Server) addMessage(co *company, conversationID string, m Message) (stri
 	if err := resolveSender(&m); err != nil {
 		return "", err
 	}
-	id, err := s.newID(m.MessageID)
+	id, err := s.newID(co, m.MessageID)
 	if err != nil {
 		return "", err
 	}
@@ -50,11 +50,19 @@ func (s *Server) addMessage(co *company, conversationID string, m Message) (stri
 	}
 	msg := &message{MessageID: id, conv: conv, Direction: m.Direction, sender: m.Sender, Type: m.Type, at: at,
 		FailureReason: optString(m.FailureReason), Reactions: []reaction{}}
+	if !s.loadNow.IsZero() && !s.allowFuture && at.After(s.loadNow) {
+		return "", fieldErr("at", "%s is after now (%s): a message cannot be sent in the future; set allow_future on the company if it is meant",
+			at.UTC().Format(time.RFC3339Nano), s.loadNow.UTC().Format(time.RFC3339Nano))
+	}
 	msg.Raw = raw{msg}
 	special := m.Type == "system" || m.Type == "unsupported" // no text or media of their own (docs/behaviour.md, "Messages")
-	if !special {
-		msg.Text = optString(m.Text)
+	if special && m.Text != "" {
+		return "", fieldErr("text", `a %s message has no text of its own (the API shows null); remove "text"`, m.Type)
 	}
+	if m.Media != nil && !mediaTypes[string(m.Type)] {
+		return "", fieldErr("media", `a %s message carries no media (the API shows null); remove "media", or give a media type: image, document, audio, video or sticker`, m.Type)
+	}
+	msg.Text = optString(m.Text)
 	if m.Status != "" && m.Direction == convo.DirectionInbound {
 		return "", fieldErr("status", `an inbound message has no delivery status (null); remove "status"`)
 	}
@@ -95,7 +103,7 @@ func (s *Server) addMessage(co *company, conversationID string, m Message) (stri
 	msg.encode()
 	s.seq++
 	conv.insertMessage(msg, s.seq)
-	s.index[id] = msg
+	co.index[id] = msg
 	// The anomaly cache is deliberately left alone (docs/behaviour.md, "Anomaly report").
 	return id, nil
 }
@@ -176,6 +184,9 @@ func (s *Server) buildMedia(co *company, md *Media) (*media, error) {
 			status = convo.MediaNoReference
 		}
 	}
+	if md.MimeType != "" && !isMIMEType(md.MimeType) {
+		return nil, fieldErr("mime_type", "%q is not a MIME type: want type/subtype, optionally with parameters (e.g. image/jpeg, text/plain; charset=utf-8)", md.MimeType)
+	}
 	// A message never carries a storage path (docs/behaviour.md,
 	// "Messages"), so a file name is a bare name.
 	if strings.ContainsAny(md.Filename, `/\`) {
@@ -223,6 +234,17 @@ func (s *Server) buildMedia(co *company, md *Media) (*media, error) {
 		return nil, fieldErr("status", "unknown status %q (want available, unknown or no_reference)", status)
 	}
 	return out, nil
+}
+
+// isMIMEType reports whether v reads as a MIME type: type/subtype, both
+// tokens, optionally followed by parameters.
+func isMIMEType(v string) bool {
+	mt, _, err := mime.ParseMediaType(v)
+	if err != nil || strings.TrimSpace(v) != v {
+		return false
+	}
+	typ, sub, ok := strings.Cut(mt, "/")
+	return ok && typ != "" && sub != "" && !strings.ContainsAny(sub, "/")
 }
 
 // extensions are the default file name extensions of common MIME types:

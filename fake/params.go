@@ -6,14 +6,18 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"mime"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/convoapi/convo-go/internal/strictjson"
 )
 
 // parseLimit reads an integer query parameter bounded by [1, max] with a
@@ -89,53 +93,13 @@ func decodeBody(r *http.Request) (jsonBody, *apiError) {
 	}
 	// After Unmarshal, which bounds the nesting depth, so that the walk's
 	// recursion is bounded too.
-	if dup, _ := duplicateKey(json.NewDecoder(bytes.NewReader(raw)), ""); dup != "" {
-		return nil, invalidParam(dup + " is given more than once in the body; give it once")
+	// The one strictness of every JSON the fake reads (internal/strictjson):
+	// encoding/json would keep the last of two values silently.
+	var e *strictjson.Error
+	if errors.As(strictjson.Check(raw, reflect.TypeFor[jsonBody]()), &e) {
+		return nil, invalidParam(e.Path + " is given more than once in the body; give it once")
 	}
 	return body, nil
-}
-
-// duplicateKey reads one JSON value from dec and returns the place of the
-// first key an object inside it names twice ("name", "custom_fields.plan",
-// "items[0].id"), or "". encoding/json would keep the last value silently;
-// the keys are compared as decoded, so "n\u0061me" is "name".
-func duplicateKey(dec *json.Decoder, at string) (string, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return "", err
-	}
-	switch tok {
-	case json.Delim('{'):
-		seen := map[string]bool{}
-		for dec.More() {
-			kt, err := dec.Token()
-			if err != nil {
-				return "", err
-			}
-			k, _ := kt.(string)
-			place := k
-			if at != "" {
-				place = at + "." + k
-			}
-			if seen[k] {
-				return place, nil
-			}
-			seen[k] = true
-			if dup, err := duplicateKey(dec, place); dup != "" || err != nil {
-				return dup, err
-			}
-		}
-	case json.Delim('['):
-		for i := 0; dec.More(); i++ {
-			if dup, err := duplicateKey(dec, at+"["+strconv.Itoa(i)+"]"); dup != "" || err != nil {
-				return dup, err
-			}
-		}
-	default:
-		return "", nil
-	}
-	_, err = dec.Token() // the closing delimiter
-	return "", err
 }
 
 // checkJSONText refuses what encoding/json would silently change: bytes

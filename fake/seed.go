@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"time"
 
 	convo "github.com/convoapi/convo-go"
+	"github.com/convoapi/convo-go/internal/strictjson"
 )
 
 // Seed is a seed document: the whole state of a server in JSON, for
@@ -29,13 +31,20 @@ type Seed struct {
 // CompanySeed is one company of a [Seed].
 type CompanySeed struct {
 	// ID is the company's id on every company but the first (the default
-	// company keeps its own); default a new UUID. An export carries it, so
-	// that ?company= filters still name the company after a reload.
+	// company keeps its own: loading ignores the first company's ID; start
+	// a server with [WithDefaultCompanyID] to give it one); default a new
+	// UUID. An export carries it, so that ?company= filters still name the
+	// company after a reload.
 	ID            string           `json:"id,omitempty"`
 	APIKey        string           `json:"api_key,omitempty"`       // required except on the first company
 	Channels      []ChannelAccount `json:"channels,omitempty"`      // accounts and webchat widgets
 	Contacts      []Contact        `json:"contacts,omitempty"`      // contacts, each on one account
 	Conversations []Conversation   `json:"conversations,omitempty"` // conversations with their messages
+	// AllowFuture lets the company's messages be dated after now. A seed
+	// refuses them otherwise (a year off by one in a fixture); an export
+	// sets it when the clock was moved back before some of them, so that it
+	// loads back.
+	AllowFuture bool `json:"allow_future,omitempty"`
 }
 
 // ErrRealClock is the error of [Server.Load] for a seed with a now on a
@@ -45,14 +54,48 @@ type CompanySeed struct {
 // to any user.
 var ErrRealClock = errors.New(`seed: now: the server's clock is real and cannot be set; remove "now" from the seed, or start the server on a manual clock`)
 
-// LoadSeed reads a seed document and checks it (by loading it into a
-// scratch server). Errors name the place: a line and column for JSON
-// syntax; a JSON path down to the field for content, wrong types and
-// unknown fields, e.g.
+// LoadSeed reads a seed document ([DecodeSeed]) and checks its content
+// (by loading it into a scratch server). Errors name the place: a line and
+// column for JSON syntax; a JSON path down to the field for content, wrong
+// types and unknown fields, e.g.
 // "seed: companies[0].conversations[2].messages[1].sender: unknown sender \"martian\"".
 func LoadSeed(r io.Reader) (*Seed, error) {
+	seed, err := DecodeSeed(r)
+	if err != nil {
+		return nil, err
+	}
+	// A manual scratch clock, so that a seed with now loads as it would on
+	// the server it is meant for.
+	scratch, err := NewHandler(WithClock(NewManualClock(NewRealClock().Now())))
+	if err != nil {
+		return nil, err
+	}
+	if err := scratch.Load(seed); err != nil {
+		return nil, err
+	}
+	return seed, nil
+}
+
+// DecodeSeed reads a seed document as strictly as [LoadSeed], without
+// loading it anywhere: for a tool that loads it next ([Server.Load],
+// [WithSeed]), which checks the content and names the place of what is
+// wrong. The document must be one JSON object: null, an array or a scalar
+// is refused, as is a second value after it. As in the API's bodies, a key
+// given twice in one object is refused, and so is a key spelled in
+// another case than its field's ("API_KEY" for "api_key"), which
+// encoding/json alone would take. Errors name the place: a line
+// and column for JSON syntax; a JSON path for wrong types and unknown
+// fields. It reads r to its end; bound r (io.LimitReader) to bound the
+// memory.
+func DecodeSeed(r io.Reader) (*Seed, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
+		return nil, fmt.Errorf("seed: %w", err)
+	}
+	if kind := topKind(data); kind != "object" {
+		return nil, fmt.Errorf("seed: the document is %s; want a JSON object ({\"companies\": [...]}, fake/SEED.md)", kind)
+	}
+	if err := strictjson.Check(data, reflect.TypeFor[Seed]()); err != nil {
 		return nil, fmt.Errorf("seed: %w", err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -61,19 +104,33 @@ func LoadSeed(r io.Reader) (*Seed, error) {
 	if err := dec.Decode(&seed); err != nil {
 		return nil, decodeError(data, err)
 	}
-	if dec.More() {
+	if _, err := dec.Token(); err != io.EOF {
 		return nil, errors.New("seed: more than one JSON value")
 	}
-	// A manual scratch clock, so that a seed with now loads as it would on
-	// the server it is meant for.
-	scratch, err := NewHandler(WithClock(NewManualClock(NewRealClock().Now())))
-	if err != nil {
-		return nil, err
-	}
-	if err := scratch.Load(&seed); err != nil {
-		return nil, err
-	}
 	return &seed, nil
+}
+
+// topKind names the JSON type of a document by its first character:
+// "object", "null", "an array", "a string", "a number", "a boolean",
+// "empty".
+func topKind(data []byte) string {
+	data = bytes.TrimLeft(data, " \t\r\n")
+	if len(data) == 0 {
+		return "empty"
+	}
+	switch data[0] {
+	case '{':
+		return "object"
+	case 'n':
+		return "null"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	}
+	return "a number"
 }
 
 // Load replaces the server's state with seed (as [Server.Reset] then the
@@ -125,16 +182,15 @@ type stateFields struct {
 	byID      map[string]*company
 	defaultCo *company
 	files     *fileGrants
-	index     objectIndex
 	seq       uint64
 }
 
 func (s *Server) stateSnapshot() *stateFields {
-	return &stateFields{s.companies, s.byID, s.defaultCo, s.files, s.index, s.seq}
+	return &stateFields{s.companies, s.byID, s.defaultCo, s.files, s.seq}
 }
 
 func (s *Server) restore(f stateFields) {
-	s.companies, s.byID, s.defaultCo, s.files, s.index, s.seq = f.companies, f.byID, f.defaultCo, f.files, f.index, f.seq
+	s.companies, s.byID, s.defaultCo, s.files, s.seq = f.companies, f.byID, f.defaultCo, f.files, f.seq
 }
 
 // seedCompany is the company the i-th company of a seed fills: the default
@@ -151,16 +207,48 @@ func (s *Server) seedCompany(i int, apiKey, id string) (*company, error) {
 	return co, nil
 }
 
+// seedKeyCheck checks the i-th company's key and id against the seed's
+// earlier companies, so that the error names them by their place: every
+// company but the first needs a key (the first keeps defaultKey without
+// one), and no two share a key or an id.
+func seedKeyCheck(seed *Seed, i int, defaultKey string) error {
+	cs := seed.Companies[i]
+	if i > 0 && cs.APIKey == "" {
+		return errors.New("api_key: missing; every company but the first needs an API key of its own")
+	}
+	for j, prev := range seed.Companies[:i] {
+		if j == 0 && prev.APIKey == "" {
+			prev.APIKey = defaultKey
+		}
+		switch {
+		case cs.APIKey != "" && prev.APIKey == cs.APIKey:
+			return fmt.Errorf("api_key: the same API key as companies[%d]; every company needs an API key of its own", j)
+		case i > 0 && j > 0 && cs.ID != "" && prev.ID == cs.ID:
+			return fmt.Errorf("id: the same id as companies[%d]", j)
+		}
+	}
+	return nil
+}
+
+// companyError places an error of adding a company under path: at its id
+// or its api_key.
+func companyError(path string, err error) error {
+	if errors.Is(err, ErrCompanyIDInUse) {
+		return fmt.Errorf("%s.id: %w", path, err)
+	}
+	return fmt.Errorf("%s.api_key: %w", path, err)
+}
+
 // seedRefs are the refs of one seed company: kind:ref -> id.
 type seedRefs map[string]string
 
-// resolve returns the id a ref names: a ref of the company, else the id of
-// any object of the server. Its error is about the field kind.
-func (refs seedRefs) resolve(s *Server, kind, ref string) (string, error) {
+// resolve returns the id a ref names: a ref of the seed company, else the
+// id of an object of the company co. Its error is about the field kind.
+func (refs seedRefs) resolve(co *company, kind, ref string) (string, error) {
 	if id, ok := refs[kind+":"+ref]; ok {
 		return id, nil
 	}
-	if _, ok := s.index[ref]; ok && ref != "" {
+	if _, ok := co.index[ref]; ok && ref != "" {
 		return ref, nil
 	}
 	return "", fieldErr(kind, "unknown %s %q", kind, ref)
@@ -177,10 +265,14 @@ func (refs seedRefs) note(kind, ref, id string) {
 func (s *Server) loadLocked(seed *Seed) error {
 	for i, cs := range seed.Companies {
 		path := fmt.Sprintf("seed: companies[%d]", i)
+		if err := seedKeyCheck(seed, i, s.defaultCo.apiKey); err != nil {
+			return fmt.Errorf("%s.%w", path, err)
+		}
 		co, err := s.seedCompany(i, cs.APIKey, cs.ID)
 		if err != nil {
-			return fmt.Errorf("%s.api_key: %w", path, err)
+			return companyError(path, err)
 		}
+		co.start = &seed.Companies[i]
 		if err := s.loadCompanyLocked(path, co, cs); err != nil {
 			return err
 		}
@@ -191,6 +283,8 @@ func (s *Server) loadLocked(seed *Seed) error {
 // loadCompanyLocked adds the channels, contacts and conversations of cs to
 // co; errors name their place under path.
 func (s *Server) loadCompanyLocked(path string, co *company, cs CompanySeed) (err error) {
+	s.allowFuture = cs.AllowFuture
+	defer func() { s.allowFuture = false }()
 	refs := seedRefs{}
 	for j, ch := range cs.Channels {
 		id, err := s.addAccount(co, ch, ch.Channel == convo.ChannelWebchat)
@@ -200,7 +294,7 @@ func (s *Server) loadCompanyLocked(path string, co *company, cs CompanySeed) (er
 		refs.note("channel", ch.Ref, id)
 	}
 	for j, ct := range cs.Contacts {
-		ct.ChannelAccountID, err = refs.resolve(s, "channel", ct.ChannelAccountID)
+		ct.ChannelAccountID, err = refs.resolve(co, "channel", ct.ChannelAccountID)
 		id := ""
 		if err == nil {
 			id, err = s.addContact(co, ct)
@@ -211,7 +305,7 @@ func (s *Server) loadCompanyLocked(path string, co *company, cs CompanySeed) (er
 		refs.note("contact", ct.Ref, id)
 	}
 	for j, cv := range cs.Conversations {
-		cv.ContactID, err = refs.resolve(s, "contact", cv.ContactID)
+		cv.ContactID, err = refs.resolve(co, "contact", cv.ContactID)
 		if err == nil {
 			_, err = s.addConversation(co, cv)
 		}

@@ -78,7 +78,7 @@ func TestLoadSeedErrorsNameThePlace(t *testing.T) {
 		{`{"now":"yesterday","companies":[]}`, `seed: now: "yesterday" is not an RFC 3339 date-time`},
 		{`{"version":2,"companies":[]}`, `seed: version: unknown field`},
 		{`{"companies":[{"unknown":1}]}`, `seed: companies[0].unknown: unknown field "unknown"`},
-		{`{"companies":[{},{"channels":[]}]}`, "companies[1].api_key: api key is empty"},
+		{`{"companies":[{},{"channels":[]}]}`, "companies[1].api_key: missing; every company but the first needs an API key of its own"},
 		{`{"companies":[{"channels":[{"channel":"sms"}]}]}`, "companies[0].channels[0].channel: channel sms has no accounts"},
 		{`{"companies":[{"channels":[{"channel":"telegram"}]}]}`, `companies[0].channels[0].channel: unknown channel "telegram"`},
 		{`{"companies":[{"channels":[{"channel":1}]}]}`, "companies[0].channels[0].channel (line 1, column 39): want string"},

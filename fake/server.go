@@ -39,8 +39,10 @@ type Server struct {
 	defaultCo *company
 	seq       uint64
 	files     *fileGrants // the temporary attachment URLs given
-	index     objectIndex // global id -> object, for the state getters
 	loadNow   time.Time   // while a seed loads: the now of its times and defaults
+	// allowFuture: while a seed company loads, its messages may be dated
+	// after loadNow (CompanySeed.AllowFuture).
+	allowFuture bool
 
 	clock      *Clock
 	errIDs     *errorIDs
@@ -74,6 +76,7 @@ type config struct {
 	journalBytes   int64
 	inMemory       bool
 	readableIDs    bool
+	defaultID      string
 	middleware     []func(http.Handler) http.Handler
 }
 
@@ -110,6 +113,12 @@ func WithAttachmentTTL(d time.Duration) Option { return func(cfg *config) { cfg.
 // uuid), so a client that checks formats will refuse them. [LoadSeed]
 // checks a document as a server without this option would.
 func WithReadableIDs() Option { return func(cfg *config) { cfg.readableIDs = true } }
+
+// WithDefaultCompanyID sets the id of the default company (default a new
+// UUID), e.g. the companies[0].id of an export, so that a server restarted
+// from its saved state keeps the id its tenants' tools know. A seed's first
+// company never changes it.
+func WithDefaultCompanyID(id string) Option { return func(cfg *config) { cfg.defaultID = id } }
 
 // WithSeed loads seed at start (see [Server.Load]). When the seed has a now
 // and no [WithClock] is given, the server runs on a manual clock frozen at it.

@@ -22,6 +22,10 @@ type company struct {
 	id      string
 	apiKey  string
 	keyHash [32]byte // sha256(apiKey): compared in constant time (auth.go)
+	// start is the data the company was added with, which Company.Reset
+	// loads again: its seed company (AddCompanySeed, or its part of the
+	// seed Server.Load loaded); nil for none.
+	start *CompanySeed
 
 	accounts     []*account // channel accounts and webchat widgets, in creation order
 	accountsByID map[string]*account
@@ -34,6 +38,11 @@ type company struct {
 	convsByID     map[string]*conversation
 
 	media map[string]*media // media_id -> media of this company
+
+	// index maps every id of the company (account, contact, conversation,
+	// message) to its object. Ids are unique within a company only: two
+	// tenants loaded from one fixture hold the same ids, each its own.
+	index objectIndex
 
 	tagsByName map[string]*tag
 	tagsByID   map[string]*tag
@@ -249,6 +258,7 @@ func newCompany(apiKey string) *company {
 		tagsByName:      map[string]*tag{},
 		tagsByID:        map[string]*tag{},
 		anomalyCache:    map[anomalyCacheKey]*anomalyResult{},
+		index:           objectIndex{},
 	}
 }
 

@@ -11,14 +11,29 @@ import (
 // journal ([Company.Requests], [Company.ClearRequests]). Its state is read
 // with [Company.ExportSeed] and the getters of inspect.go.
 
+// ErrAPIKeyInUse is the error (under errors.Is) of adding a company, or
+// giving one a key, when another company already has that API key. Its text
+// names neither the key nor the other company.
+var ErrAPIKeyInUse = errors.New("the API key is already used by another company")
+
+// ErrCompanyIDInUse is the error (under errors.Is) of adding a company with
+// an id another company already has. Its text names neither company.
+var ErrCompanyIDInUse = errors.New("the company id is already used by another company")
+
+// ErrNoCompany is the error (under errors.Is) of a [Company] method whose
+// company is gone (the server was reset or reloaded since the handle was
+// taken).
+var ErrNoCompany = errors.New("the company no longer exists")
+
 // Load replaces the company's channels, contacts and conversations with
 // those of cs, as [Server.Load] does for the whole server, leaving the other
 // companies, the clock, the journal and the fault rules alone. The
-// company's id stays; its API key becomes cs.APIKey when cs gives one (and
-// no other company has it); cs.ID is ignored. Relative times count back
-// from the clock's now. On error nothing changes; the error names the
-// JSON path of the faulty field, e.g. "seed: company.contacts[0].phone".
-// Load with an empty CompanySeed empties the company.
+// company's id stays; its API key becomes cs.APIKey when cs gives one
+// ([ErrAPIKeyInUse] when another company has it); cs.ID is ignored.
+// Relative times count back from the clock's now. On error nothing
+// changes; the error names the JSON path of the faulty field, e.g.
+// "seed: company.contacts[0].phone". Load with an empty CompanySeed
+// empties the company.
 func (c *Company) Load(cs CompanySeed) error {
 	s := c.s
 	now := s.clock.Now()
@@ -26,30 +41,60 @@ func (c *Company) Load(cs CompanySeed) error {
 	defer s.mu.Unlock()
 	old := s.byID[c.id]
 	if old == nil {
-		return errors.New("seed: the company no longer exists")
+		return fmt.Errorf("seed: %w", ErrNoCompany)
 	}
 	key := old.apiKey
 	if cs.APIKey != "" && cs.APIKey != key {
-		for _, other := range s.companies {
-			if other.apiKey == cs.APIKey {
-				return fmt.Errorf("seed: company.api_key: the API key is already used by company %s", other.id)
-			}
+		if s.keyTaken(cs.APIKey) {
+			return fmt.Errorf("seed: company.api_key: %w", ErrAPIKeyInUse)
 		}
 		key = cs.APIKey
 	}
 	fresh := newCompany(key)
-	fresh.id = old.id
+	fresh.id, fresh.start = old.id, old.start
 	s.swapCompany(old, fresh)
-	old.eachObject(func(id string, _ any) { delete(s.index, id) })
 	s.loadNow = now
 	defer func() { s.loadNow = time.Time{} }()
 	if err := s.loadCompanyLocked("seed: company", fresh, cs); err != nil {
-		fresh.eachObject(func(id string, _ any) { delete(s.index, id) })
-		old.eachObject(func(id string, obj any) { s.index[id] = obj })
 		s.swapCompany(fresh, old)
 		return err
 	}
 	return nil
+}
+
+// Reset puts the company back to the data it was added with: the
+// CompanySeed of [Server.AddCompanySeed], or the company's part of the seed
+// [Server.Load] (or [WithSeed]) loaded last; no data for a company of
+// [Server.AddCompany]. Its requests leave the journal. Its id and API key
+// stay; the other companies, the clock and the fault rules are left
+// alone. Relative times count back from the clock's now, as [Company.Load].
+func (c *Company) Reset() error {
+	c.s.mu.RLock()
+	co := c.s.byID[c.id]
+	var cs CompanySeed
+	if co != nil && co.start != nil {
+		cs = *co.start
+	}
+	c.s.mu.RUnlock()
+	if co == nil {
+		return ErrNoCompany
+	}
+	cs.APIKey, cs.ID = "", ""
+	if err := c.Load(cs); err != nil {
+		return err
+	}
+	c.ClearRequests()
+	return nil
+}
+
+// keyTaken reports whether a company has the API key. The caller holds s.mu.
+func (s *Server) keyTaken(apiKey string) bool {
+	for _, co := range s.companies {
+		if co.apiKey == apiKey {
+			return true
+		}
+	}
+	return false
 }
 
 // swapCompany puts next where prev is (same id). The caller holds s.mu.
@@ -62,23 +107,6 @@ func (s *Server) swapCompany(prev, next *company) {
 	s.byID[next.id] = next
 	if s.defaultCo == prev {
 		s.defaultCo = next
-	}
-}
-
-// eachObject calls f with every object of the company the index holds:
-// accounts, contacts, conversations and their messages.
-func (co *company) eachObject(f func(id string, obj any)) {
-	for _, acc := range co.accounts {
-		f(acc.id, acc)
-	}
-	for id, ct := range co.contacts {
-		f(id, ct)
-	}
-	for _, cv := range co.conversations {
-		f(cv.ID, cv)
-		for _, m := range cv.msgs {
-			f(m.MessageID, m)
-		}
 	}
 }
 
@@ -112,22 +140,26 @@ func (c *Company) ClearRequests() {
 }
 
 // AddCompanySeed adds a company with the data of cs, as the seed's later
-// companies are added: cs.APIKey is its key (required, and no other
-// company's), cs.ID its id (default a new UUID). Relative times count back
-// from the clock's now. On error nothing is added; the error names the
-// JSON path of the faulty field, e.g. "seed: company.contacts[0].phone".
+// companies are added: cs.APIKey is its key (required; [ErrAPIKeyInUse]
+// when another company has it), cs.ID its id (default a new UUID;
+// [ErrCompanyIDInUse] when taken). The ids of its channels, contacts,
+// conversations and messages need only be unique within it: two companies
+// loaded from one fixture hold the same ids, each reading and changing its
+// own. Relative times count back from the clock's now. On error nothing is
+// added; the error names the JSON path of the faulty field, e.g.
+// "seed: company.contacts[0].phone".
 func (s *Server) AddCompanySeed(cs CompanySeed) (*Company, error) {
 	now := s.clock.Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	co, err := s.addCompanyLocked(cs.APIKey, cs.ID)
 	if err != nil {
-		return nil, fmt.Errorf("seed: company: %w", err)
+		return nil, companyError("seed: company", err)
 	}
 	s.loadNow = now
 	defer func() { s.loadNow = time.Time{} }()
+	co.start = &cs
 	if err := s.loadCompanyLocked("seed: company", co, cs); err != nil {
-		co.eachObject(func(id string, _ any) { delete(s.index, id) })
 		s.companies = s.companies[:len(s.companies)-1]
 		delete(s.byID, co.id)
 		return nil, err

@@ -30,7 +30,7 @@ func TestCompanyLoad(t *testing.T) {
 		{"a bad seed changes nothing", fake.CompanySeed{Contacts: []fake.Contact{{ChannelAccountID: "nope"}}},
 			"seed: company.contacts[0].channel: unknown channel", 2},
 		{"a key another company has", fake.CompanySeed{APIKey: fake.DefaultAPIKey},
-			"seed: company.api_key: the API key is already used by company", 2},
+			"seed: company.api_key: the API key is already used by another company", 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -82,8 +82,8 @@ func TestAddCompanySeed(t *testing.T) {
 		wantErr string
 	}{
 		{"with data", fake.CompanySeed{APIKey: "k2", ID: "e0000000-0000-4000-8000-000000000002", Channels: tenantSeed("5511900000001").Channels}, ""},
-		{"no key", fake.CompanySeed{}, "seed: company: api key is empty"},
-		{"a used key", fake.CompanySeed{APIKey: fake.DefaultAPIKey}, "seed: company: the API key is already used by company"},
+		{"no key", fake.CompanySeed{}, "seed: company.api_key: api key is empty"},
+		{"a used key", fake.CompanySeed{APIKey: fake.DefaultAPIKey}, "seed: company.api_key: the API key is already used by another company"},
 		{"bad data", fake.CompanySeed{APIKey: "k2", Contacts: []fake.Contact{{ChannelAccountID: "x"}}}, "seed: company.contacts[0].channel"},
 	}
 	for _, tt := range tests {
@@ -104,4 +104,65 @@ func TestAddCompanySeed(t *testing.T) {
 			assert.Len(t, cs.Channels, 1)
 		})
 	}
+}
+
+// fixture is one seed company with explicit ids everywhere (UUIDs and a
+// free-form message id), as a team's fixture file has them.
+func fixture() fake.CompanySeed {
+	return fake.CompanySeed{
+		Channels: []fake.ChannelAccount{{ID: "a0000000-0000-4000-8000-00000000000a", Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000001"}},
+		Contacts: []fake.Contact{{ID: "c0000000-0000-4000-8000-00000000000c", ChannelAccountID: "a0000000-0000-4000-8000-00000000000a",
+			PhoneNumber: "5511987654321", Name: "Ana"}},
+		Conversations: []fake.Conversation{{ID: "d0000000-0000-4000-8000-00000000000d", ContactID: "c0000000-0000-4000-8000-00000000000c",
+			Messages: []fake.Message{{MessageID: "msg-1", Text: "hi"}}}},
+	}
+}
+
+// Ids are unique within a company only: two companies load one fixture, and
+// each reads and changes its own objects under the same ids.
+func TestTenantsFromOneFixture(t *testing.T) {
+	s := newServer(t)
+	one, two := fixture(), fixture()
+	one.APIKey, two.APIKey = "k-one", "k-two"
+	a, err := s.AddCompanySeed(one)
+	require.NoError(t, err)
+	b, err := s.AddCompanySeed(two)
+	require.NoError(t, err, "the same ids load in a second company")
+
+	b.SetStatus("d0000000-0000-4000-8000-00000000000d", convo.ConversationResolved)
+	b.AddReaction("msg-1", fake.Reaction{Emoji: "👍"})
+	ca, _ := a.Conversation("d0000000-0000-4000-8000-00000000000d")
+	cb, _ := b.Conversation("d0000000-0000-4000-8000-00000000000d")
+	assert.Equal(t, convo.ConversationOpen, ca.Status, "the other company's change is not seen")
+	assert.Equal(t, convo.ConversationResolved, cb.Status)
+	assert.Equal(t, a.ID(), ca.CompanyID)
+	ma, _ := a.Message("msg-1")
+	mb, _ := b.Message("msg-1")
+	assert.Empty(t, ma.Reactions)
+	assert.Len(t, mb.Reactions, 1)
+	cta, ok := a.Contact("c0000000-0000-4000-8000-00000000000c")
+	require.True(t, ok)
+	assert.Equal(t, a.ID(), cta.CompanyID)
+
+	// Over the API, each key sees its own conversation.
+	for _, key := range []string{"k-one", "k-two"} {
+		r := get(t, s, "/conversations?status=all", bearer(key))
+		require.Equal(t, 200, r.Status, "%s", r.Body)
+		assert.Contains(t, string(r.Body), "d0000000-0000-4000-8000-00000000000d")
+	}
+	r := get(t, s, "/conversations?status=resolved", bearer("k-one"))
+	assert.NotContains(t, string(r.Body), "d0000000", "k-one sees its own open conversation only")
+	r = get(t, s, "/conversations?status=resolved", bearer("k-two"))
+	assert.Contains(t, string(r.Body), "d0000000")
+
+	// A company's own ids still clash within it.
+	_, err = s.AddCompanySeed(fake.CompanySeed{APIKey: "k-three", Channels: append(fixture().Channels, fixture().Channels[0])})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `seed: company.channels[1].id: id "a0000000-0000-4000-8000-00000000000a" is already used`)
+
+	// A seed with two companies from one fixture loads too.
+	require.NoError(t, s.Load(&fake.Seed{Companies: []fake.CompanySeed{fixture(), two}}))
+	got, ok := s.Contact("c0000000-0000-4000-8000-00000000000c")
+	require.True(t, ok)
+	assert.Equal(t, s.Company().ID(), got.CompanyID, "Server.Contact looks in the default company first")
 }

@@ -14,11 +14,13 @@ import (
 	"strings"
 
 	"github.com/convoapi/convo-go/fake"
+	"github.com/convoapi/convo-go/internal/strictjson"
 )
 
-// maxAdminBody bounds the body of an admin request (a seed document can be
-// large, but not unbounded).
-const maxAdminBody = 16 << 20
+// maxAdminBody bounds the body of an admin request but the two that take a
+// seed document (POST /_fake/seed and POST /_fake/companies), which
+// --max-seed-size bounds: the others are small JSON objects.
+const maxAdminBody = 1 << 20
 
 // admin is the admin HTTP API under /_fake/: everything a Go test does with
 // a *fake.Server, over HTTP, guarded by a bearer token.
@@ -35,13 +37,15 @@ type admin struct {
 	anyIP     bool
 	// state is the --state file POST /_fake/save writes; nil without it.
 	state *stateFile
+	// seedLimit bounds a seed document's body (--max-seed-size).
+	seedLimit int64
 	// tenants are the companies POST /_fake/companies created.
 	tenants tenants
 }
 
 func newAdmin(srv *fake.Server, token string, logger *slog.Logger) *admin {
 	a := &admin{srv: srv, tokenHash: sha256.Sum256([]byte(token)), logger: logger, mux: http.NewServeMux(), ui: uiHandler(),
-		tenants: tenants{created: map[string]fake.CompanySeed{}}}
+		seedLimit: defaultMaxSeedSize}
 	handle := func(pattern string, h func(w http.ResponseWriter, r *http.Request) error) {
 		a.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 			if err := h(w, r); err != nil {
@@ -70,6 +74,7 @@ func newAdmin(srv *fake.Server, token string, logger *slog.Logger) *admin {
 	handle("GET /_fake/state/conversations/{id}", a.conversation)
 	handle("GET /_fake/state/conversations/{id}/messages", a.thread)
 	handle("GET /_fake/state/messages/{id}", a.message)
+	handle("GET /_fake/state/media/{id}", a.media)
 	handle("GET /_fake/state/seed", a.exportSeed)
 	handle("GET /_fake/seed", a.exportSeed)
 	handle("POST /_fake/save", a.saveState)
@@ -142,7 +147,11 @@ func (a *admin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"missing or wrong admin token: send Authorization: Bearer <admin token> (printed at start as CONVOFAKE_ADMIN_TOKEN)"))
 		return
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, maxAdminBody)
+	limit := int64(maxAdminBody)
+	if takesSeed(r) {
+		limit = a.seedLimit
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, limit)
 	if _, pattern := a.mux.Handler(r); pattern == "" {
 		var allowed []string
 		for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodDelete} {
@@ -174,14 +183,17 @@ func (a *admin) authorized(r *http.Request) bool {
 	return subtle.ConstantTimeCompare(got[:], a.tokenHash[:]) == 1
 }
 
-// decodeBody decodes a JSON object body strictly into v. An empty body is
-// allowed when optional is true (v keeps its zero value).
+// decodeBody decodes a JSON object body strictly into v, as the fake reads
+// the API's bodies and seed documents (internal/strictjson): a key given
+// twice, or in another case than its field's, is refused naming it, and so
+// is an unknown field. An empty body is allowed when optional is true (v
+// keeps its zero value).
 func decodeBody(r *http.Request, v any, optional bool) error {
 	data, err := io.ReadAll(r.Body)
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return errorf(http.StatusRequestEntityTooLarge, "body_too_large", "the body is larger than %d bytes", mbe.Limit)
+			return tooLarge(r, mbe.Limit)
 		}
 		return badRequest("cannot read the body: %v", err)
 	}
@@ -190,6 +202,9 @@ func decodeBody(r *http.Request, v any, optional bool) error {
 			return nil
 		}
 		return badRequest("a JSON object body is required")
+	}
+	if err := strictjson.Check(data, reflect.TypeOf(v)); err != nil {
+		return badRequest("the body is not the expected JSON object: %v", err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -200,6 +215,22 @@ func decodeBody(r *http.Request, v any, optional bool) error {
 		return badRequest("the body holds more than one JSON value")
 	}
 	return nil
+}
+
+// takesSeed reports whether r is one of the two requests whose body is a
+// seed document, bounded by --max-seed-size.
+func takesSeed(r *http.Request) bool {
+	return r.Method == http.MethodPost && (r.URL.Path == "/_fake/seed" || r.URL.Path == "/_fake/companies")
+}
+
+// tooLarge is the 413 of a body over limit, naming the flag that sets the
+// limit of a seed document.
+func tooLarge(r *http.Request, limit int64) *adminError {
+	if !takesSeed(r) {
+		return errorf(http.StatusRequestEntityTooLarge, "body_too_large", "the body is larger than %d bytes, the limit of this endpoint", limit)
+	}
+	return errorf(http.StatusRequestEntityTooLarge, "body_too_large",
+		"the body is larger than %d bytes (--max-seed-size; restart convofake with a larger one to send it)", limit)
 }
 
 // patternHelp explains the path patterns of fault rules and journal

@@ -1,11 +1,10 @@
 package main
 
 import (
-	"fmt"
 	"net/http"
-	"strconv"
-	"strings"
 	"time"
+
+	"github.com/convoapi/convo-go/fake"
 )
 
 type clockJSON struct {
@@ -42,7 +41,7 @@ func (a *admin) setClock(w http.ResponseWriter, r *http.Request) error {
 	var t time.Time
 	var err error
 	if body.Advance != nil {
-		if d, err = parseDuration(*body.Advance); err != nil {
+		if d, err = fake.ParseDuration(*body.Advance); err != nil { // the seed's "ago" syntax
 			return badRequest("advance: %v", err)
 		}
 	} else if t, err = time.Parse(time.RFC3339Nano, *body.Set); err != nil {
@@ -60,35 +59,4 @@ func (a *admin) setClock(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, a.clockState())
 	return nil
-}
-
-// parseDuration reads a Go duration with an optional leading days part
-// ("2d", "2d4h", "-1d"), as the seed's "ago" fields do.
-func parseDuration(s string) (time.Duration, error) {
-	neg := false
-	rest := s
-	if strings.HasPrefix(rest, "-") {
-		neg, rest = true, rest[1:]
-	}
-	var days time.Duration
-	if i := strings.IndexByte(rest, 'd'); i > 0 {
-		n, err := strconv.Atoi(rest[:i])
-		if err != nil || n < 0 {
-			return 0, fmt.Errorf("%q is not a duration (e.g. 90m, 3h, 2d4h)", s)
-		}
-		days, rest = time.Duration(n)*24*time.Hour, rest[i+1:]
-	}
-	var d time.Duration
-	if rest != "" {
-		var err error
-		if d, err = time.ParseDuration(rest); err != nil || strings.HasPrefix(rest, "-") {
-			return 0, fmt.Errorf("%q is not a duration (e.g. 90m, 3h, 2d4h)", s)
-		}
-	} else if days == 0 {
-		return 0, fmt.Errorf("%q is not a duration (e.g. 90m, 3h, 2d4h)", s)
-	}
-	if neg {
-		return -(days + d), nil
-	}
-	return days + d, nil
 }

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -14,12 +16,10 @@ import (
 // ?company=<company id or API key>: the state reads, GET /_fake/seed, the
 // journal (GET and DELETE /_fake/requests) and POST /_fake/reset.
 
-// tenants remembers the seed each company was created from, for a reset
-// of that company alone.
+// tenants serializes creations: a taken key or id is replaced, then the
+// company added, with no other creation in between.
 type tenants struct {
-	mu      sync.Mutex // serializes creations (the key check, then the add)
-	created map[string]fake.CompanySeed
-	start   *fake.Seed // the start seed: what a company of it is reset to
+	mu sync.Mutex
 }
 
 // companyBody is the body of POST /_fake/companies: a seed company
@@ -32,17 +32,25 @@ type companyBody struct {
 	Now       *time.Time         `json:"now,omitempty"`
 }
 
-// createdJSON is the answer of POST /_fake/companies.
+// createdJSON is the answer of POST /_fake/companies. replaced lists the
+// fields of the body that another company already had ("api_key", "id"),
+// which the company got new values for instead; notice says so in words.
 type createdJSON struct {
-	ID     string `json:"id"`
-	APIKey string `json:"api_key"`
+	ID       string   `json:"id"`
+	APIKey   string   `json:"api_key"`
+	Replaced []string `json:"replaced"`
+	Notice   string   `json:"notice,omitempty"`
 }
 
 // createCompany: POST /_fake/companies, optional body (companyBody): adds
 // a company with its own API key (the body's api_key, else a random one)
-// and, from the body, its data; 201 {"id", "api_key"}. 409 key_in_use when
-// another company has the key or the id; 400 invalid_seed names the JSON
-// path of a bad field, and adds nothing.
+// and, from the body, its data; 201 {"id", "api_key", "replaced"}. The ids
+// of its channels, contacts, conversations and messages need be unique
+// only within it, so one fixture file loads in every test job's company.
+// A body's api_key or id that another company already has is replaced by
+// a new one (listed in replaced; the answer names neither the other
+// company nor its key). 400 invalid_seed names the JSON path of a bad
+// field, and adds nothing.
 func (a *admin) createCompany(w http.ResponseWriter, r *http.Request) error {
 	var body companyBody
 	if err := decodeBody(r, &body, true); err != nil {
@@ -61,65 +69,56 @@ func (a *admin) createCompany(w http.ResponseWriter, r *http.Request) error {
 	}
 	a.tenants.mu.Lock()
 	defer a.tenants.mu.Unlock()
-	if co, used := a.srv.CompanyByKey(cs.APIKey); used {
-		return errorf(http.StatusConflict, "key_in_use", "the API key is already used by company %s; leave api_key out for a random one", co.ID())
-	}
-	for _, co := range a.srv.Companies() {
-		if co.ID() == cs.ID {
-			return errorf(http.StatusConflict, "key_in_use", "the id %q is already company %s's; leave id out for a random one", cs.ID, co.ID())
+	out := createdJSON{Replaced: []string{}}
+	for {
+		co, err := a.srv.AddCompanySeed(cs)
+		switch {
+		case errors.Is(err, fake.ErrAPIKeyInUse):
+			cs.APIKey = "ck_" + randomToken()
+			out.Replaced = append(out.Replaced, "api_key")
+			continue
+		case errors.Is(err, fake.ErrCompanyIDInUse):
+			cs.ID = ""
+			out.Replaced = append(out.Replaced, "id")
+			continue
+		case err != nil:
+			return errorf(http.StatusBadRequest, "invalid_seed", "%s", redactSecrets(err.Error(), cs.APIKey))
 		}
+		a.logger.Info("company created", "company", co.ID())
+		out.ID, out.APIKey = co.ID(), cs.APIKey
+		if len(out.Replaced) > 0 {
+			out.Notice = "another company already had the body's " + strings.Join(out.Replaced, " and ") +
+				": this company got a new one (above); use it, not the body's"
+		}
+		writeJSON(w, http.StatusCreated, out)
+		return nil
 	}
-	co, err := a.srv.AddCompanySeed(cs)
-	if err != nil {
-		return errorf(http.StatusBadRequest, "invalid_seed", "%s", redactSecrets(err.Error(), cs.APIKey))
-	}
-	a.tenants.created[co.ID()] = cs
-	a.logger.Info("company created", "company", co.ID())
-	writeJSON(w, http.StatusCreated, createdJSON{ID: co.ID(), APIKey: cs.APIKey})
-	return nil
 }
 
 // resetCompany: POST /_fake/reset?company=: that company alone goes back
-// to the data it was created with (POST /_fake/companies, or the start
-// seed), or with {"empty": true} to none; its requests leave the journal.
-// Its id and key stay; the other companies, the clock and the fault rules
-// are left alone.
+// to the data it was added with (fake.Company.Reset: its POST
+// /_fake/companies body, or its part of the seed loaded last), or with
+// {"empty": true} to none; its requests leave the journal. Its id and key
+// stay; the other companies, the clock and the fault rules are left alone.
 func (a *admin) resetCompany(w http.ResponseWriter, r *http.Request, empty bool) error {
 	co, err := a.company(r)
 	if err != nil {
 		return err
 	}
-	var cs fake.CompanySeed
-	if !empty {
-		cs = a.startData(co)
+	if empty {
+		err = co.Load(fake.CompanySeed{})
+		co.ClearRequests()
+	} else {
+		err = co.Reset()
 	}
-	cs.APIKey, cs.ID = "", ""
-	if err := co.Load(cs); err != nil {
+	if errors.Is(err, fake.ErrNoCompany) {
+		return errorf(http.StatusNotFound, "not_found", "the company no longer exists (the server was reset or reloaded)")
+	}
+	if err != nil {
 		return errorf(http.StatusInternalServerError, "internal_error", "%s", redactSecrets(err.Error(), serverKeys(a.srv)...))
 	}
-	co.ClearRequests()
 	writeJSON(w, http.StatusOK, okJSON{OK: true, Clock: a.clockState()})
 	return nil
-}
-
-// startData is the data a company was created with: its POST
-// /_fake/companies body, or its part of the start seed (the default
-// company: the first; another: the one with its key), else none.
-func (a *admin) startData(co *fake.Company) fake.CompanySeed {
-	a.tenants.mu.Lock()
-	defer a.tenants.mu.Unlock()
-	if cs, ok := a.tenants.created[co.ID()]; ok {
-		return cs
-	}
-	if a.tenants.start == nil {
-		return fake.CompanySeed{}
-	}
-	for i, cs := range a.tenants.start.Companies {
-		if i == 0 && co.ID() == a.srv.Company().ID() || i > 0 && cs.APIKey == co.APIKey() {
-			return cs
-		}
-	}
-	return fake.CompanySeed{}
 }
 
 // requestsCompany is the company id ?company= names for the journal ("":

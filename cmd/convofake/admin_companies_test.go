@@ -148,7 +148,6 @@ func TestAdminCreateCompanyErrors(t *testing.T) {
 		status int
 		code   string
 	}{
-		{"a key in use", `{"api_key": "fake-api-key"}`, http.StatusConflict, "key_in_use"},
 		{"a bad seed", `{"contacts": [{"channel": "nope", "phone": "5511988887777"}]}`, http.StatusBadRequest, "invalid_seed"},
 		{"two companies", `{"companies": [{}, {}]}`, http.StatusBadRequest, "invalid_request"},
 		{"an unknown field", `{"colour": "red"}`, http.StatusBadRequest, "invalid_request"},
@@ -162,7 +161,7 @@ func TestAdminCreateCompanyErrors(t *testing.T) {
 	r := p.admin(http.MethodPost, "/_fake/companies", "")
 	require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
 	assert.True(t, strings.HasPrefix(r.json(t)["api_key"].(string), "ck_"), "a random key")
-	assertAdminError(t, p.admin(http.MethodPost, "/_fake/companies", `{"id": "`+r.json(t)["id"].(string)+`"}`), http.StatusConflict, "key_in_use")
+	assert.Equal(t, []any{}, r.json(t)["replaced"])
 	assertAdminError(t, p.admin(http.MethodGet, "/_fake/requests?company=nope", ""), http.StatusNotFound, "not_found")
 	assertAdminError(t, p.admin(http.MethodGet, "/_fake/seed?company=nope", ""), http.StatusNotFound, "not_found")
 	assertAdminError(t, p.admin(http.MethodPost, "/_fake/reset?company=nope", ""), http.StatusNotFound, "not_found")
@@ -182,4 +181,107 @@ func TestAdminCompanySeedCarriesOver(t *testing.T) {
 	require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
 	assert.Equal(t, id, r.json(t)["id"])
 	assert.JSONEq(t, string(seed.body), string(other.admin(http.MethodGet, "/_fake/seed?company="+id, "").body))
+}
+
+// A company's api_key or id that another company has is replaced by a new
+// one, which the 201 returns and names as replaced; the answer names
+// neither the other company nor its key.
+func TestAdminCreateCompanyReplacesTakenKeyAndID(t *testing.T) {
+	p := start(t)
+	first := p.admin(http.MethodPost, "/_fake/companies", `{"api_key": "job-key"}`)
+	require.Equal(t, http.StatusCreated, first.status, "%s", first.body)
+	firstID := first.json(t)["id"].(string)
+	tests := []struct {
+		name, body string
+		replaced   []any
+	}{
+		{"the default key", `{"api_key": "fake-api-key"}`, []any{"api_key"}},
+		{"another job's key and id", `{"api_key": "job-key", "id": "` + firstID + `"}`, []any{"api_key", "id"}},
+		{"an id", `{"id": "` + firstID + `"}`, []any{"id"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := p.admin(http.MethodPost, "/_fake/companies", tt.body)
+			require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
+			got := r.json(t)
+			assert.ElementsMatch(t, tt.replaced, got["replaced"])
+			assert.Contains(t, got["notice"], "got a new one")
+			assert.NotEqual(t, firstID, got["id"])
+			assert.NotContains(t, string(r.body), "fake-api-key")
+			assert.NotContains(t, string(r.body), `"job-key"`)
+			assert.Equal(t, http.StatusOK, p.api("/v1/channels", got["api_key"].(string)).status, "the new key works")
+		})
+	}
+}
+
+// The fixture of TestAdminTenantsFromOneFixture: explicit ids everywhere,
+// a free-form message id among them.
+const idFixture = `{"channels": [{"id": "a0000000-0000-4000-8000-0000000000aa", "channel": "chatapp", "provider_identifier": "5511940000077"}],
+ "contacts": [{"id": "c0000000-0000-4000-8000-0000000000cc", "channel": "a0000000-0000-4000-8000-0000000000aa", "phone": "5511988880000", "name": "Fixture"}],
+ "conversations": [{"id": "d0000000-0000-4000-8000-0000000000dd", "contact": "c0000000-0000-4000-8000-0000000000cc",
+   "messages": [{"id": "fixture-msg-1", "text": "hello", "ago": "1h"}]}]}`
+
+// Two jobs load one fixture file with explicit ids into companies of their
+// own, then each makes 200 reads and 50 writes in parallel: each sees only
+// its own, none of the other's.
+func TestAdminTenantsFromOneFixture(t *testing.T) {
+	p := start(t, "--rate-limit", "0")
+	keys := make([]string, 2)
+	ids := make([]string, 2)
+	for i := range keys {
+		r := p.admin(http.MethodPost, "/_fake/companies", idFixture)
+		require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
+		keys[i], ids[i] = r.json(t)["api_key"].(string), r.json(t)["id"].(string)
+	}
+	type tally struct{ reads, writes, own, foreign int }
+	tallies := make([]tally, 2)
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for i := range keys {
+		wg.Go(func() {
+			j := &tenantJob{p: p}
+			tl := &tallies[i]
+			for n := range 50 {
+				phone := fmt.Sprintf("55%d19%08d", i+1, n)
+				status, body, err := j.call(http.MethodPost, "/v1/chatapp/contacts", "Bearer "+keys[i],
+					`{"phone_number_id":"5511940000077","phone_number":"`+phone+`","name":"job `+fmt.Sprint(i)+`"}`)
+				if err != nil || status != http.StatusCreated {
+					errs[i] = fmt.Errorf("write %d: %d %s %v", n, status, body, err)
+					return
+				}
+				tl.writes++
+				for _, path := range []string{"/v1/conversations?status=all", "/v1/conversations/d0000000-0000-4000-8000-0000000000dd/messages",
+					"/v1/chatapp/contacts/lookup?phone_number=" + phone, "/v1/chatapp/contacts/lookup?phone_number=" + fmt.Sprintf("55%d19%08d", 2-i, n)} {
+					status, body, err := j.call(http.MethodGet, path, "Bearer "+keys[i], "")
+					if err != nil {
+						errs[i] = err
+						return
+					}
+					tl.reads++
+					switch {
+					case strings.Contains(string(body), fmt.Sprintf("job %d", 1-i)):
+						tl.foreign++
+					case status == http.StatusOK:
+						tl.own++
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for i := range keys {
+		require.NoError(t, errs[i])
+		t.Logf("job %d: %d reads, %d writes; %d answers of its own, %d holding the other job's data", i, tallies[i].reads, tallies[i].writes, tallies[i].own, tallies[i].foreign)
+		assert.Equal(t, tally{reads: 200, writes: 50, own: 150, foreign: 0}, tallies[i],
+			"job %d: 150 reads of its own answer 200, the 50 lookups of the other's phones 404", i)
+		contacts := p.admin(http.MethodGet, "/_fake/state/contacts?company="+ids[i], "").json(t)["items"].([]any)
+		assert.Len(t, contacts, 51, "the fixture's contact and its own 50")
+		for _, c := range contacts {
+			assert.NotEqual(t, fmt.Sprintf("job %d", 1-i), c.(map[string]any)["name"])
+		}
+		cv := p.admin(http.MethodGet, "/_fake/state/conversations/d0000000-0000-4000-8000-0000000000dd?company="+ids[i], "")
+		require.Equal(t, http.StatusOK, cv.status, "%s", cv.body)
+		assert.Equal(t, ids[i], cv.json(t)["company_id"])
+		assert.EqualValues(t, 250, p.admin(http.MethodGet, "/_fake/requests?company="+ids[i], "").json(t)["count"])
+	}
 }

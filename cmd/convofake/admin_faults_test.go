@@ -97,3 +97,25 @@ func TestAdminFaultListingAndRemoval(t *testing.T) {
 	assert.Contains(t, p.admin(http.MethodGet, "/_fake/", "").json(t)["endpoints"], "GET /_fake/faults")
 	assert.Contains(t, p.admin(http.MethodGet, "/_fake/", "").json(t)["endpoints"], "GET /_fake/companies")
 }
+
+// An admin body is read as strictly as the API's: a key given twice, or in
+// another case than the field's, is refused naming it, never resolved by
+// keeping the last.
+func TestAdminBodyStrictness(t *testing.T) {
+	p := start(t)
+	tests := []struct{ name, method, path, body, want string }{
+		{"a fault's status twice", http.MethodPost, "/_fake/faults", `{"status": 503, "status": 500}`, "status is given more than once"},
+		{"a fault's status in another case", http.MethodPost, "/_fake/faults", `{"status": 503, "Status": 502}`, `Status: keys are case-sensitive: write "status"`},
+		{"a clock's key twice", http.MethodPost, "/_fake/clock", `{"advance": "1h", "advance": "2h"}`, "advance is given more than once"},
+		{"a seed's api_key twice", http.MethodPost, "/_fake/seed", `{"companies": [{"api_key": "k1", "api_key": "k2"}]}`, "companies[0].api_key is given more than once"},
+		{"a company's key in another case", http.MethodPost, "/_fake/companies", `{"api_key": "k1", "Api_Key": "k2"}`, `Api_Key: keys are case-sensitive: write "api_key"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := p.admin(tt.method, tt.path, tt.body)
+			require.Equal(t, http.StatusBadRequest, r.status, "%s", r.body)
+			assert.Contains(t, r.json(t)["message"], tt.want)
+		})
+	}
+	assert.Equal(t, []any{}, p.admin(http.MethodGet, "/_fake/faults", "").json(t)["items"], "no rule installed")
+}

@@ -96,7 +96,7 @@ func TestAdminChannels(t *testing.T) {
 	for _, it := range body["items"].([]any) {
 		names = append(names, it.(map[string]any)["display_name"].(string))
 	}
-	assert.Equal(t, []string{"Acme Support", "Acme Sales", "Acme Help Bot"}, names, "as GET /v1/channels lists them")
+	assert.Equal(t, []string{"Acme Support", "Acme Sales", "Acme Help Bot", "acme.example website"}, names, "the accounts as GET /v1/channels lists them, then the webchat widget")
 }
 
 func TestMaskKey(t *testing.T) {
@@ -123,52 +123,69 @@ func TestAdminThread(t *testing.T) {
 	for _, m := range th.Messages {
 		if m.MediaURL != "" {
 			links++
-			assert.True(t, strings.HasPrefix(m.MediaURL, p.base+"/_files/"), m.MediaURL)
-			assert.Equal(t, http.StatusOK, p.do(http.MethodGet, strings.TrimPrefix(m.MediaURL, p.base), "", "").status)
+			assert.True(t, strings.HasPrefix(m.MediaURL, "/_fake/state/media/"), m.MediaURL)
+			got := p.admin(http.MethodGet, m.MediaURL, "")
+			assert.Equal(t, http.StatusOK, got.status)
+			assert.Equal(t, "application/octet-stream", got.header.Get("Content-Type"), "never run on the admin origin")
+			assert.Equal(t, int(m.Media.FileSize), len(got.body))
 		}
 	}
-	assert.Positive(t, links, "available media have a temporary link")
+	assert.Positive(t, links, "available media have an admin address")
 }
 
-// The inbox reads the fake's API in-process: they are journaled with their
-// own User-Agent and company, and a read a fault rule would answer is not
-// made (the rule keeps its uses).
-func TestAdminInboxReadsAndFaults(t *testing.T) {
-	p := start(t, "--clock", uiClock)
-	r := p.admin(http.MethodPost, "/_fake/faults", `{"method": "GET", "path": "/v1/conversations", "status": 500, "times": 1}`)
+// Every admin read of the page's views reads the store: with a fault rule
+// on every path and a rate limit of 2 requests, reading every view leaves
+// the rule unused, the journal empty, the budget whole, the anomaly report
+// uncached and the clock where it was.
+func TestAdminViewsChangeNothing(t *testing.T) {
+	p := start(t, "--clock", uiClock, "--rate-limit", "0.001", "--rate-burst", "2")
+	r := p.admin(http.MethodPost, "/_fake/faults", `{"path": "*", "status": 500, "times": 1}`)
 	require.Equal(t, http.StatusCreated, r.status)
-	r = p.admin(http.MethodGet, "/_fake/state/conversations", "")
-	assert.Equal(t, http.StatusConflict, r.status)
-	assert.Equal(t, "fault_in_force", r.json(t)["error"])
-	assert.Contains(t, r.json(t)["message"], "fault rule 1 matches GET /conversations")
+	clock := p.admin(http.MethodGet, "/_fake/clock", "").json(t)
+	id := conversationOf(t, p, "Ana Souza")
+	for _, path := range []string{"/_fake/companies", "/_fake/state/channels", "/_fake/state/conversations",
+		"/_fake/state/conversations/" + id + "/messages", "/_fake/state/contacts", "/_fake/state/conversations/" + id} {
+		r := p.admin(http.MethodGet, path, "")
+		require.Equal(t, http.StatusOK, r.status, "%s: %s", path, r.body)
+	}
+	var th threadJSON
+	require.NoError(t, json.Unmarshal(p.admin(http.MethodGet, "/_fake/state/conversations/"+id+"/messages", "").body, &th))
+	for _, m := range th.Messages {
+		if m.MediaURL != "" {
+			require.Equal(t, http.StatusOK, p.admin(http.MethodGet, m.MediaURL, "").status)
+		}
+	}
 	faults := p.admin(http.MethodGet, "/_fake/faults", "").json(t)["items"].([]any)
 	require.Len(t, faults, 1)
-	assert.EqualValues(t, 1, faults[0].(map[string]any)["remaining"], "the rule is not used up")
-
+	assert.EqualValues(t, 1, faults[0].(map[string]any)["remaining"], "the fault rule is not used")
+	assert.EqualValues(t, 0, p.admin(http.MethodGet, "/_fake/requests", "").json(t)["count"], "the journal is empty")
+	assert.Equal(t, clock, p.admin(http.MethodGet, "/_fake/clock", "").json(t), "the clock has not moved")
 	require.Equal(t, http.StatusOK, p.admin(http.MethodDelete, "/_fake/faults", "").status)
-	require.Equal(t, http.StatusOK, p.admin(http.MethodGet, "/_fake/state/channels", "").status)
-	var journal requestsJSON
-	require.NoError(t, json.Unmarshal(p.admin(http.MethodGet, "/_fake/requests?path=/channels", "").body, &journal))
-	require.Len(t, journal.Items, 1)
-	assert.Equal(t, []string{uiAgent}, journal.Items[0].Headers["User-Agent"])
-	assert.NotEmpty(t, journal.Items[0].Company, "the journal names the company")
+
+	before := anomalyCount(t, p, fake.DefaultAPIKey) // the first token; the report is cached now
+	assert.Equal(t, http.StatusOK, p.api("/v1/channels", fake.DefaultAPIKey).status, "the second token: the views took none")
+	assert.Equal(t, http.StatusTooManyRequests, p.api("/v1/channels", fake.DefaultAPIKey).status, "the budget held 2")
+	assert.Positive(t, before)
 }
 
-func TestFaultMatches(t *testing.T) {
-	for _, tc := range []struct {
-		method, path string
-		want         bool
-	}{
-		{"", "", true},
-		{"GET", "/conversations", true},
-		{"get", "/api/v1/conversations", true},
-		{"POST", "/conversations", false},
-		{"", "/conversations/*", false},
-		{"", "/v1/conv*", true},
-		{"", "[", false},
-	} {
-		assert.Equal(t, tc.want, faultMatches(faultOf(tc.method, tc.path), http.MethodGet, "/conversations"), "%s %s", tc.method, tc.path)
+// The views never fill the anomaly cache: a conversation that starts
+// waiting after the page was opened is counted by the client's next call.
+func TestAdminViewsLeaveTheAnomalyCache(t *testing.T) {
+	p := start(t, "--clock", uiClock)
+	for _, path := range []string{"/_fake/state/conversations", "/_fake/state/conversations?bucket=unanswered"} {
+		require.Equal(t, http.StatusOK, p.admin(http.MethodGet, path, "").status)
 	}
+	inbox := inboxItems(t, p, "?bucket=unanswered")
+	require.Equal(t, http.StatusOK, p.admin(http.MethodPost, "/_fake/clock", `{"advance": "4h"}`).status)
+	require.Equal(t, http.StatusOK, p.admin(http.MethodGet, "/_fake/state/conversations", "").status)
+	assert.EqualValues(t, len(inboxItems(t, p, "?bucket=unanswered")), anomalyCount(t, p, fake.DefaultAPIKey),
+		"the API's count is the page's, computed now (it was %d before the clock moved)", len(inbox))
 }
 
-func faultOf(method, path string) fake.Fault { return fake.Fault{Method: method, Path: path} }
+func TestAdminMedia(t *testing.T) {
+	p := start(t, "--clock", uiClock)
+	r := p.admin(http.MethodGet, "/_fake/state/media/nope", "")
+	assertAdminError(t, r, http.StatusNotFound, "not_found")
+	r = p.do(http.MethodGet, "/_fake/state/media/nope", "", "")
+	assert.Equal(t, http.StatusUnauthorized, r.status, "the admin token is needed")
+}

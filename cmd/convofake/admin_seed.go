@@ -2,9 +2,10 @@ package main
 
 import (
 	"errors"
-	"io"
 	"net/http"
 	"time"
+
+	"github.com/convoapi/convo-go/fake"
 )
 
 type infoJSON struct {
@@ -26,7 +27,7 @@ func (a *admin) info(w http.ResponseWriter, _ *http.Request) error {
 			"GET /_fake/state/contacts", "GET /_fake/state/contacts/{id}",
 			"GET /_fake/state/channels", "GET /_fake/state/conversations",
 			"GET /_fake/state/conversations/{id}", "GET /_fake/state/conversations/{id}/messages",
-			"GET /_fake/state/messages/{id}", "GET /_fake/state/seed", "GET /_fake/ui/",
+			"GET /_fake/state/messages/{id}", "GET /_fake/state/media/{id}", "GET /_fake/state/seed", "GET /_fake/ui/",
 		},
 	})
 	return nil
@@ -87,24 +88,21 @@ func (a *admin) reset(w http.ResponseWriter, r *http.Request) error {
 // the key clients use: the answer and the log say so (naming the company,
 // never the key).
 func (a *admin) seed(w http.ResponseWriter, r *http.Request) error {
-	data, err := io.ReadAll(r.Body)
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return errorf(http.StatusRequestEntityTooLarge, "body_too_large", "the seed is larger than %d bytes", mbe.Limit)
-		}
-		return badRequest("cannot read the body: %v", err)
-	}
 	before := a.srv.APIKey()
-	seed, err := loadSeed(data, before)
+	seed, err := loadSeed(r.Body) // bounded by --max-seed-size (ServeHTTP)
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return tooLarge(r, mbe.Limit)
+	}
 	if err != nil {
 		return errorf(http.StatusBadRequest, "invalid_seed", "%s", redactSecrets(err.Error(), serverKeys(a.srv)...))
 	}
-	if seed.Now != nil && !a.srv.Clock().Manual() { // the fake's own text would advise Go code
+	err = a.srv.Load(seed)
+	if errors.Is(err, fake.ErrRealClock) { // the fake's text advises a manual clock; say it in flags
 		return errorf(http.StatusBadRequest, "invalid_seed",
 			`seed: now: convofake runs on the real clock, which cannot be set; remove "now" from the seed, or restart convofake with --clock=frozen (or --clock=frozen:<RFC 3339 time>, or a --seed file with "now")`)
 	}
-	if err := a.srv.Load(seed); err != nil {
+	if err != nil {
 		secrets := append(seedKeys(seed), serverKeys(a.srv)...)
 		return errorf(http.StatusBadRequest, "invalid_seed", "%s", redactSecrets(err.Error(), secrets...))
 	}

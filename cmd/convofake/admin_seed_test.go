@@ -1,10 +1,18 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"testing"
+	"time"
 
+	"github.com/convoapi/convo-go"
+	"github.com/convoapi/convo-go/fake"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -85,4 +93,77 @@ func TestAdminReset(t *testing.T) {
 	r = p.api("/v1/channels", seedKey)
 	require.Equal(t, http.StatusOK, r.status)
 	assert.JSONEq(t, `{"success":true,"data":{"items":[]},"timestamp":"2026-11-22T10:00:00.000Z"}`, string(r.body))
+}
+
+// bigSeed is a seed of one company with n messages in conversations of 100,
+// written out as JSON.
+func bigSeed(t *testing.T, n int) []byte {
+	t.Helper()
+	start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	cs := fake.CompanySeed{Channels: []fake.ChannelAccount{{Ref: "a", Channel: convo.ChannelChatapp, ProviderIdentifier: "5511940000001"}}}
+	for c := range n / 100 {
+		ref := fmt.Sprintf("c%d", c)
+		cs.Contacts = append(cs.Contacts, fake.Contact{Ref: ref, ChannelAccountID: "a", PhoneNumber: fmt.Sprintf("5511%09d", c)})
+		cv := fake.Conversation{ContactID: ref, CreatedAt: start}
+		for m := range 100 {
+			cv.Messages = append(cv.Messages, fake.Message{Text: fmt.Sprintf("message %d of conversation %d", m, c),
+				At: start.Add(time.Duration(c*100+m) * time.Second)})
+		}
+		cs.Conversations = append(cs.Conversations, cv)
+	}
+	now := start.AddDate(0, 0, 20)
+	data, err := json.Marshal(fake.Seed{Now: &now, Companies: []fake.CompanySeed{cs}})
+	require.NoError(t, err)
+	return data
+}
+
+// An export of 100 000 messages (about 30 MB, over the former 16 MiB limit) loads
+// back through POST /_fake/seed, and its company through POST
+// /_fake/companies; over --max-seed-size it is 413 naming the flag.
+func TestAdminSeedLoadsBackALargeExport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads 100 000 messages three times")
+	}
+	n := 100_000
+	if raceOn {
+		n = 20_000 // the race detector makes each step ten times slower
+	}
+	p := start(t, "--clock", "frozen", "--rate-limit", "0")
+	require.Equal(t, http.StatusOK, p.admin(http.MethodPost, "/_fake/seed", string(bigSeed(t, n))).status)
+	export := p.admin(http.MethodGet, "/_fake/seed", "")
+	require.Equal(t, http.StatusOK, export.status)
+	t.Logf("the export of %d messages is %d bytes", n, len(export.body))
+	if !raceOn {
+		assert.Greater(t, len(export.body), 16<<20, "over the former limit")
+	}
+
+	r := p.admin(http.MethodPost, "/_fake/seed", string(export.body))
+	require.Equal(t, http.StatusOK, r.status, "%.500s", r.body)
+	assert.Equal(t, len(export.body), len(p.admin(http.MethodGet, "/_fake/seed", "").body), "the same state")
+
+	var doc fake.Seed
+	require.NoError(t, json.Unmarshal(export.body, &doc))
+	one, err := json.Marshal(fake.Seed{Companies: doc.Companies[:1]})
+	require.NoError(t, err)
+	r = p.admin(http.MethodPost, "/_fake/companies", string(one))
+	require.Equal(t, http.StatusCreated, r.status, "%.500s", r.body)
+	assert.ElementsMatch(t, []any{"api_key", "id"}, r.json(t)["replaced"], "the default company's key and id are taken")
+	conv := doc.Companies[0].Conversations[len(doc.Companies[0].Conversations)-1]
+	page := p.api("/v1/conversations/"+conv.ID+"/messages?limit=100&since=2026-10-01T00:00:00Z", r.json(t)["api_key"].(string))
+	require.Equal(t, http.StatusOK, page.status, "%s", page.body)
+	assert.Len(t, page.json(t)["data"].(map[string]any)["items"], 100)
+
+	// In memory: over a connection, the server's early 413 may reach the
+	// client as a reset while it still writes 30 MB.
+	a := newAdmin(fake.New(t), testAdminToken, slog.New(slog.DiscardHandler))
+	a.seedLimit = 1 << 20
+	for _, path := range []string{"/_fake/seed", "/_fake/companies"} {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest(http.MethodPost, path, bytes.NewReader(export.body))
+		req.Header.Set("Authorization", "Bearer "+testAdminToken)
+		a.ServeHTTP(rec, req)
+		r := response{status: rec.Code, header: rec.Header(), body: rec.Body.Bytes()}
+		assertAdminError(t, r, http.StatusRequestEntityTooLarge, "body_too_large")
+		assert.Contains(t, r.json(t)["message"], "--max-seed-size", path)
+	}
 }

@@ -73,25 +73,31 @@ func (a *admin) contacts(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// contact, conversation, message: GET /_fake/state/{kind}/{id}: the
-// object as the fake's inspection returns it, in the keys of a seed
-// document (SEED.md) plus those the server sets.
+// contact, conversation, message: GET /_fake/state/{kind}/{id}[?company=]:
+// the object of the default company, or of ?company=, as the fake's
+// inspection returns it, in the keys of a seed document (SEED.md) plus
+// those the server sets. Ids are unique within a company only: another
+// company's object of the same id is not this one.
 func (a *admin) contact(w http.ResponseWriter, r *http.Request) error {
-	return found(w, "contact", r.PathValue("id"), a.srv.Contact)
+	return found(a, w, r, "contact", (*fake.Company).Contact)
 }
 
 func (a *admin) conversation(w http.ResponseWriter, r *http.Request) error {
-	return found(w, "conversation", r.PathValue("id"), a.srv.Conversation)
+	return found(a, w, r, "conversation", (*fake.Company).Conversation)
 }
 
 func (a *admin) message(w http.ResponseWriter, r *http.Request) error {
-	return found(w, "message", r.PathValue("id"), a.srv.Message)
+	return found(a, w, r, "message", (*fake.Company).Message)
 }
 
-func found[T any](w http.ResponseWriter, kind, id string, get func(string) (T, bool)) error {
-	v, ok := get(id)
+func found[T any](a *admin, w http.ResponseWriter, r *http.Request, kind string, get func(*fake.Company, string) (T, bool)) error {
+	co, err := a.company(r)
+	if err != nil {
+		return err
+	}
+	v, ok := get(co, r.PathValue("id"))
 	if !ok {
-		return errorf(http.StatusNotFound, "not_found", "no %s with id %q", kind, id)
+		return notFound(kind, r.PathValue("id"))
 	}
 	writeJSON(w, http.StatusOK, v)
 	return nil

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/convoapi/convo-go/fake"
+	"github.com/convoapi/convo-go/internal/netx"
 )
 
 // app is a started convofake: the fake, its admin API and their listeners.
@@ -33,18 +34,28 @@ type app struct {
 
 // startApp builds everything run serves; its errors say which flag to
 // change.
-func startApp(cfg *config, logger *slog.Logger) (*app, error) {
-	seed, err := loadStartSeed(cfg)
-	if err != nil {
-		return nil, err
+func startApp(cfg *config, logger *slog.Logger) (a *app, err error) {
+	var state *stateFile
+	var seed *fake.Seed
+	if cfg.stateFile != "" {
+		if state, seed, err = openStateFile(cfg.stateFile, int64(cfg.maxSeedSize)); err != nil {
+			return nil, err
+		}
+		defer func() {
+			if err != nil {
+				state.lock.release()
+			}
+		}()
+	}
+	if seed == nil {
+		if seed, err = loadStartSeed(cfg); err != nil {
+			return nil, err
+		}
 	}
 	key, source := startAPIKey(cfg, seed)
-	if err := checkSeedKeys(seed, key); err != nil {
-		return nil, seedError(cfg, err)
-	}
 	clock := startClock(cfg, seed)
 
-	a := &app{cfg: cfg, logger: logger, keySource: source, adminToken: cfg.adminToken}
+	a = &app{cfg: cfg, logger: logger, keySource: source, adminToken: cfg.adminToken}
 	if a.adminToken == "" {
 		a.adminToken = randomToken()
 	}
@@ -68,10 +79,10 @@ func startApp(cfg *config, logger *slog.Logger) (*app, error) {
 		logger.Info("the API key of the default company is the seed file's", "company", a.srv.Company().ID(), "from", "companies[0].api_key of "+cfg.seedFile)
 	}
 	a.adm = newAdmin(a.srv, a.adminToken, logger)
-	a.adm.tenants.start = seed
-	if cfg.stateFile != "" {
-		a.state = &stateFile{path: cfg.stateFile, srv: a.srv}
-		a.adm.state = a.state
+	a.adm.seedLimit = int64(cfg.maxSeedSize)
+	if state != nil {
+		state.srv = a.srv
+		a.state, a.adm.state = state, state
 	}
 	a.adm.checkHost = true
 	a.adm.hosts, a.adm.anyIP = listenHosts(cmp.Or(cfg.adminAddr, cfg.addr), cfg.publicURL)
@@ -81,6 +92,7 @@ func startApp(cfg *config, logger *slog.Logger) (*app, error) {
 // newFake is the fake convofake serves, as the flags configure it.
 func newFake(cfg *config, seed *fake.Seed, key string, clock *fake.Clock, publicURL string, logger *slog.Logger) (*fake.Server, error) {
 	return fake.NewHandler(
+		fake.WithDefaultCompanyID(seed.Companies[0].ID), // a restart keeps the default company's id
 		fake.WithClock(clock),
 		fake.WithAPIKey(key),
 		fake.WithSeed(seed),
@@ -200,7 +212,12 @@ func (a *app) handlers() (api, adminOnly http.Handler) {
 		adminHere = notServed("the admin API is off: convofake listens beyond loopback (--addr " + a.cfg.addr +
 			"); restart it with --admin-addr 127.0.0.1:<port> to serve the admin API on loopback, or with --admin-on-public to serve it here")
 	}
-	return a.inFlight.wrap(closeUnread(logRequests(a.logger, a.srv, withRoot(withOpenAPI(route(a.srv.Handler(), adminHere)), a.baseURL, a.adminURL)))), adminOnly
+	var apiHere http.Handler = withRoot(withOpenAPI(route(a.srv.Handler(), adminHere)), a.baseURL, a.adminURL)
+	if a.apiLn != nil && netx.IsLoopback(a.apiLn.Addr().String()) { // beyond loopback, any name may reach it on purpose
+		names, anyIP := listenHosts(a.cfg.addr, a.cfg.publicURL)
+		apiHere = hostGuard(a.srv, names, anyIP, apiHere)
+	}
+	return a.inFlight.wrap(closeUnread(logRequests(a.logger, a.srv, apiHere))), adminOnly
 }
 
 // notServed answers every request with 404 admin_not_served and msg.

@@ -24,11 +24,17 @@
 // Flags: convofake -h prints them with their defaults; cmd/convofake/README.md
 // has them in a table, with how --api-key and --clock win over a seed file.
 //
-// Exit codes: 0 after SIGINT or SIGTERM (a graceful shutdown) or -h; 1 when
-// the server stops on an error after it started; 2 when it cannot start (a
-// bad flag, a bad seed file, an address it cannot listen on), with what to
-// try (a port in use: --addr 127.0.0.1:0); 3 after SIGINT or SIGTERM when
-// requests still running after --shutdown-grace had to be cut.
+// Exit codes: 0 after SIGINT or SIGTERM (a graceful shutdown), -h or
+// --version; 1 when the server stops on an error after it started; 2 when
+// it cannot start (a bad flag, a bad seed file, a --state file another
+// process holds or that could not be written, an address it cannot listen
+// on), with what to try (a port in use: --addr 127.0.0.1:0); 3 after SIGINT
+// or SIGTERM when requests still running after --shutdown-grace had to be
+// cut.
+//
+// On loopback (the default) both listeners answer only a Host that names
+// this server (a loopback name, the listening host, --public-url), so that
+// a page in the browser cannot reach the data through DNS rebinding.
 //
 // A client that sends a request slowly is dropped after --read-timeout
 // (30 s); at most --max-conns (512) connections are served at once on each
@@ -62,9 +68,11 @@
 // reset, seed, clock, fault rules, the request journal, the state of
 // contacts, conversations and messages, the state as a seed document
 // (GET /_fake/seed; --state FILE keeps it across restarts), and companies
-// of their own for test jobs sharing one server (POST /_fake/companies;
-// ?company= reads, resets and clears one); cmd/convofake/README.md
-// describes each. Fault rules and journal filters take the fake's path patterns
+// of their own for test jobs sharing one server (POST /_fake/companies,
+// which loads the same fixture, ids included, in every company; ?company=
+// reads, resets and clears one); cmd/convofake/README.md describes each.
+// Its reads and the page of /_fake/ui/ read the fake's store, never its
+// API: looking changes nothing a client's next call answers. Fault rules and journal filters take the fake's path patterns
 // (docs/behaviour.md, "Path patterns"): relative to the base URL, a leading
 // /v1 or /api/v1 meaning the same as without it.
 package main

@@ -13,6 +13,11 @@ import (
 	"github.com/convoapi/convo-go/fake"
 )
 
+// defaultMaxSeedSize is --max-seed-size without the flag: a seed document
+// (an export of a large state included) is read whole into memory, so the
+// bound is the memory one may give it.
+const defaultMaxSeedSize = 1 << 30
+
 // config is the parsed command line.
 type config struct {
 	addr          string
@@ -31,7 +36,9 @@ type config struct {
 	anomalyCache  time.Duration
 	journalLimit  int
 	journalBytes  byteSize
+	maxSeedSize   byteSize
 	logFormat     string
+	version       bool // --version: print the version and exit
 	adminToken    string
 	publicURL     string
 
@@ -53,7 +60,7 @@ and the admin API's address and token.
 
 Exit codes: 0 after SIGINT or SIGTERM; 1 when the server stops on an error
 after it started; 2 when it cannot start (bad flag, bad seed file, address
-refused or in use); 3 after SIGINT or SIGTERM when requests still running
+refused or in use, a --state file held by another process or not writable); 3 after SIGINT or SIGTERM when requests still running
 after --shutdown-grace had to be cut.
 
 The API key and the admin token can also come from the environment
@@ -69,6 +76,7 @@ Flags:
 func newFlagSet(cfg *config) *flag.FlagSet {
 	fs := flag.NewFlagSet("convofake", flag.ContinueOnError)
 	cfg.journalBytes = fake.DefaultJournalBytes
+	cfg.maxSeedSize = defaultMaxSeedSize
 	fs.StringVar(&cfg.addr, "addr", defaultAddr,
 		"`HOST:PORT` to listen on (default 127.0.0.1:8080; port 0: any free port, printed at start). "+
 			"An address beyond loopback (e.g. :8080 in a container) serves the API there, but not the admin API "+
@@ -82,7 +90,8 @@ func newFlagSet(cfg *config) *flag.FlagSet {
 		"seed `FILE` (the fake's JSON seed format, fake/SEED.md) to start with instead of the built-in demo data")
 	fs.StringVar(&cfg.stateFile, "state", "",
 		"state `FILE`: loaded at start when it exists (instead of --seed or the demo data), written on SIGINT, SIGTERM and POST /_fake/save "+
-			"(atomically: a crash mid-save leaves the previous file whole). It is a seed document, as GET /_fake/seed answers")
+			"(atomically: a crash mid-save leaves the previous file whole, and the next start removes its temporary file). It is a seed document, as GET /_fake/seed answers. "+
+			"The process holds a lock on it while it runs: a second convofake on the same file exits 2; so does one whose file's directory cannot be written")
 	fs.StringVar(&cfg.apiKey, "api-key", "",
 		"API `KEY` of the default (first) company. Without this flag: the --seed file's companies[0].api_key when it has one, "+
 			"else "+fake.DefaultAPIKey+". Given, it wins over the seed file's key. (POST /_fake/seed with its own companies[0].api_key changes the key later; the answer says so)")
@@ -107,12 +116,20 @@ func newFlagSet(cfg *config) *flag.FlagSet {
 		"the request journal (GET /_fake/requests) keeps the last `N` requests (default "+strconv.Itoa(fake.DefaultJournalLimit)+"); 0 disables the journal")
 	fs.Var(&cfg.journalBytes, "journal-bytes",
 		"memory `SIZE` the request journal may use, e.g. 32MiB, 512KiB or a number of bytes (default 32MiB); the oldest requests go first, long bodies are cut. 0 disables the journal")
+	fs.Var(&cfg.maxSeedSize, "max-seed-size",
+		"the largest seed document convofake reads, a `SIZE` such as 1GiB, 200MB or a number of bytes (default 1GiB): "+
+			"the body of POST /_fake/seed and POST /_fake/companies (a larger one is 413 body_too_large), and the --seed and --state files "+
+			"(a larger one is refused at start). Whatever GET /_fake/seed writes loads back within it. The other admin bodies are small JSON objects, "+
+			"limited to 1MiB")
 	fs.StringVar(&cfg.logFormat, "log-format", "text",
 		"`FORMAT` of the request log on stderr: text or json (default text)")
+	fs.BoolVar(&cfg.version, "version", false, "print the version (the module's, the build's commit when known, the Go version) and exit")
 	fs.StringVar(&cfg.adminToken, "admin-token", "",
 		"bearer `TOKEN` of the admin API (default: random, printed at start)")
 	fs.StringVar(&cfg.publicURL, "public-url", "",
-		"`URL` (scheme://host[:port]) the temporary attachment URLs start with (default: the listening address), e.g. behind a port mapping")
+		"`URL` (scheme://host[:port]) the temporary attachment URLs start with (default: the listening address), e.g. behind a port mapping. "+
+			"Its host is also a name the listeners answer to (they refuse other names, against DNS rebinding, when bound to loopback): "+
+			"give it when you reach convofake as host.docker.internal or through a tunnel")
 	declareSecretFlags(fs, cfg)
 	declareServerFlags(fs, &cfg.server)
 	return fs
@@ -203,6 +220,8 @@ func (cfg *config) validate() error {
 		return errors.New("--api-key: empty; leave the flag out to use the seed's key or " + fake.DefaultAPIKey)
 	case cfg.anomalyCache < 0:
 		return errors.New("--anomaly-cache: must be ≥ 0")
+	case cfg.maxSeedSize < 1024:
+		return errors.New("--max-seed-size: must be at least 1KiB")
 	case cfg.journalLimit < 0:
 		return errors.New("--journal-limit: must be ≥ 0 (0 disables the journal)")
 	}

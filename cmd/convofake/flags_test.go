@@ -4,9 +4,11 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -219,4 +221,15 @@ func TestAnomalyCacheFlag(t *testing.T) {
 			assert.Equal(t, tc.want, anomalyCount(t, p, "k"))
 		})
 	}
+}
+
+// --version prints the version on stdout and exits 0, starting nothing.
+func TestVersionFlag(t *testing.T) {
+	var stdout, stderr strings.Builder
+	code := run(context.Background(), []string{"--version", "--addr", "127.0.0.1:0"}, &stdout, &stderr, func(addr string) {
+		t.Errorf("it started on %s", addr)
+	})
+	assert.Equal(t, exitOK, code)
+	assert.Regexp(t, `^convofake `+regexp.QuoteMeta(convo.Version)+` .*go1\.\d+`, stdout.String())
+	assert.Empty(t, stderr.String())
 }

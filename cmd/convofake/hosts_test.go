@@ -1,9 +1,17 @@
 package main
 
 import (
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 
+	"github.com/convoapi/convo-go/fake"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestHostAllowed(t *testing.T) {
@@ -46,5 +54,91 @@ func TestListenHosts(t *testing.T) {
 		names, anyIP := listenHosts(tc.addrs...)
 		assert.Equal(t, tc.names, names, "%v", tc.addrs)
 		assert.Equal(t, tc.anyIP, anyIP, "%v", tc.addrs)
+	}
+}
+
+// apiWithHost sends GET path to the API listener with the default key and
+// that Host header.
+func apiWithHost(t *testing.T, p *proc, path, host string) response {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, p.base+path, nil)
+	require.NoError(t, err)
+	req.Host = host
+	req.Header.Set("Authorization", "Bearer "+fake.DefaultAPIKey)
+	resp, err := p.client.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return response{status: resp.StatusCode, header: resp.Header, body: body}
+}
+
+// The API listener bound to loopback answers only the names of this
+// server (loopback, the listening host, --public-url), as the admin
+// listener does: another name (DNS rebinding) is 403 in the API's
+// envelope, naming --public-url.
+func TestHostGuard(t *testing.T) {
+	p := start(t, "--public-url", "http://host.docker.internal:8080")
+	port := strings.Split(p.addr, ":")[1]
+	for _, tc := range []struct {
+		host string
+		want int
+	}{
+		{"rebind.example", http.StatusForbidden},
+		{"rebind.example:" + port, http.StatusForbidden},
+		{"127.0.0.1.rebind.example:" + port, http.StatusForbidden},
+		{p.addr, http.StatusOK},
+		{"localhost:" + port, http.StatusOK},
+		{"[::1]:" + port, http.StatusOK},
+		{"host.docker.internal:8080", http.StatusOK},
+	} {
+		for _, path := range []string{"/v1/channels", "/api/v1/channels", "/", "/openapi.yaml"} {
+			r := apiWithHost(t, p, path, tc.host)
+			assert.Equal(t, tc.want, r.status, "Host %s on %s: %s", tc.host, path, r.body)
+			if tc.want != http.StatusForbidden {
+				continue
+			}
+			var env struct {
+				Success    bool   `json:"success"`
+				StatusCode int    `json:"statusCode"`
+				Path       string `json:"path"`
+				Message    struct {
+					Error   string `json:"error"`
+					Message string `json:"message"`
+				} `json:"message"`
+				ErrorID string `json:"errorId"`
+			}
+			require.NoError(t, json.Unmarshal(r.body, &env), "%s", r.body)
+			assert.Equal(t, codeHostNotAllowed, env.Message.Error)
+			assert.Contains(t, env.Message.Message, "--public-url http://"+tc.host)
+			assert.Equal(t, http.StatusForbidden, env.StatusCode)
+			assert.NotEmpty(t, env.ErrorID)
+		}
+	}
+	assert.EqualValues(t, 8, p.admin(http.MethodGet, "/_fake/requests?path=/channels", "").json(t)["count"], "the 8 served; the refused never reach the fake")
+}
+
+// Beyond loopback (--addr :8080, in a container) any name is served, as
+// before: other containers reach it by their own names for it.
+func TestHostGuardOffBeyondLoopback(t *testing.T) {
+	srv, err := fake.NewHandler()
+	require.NoError(t, err)
+	logger := slog.New(slog.DiscardHandler)
+	for _, tc := range []struct {
+		addr string
+		want int
+	}{
+		{"[::]:8080", http.StatusOK},
+		{"127.0.0.1:8080", http.StatusForbidden},
+	} {
+		a := &app{cfg: &config{addr: tc.addr}, logger: logger, srv: srv, place: placeAdmin(&config{addr: tc.addr}, tc.addr),
+			adm: newAdmin(srv, testAdminToken, logger), apiLn: stubListener{tc.addr}}
+		api, _ := a.handlers()
+		req := httptest.NewRequest(http.MethodGet, "/v1/channels", nil)
+		req.Host = "rebind.example"
+		req.Header.Set("Authorization", "Bearer "+fake.DefaultAPIKey)
+		rec := httptest.NewRecorder()
+		api.ServeHTTP(rec, req)
+		assert.Equal(t, tc.want, rec.Code, "--addr %s: %s", tc.addr, rec.Body)
 	}
 }

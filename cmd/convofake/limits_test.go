@@ -32,7 +32,7 @@ func slowRequest(t *testing.T, addr, auth string, headers ...string) net.Conn {
 	for _, h := range headers {
 		extra += h + "\r\n"
 	}
-	_, err = fmt.Fprintf(c, "POST /v1/chatapp/contacts HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n%s\r\n", extra)
+	_, err = fmt.Fprintf(c, "POST /v1/chatapp/contacts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n%s\r\n", extra)
 	require.NoError(t, err)
 	return c
 }
@@ -128,12 +128,12 @@ func TestAnAnswerBeforeTheBodyClosesTheConnectionAtOnce(t *testing.T) {
 func TestNoRedirectsNoBareAnswers(t *testing.T) {
 	p := start(t)
 	for _, path := range []string{"/_fake/./companies", "/_fake//companies", "/_fake/../v1/channels", "/_fake/requests/../clock"} {
-		r := p.raw("GET " + path + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + testAdminToken + "\r\n\r\n")
+		r := p.raw("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + testAdminToken + "\r\n\r\n")
 		assertAdminError(t, r, http.StatusNotFound, "not_found")
 		assert.Contains(t, r.json(t)["message"], "does not redirect")
 	}
 	for _, line := range []string{"GET /v1/./channels", "GET /v1//channels", "OPTIONS *"} {
-		r := p.raw(line + " HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer fake-api-key\r\n\r\n")
+		r := p.raw(line + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer fake-api-key\r\n\r\n")
 		assert.Equal(t, http.StatusNotFound, r.status, line)
 		assert.Equal(t, false, r.json(t)["success"], line)
 		assert.Equal(t, "NOT_FOUND", r.json(t)["message"].(map[string]any)["error"], line)

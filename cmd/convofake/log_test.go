@@ -5,12 +5,15 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/convoapi/convo-go/fake"
+	"github.com/convoapi/convo-go/internal/keyforms"
 )
 
 // A log line never holds a key, not even one a client put in the path as an
@@ -37,4 +40,45 @@ func TestLogLinesHoldNoKey(t *testing.T) {
 	assert.Contains(t, out, "path=/v1/conversations/[REDACTED]/messages")
 	assert.Contains(t, out, "path=/v1/conversations/x[REDACTED]y/messages")
 	assert.Contains(t, out, "path=/_files/[REDACTED]")
+}
+
+// Every company's key, escaped once or twice over in every form of
+// internal/keyforms and sent as an id in the path, is in no log line, in
+// either log format.
+func TestLogLinesHoldNoKeyInAnyForm(t *testing.T) {
+	srv, err := fake.NewHandler()
+	require.NoError(t, err)
+	for _, k := range keyforms.Keys {
+		srv.AddCompany(k)
+	}
+	for _, format := range []string{"text", "json"} {
+		var buf bytes.Buffer
+		h := logRequests(newLogger(format, &buf), srv, srv.Handler())
+		lines := 0
+		for _, key := range keyforms.Keys {
+			for _, e1 := range keyforms.Escapings {
+				for _, form := range append([]string{e1(key)}, mapValues(keyforms.Escapings, func(e2 func(string) string) string { return e2(e1(key)) })...) {
+					h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/v1/conversations/"+url.PathEscape(form)+"/messages", nil))
+					lines++
+				}
+			}
+		}
+		out := buf.String()
+		require.Equal(t, lines, strings.Count(out, "\n"))
+		for _, key := range keyforms.Keys {
+			for name, f := range keyforms.Escapings {
+				assert.NotContains(t, out, f(key), "%s log: the %s form of a key", format, name)
+			}
+		}
+		assert.Equal(t, lines, strings.Count(out, "[REDACTED]"), "%s log: one redaction per line", format)
+	}
+}
+
+// mapValues applies f to every value of m.
+func mapValues[K comparable, V, R any](m map[K]V, f func(V) R) []R {
+	out := make([]R, 0, len(m))
+	for _, v := range m {
+		out = append(out, f(v))
+	}
+	return out
 }

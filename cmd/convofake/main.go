@@ -66,6 +66,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		fmt.Fprintf(stderr, "convofake: %v\nconvofake -h lists the flags.\n", err)
 		return exitNoStart
 	}
+	if cfg.version {
+		printVersion(stdout)
+		return exitOK
+	}
 	logger := newLogger(cfg.logFormat, stderr)
 	a, err := startApp(cfg, logger)
 	if err != nil {
@@ -73,6 +77,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		return exitNoStart
 	}
 	defer a.closeListeners()
+	if a.state != nil {
+		defer a.state.lock.release() // after the save at exit
+	}
 	a.printWhatToUse(stdout)
 	return a.serve(ctx, stderr, ready)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/convoapi/convo-go/fake"
@@ -18,32 +20,136 @@ import (
 // read at start when the file exists and written on shutdown (SIGINT,
 // SIGTERM) and on POST /_fake/save.
 //
+// The process holds an exclusive lock on the file for its whole life
+// (stateLock): a second convofake on the same file does not start. At start
+// the file's directory is checked writable (a state that could not be saved
+// at exit is refused then, not lost then), and the temporary files of a
+// save that was interrupted are removed.
+//
 // A save never leaves a half-written file at path: the document goes to a
-// temporary file in the same directory, which is synced, renamed over path
-// and the directory synced (writeAtomic). A crash mid-save leaves the
-// previous file whole, and at worst a stray temporary file
-// (.<name>.tmp-<random>) that start ignores.
+// temporary file in the same directory (.<name>.tmp-<random>), which is
+// synced, renamed over path and the directory synced (writeAtomic). A crash
+// mid-save leaves the previous file whole, and at worst that temporary
+// file, which the next start removes.
 type stateFile struct {
 	path string
 	srv  *fake.Server
+	lock *stateLock
 	mu   sync.Mutex // one save at a time
 }
 
-// readStateFile reads --state's file: ok is false when it does not exist
-// yet (the server then starts from --seed or the demo data).
-func readStateFile(path string) (seed *fake.Seed, ok bool, err error) {
-	data, err := os.ReadFile(path)
+// openStateFile takes the lock of --state's file, checks that its
+// directory is writable, removes the temporary files of an interrupted
+// save and reads the file, up to limit bytes: seed is nil when it does not
+// exist yet (the server then starts from --seed or the demo data). On
+// error nothing is held.
+func openStateFile(path string, limit int64) (f *stateFile, seed *fake.Seed, err error) {
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		return nil, nil, fmt.Errorf("--state %s: not a regular file", path)
+	}
+	lock, err := lockState(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer func() {
+		if err != nil {
+			lock.release()
+		}
+	}()
+	if err := checkWritable(path); err != nil {
+		return nil, nil, err
+	}
+	removeStaleTemps(path)
+	seed, err = readSeedFile("--state", path, limit)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, false, nil
+		seed, err = nil, nil
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("--state: %w", err)
+		return nil, nil, err
 	}
-	seed, err = loadSeed(data, fake.DefaultAPIKey)
+	return &stateFile{path: path, lock: lock}, seed, nil
+}
+
+// checkWritable makes and removes a temporary file where a save makes
+// its own, so that a state that could not be saved is refused at start.
+func checkWritable(path string) error {
+	dir, base := filepath.Split(path)
+	tmp, err := os.CreateTemp(cmp.Or(dir, "."), "."+base+".tmp-*")
 	if err != nil {
-		return nil, false, fmt.Errorf("--state %s: %w", path, err)
+		return fmt.Errorf("--state %s: cannot be written (a save writes a file beside it, then renames it): %w", path, err)
 	}
-	return seed, true, nil
+	_ = tmp.Close()
+	return os.Remove(tmp.Name())
+}
+
+// removeStaleTemps removes the temporary files a save cut short left
+// beside path. The caller holds the lock: no save of another process is
+// writing one.
+func removeStaleTemps(path string) {
+	dir, base := filepath.Split(path)
+	stale, _ := filepath.Glob(filepath.Join(cmp.Or(dir, "."), "."+globEscape(base)+".tmp-*"))
+	for _, name := range stale {
+		_ = os.Remove(name)
+	}
+}
+
+// globEscape escapes the characters filepath.Match reads as a pattern.
+func globEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`*?[]\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// readSeedFile reads the seed document of flag's file, at most limit
+// bytes: a larger file is refused, never read whole. A file that does not
+// exist is fs.ErrNotExist.
+func readSeedFile(flagName, path string, limit int64) (*fake.Seed, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", flagName, err)
+	}
+	defer f.Close()
+	r := &capped{r: f, left: limit}
+	seed, err := loadSeed(r)
+	if r.over {
+		return nil, fmt.Errorf("%s %s: larger than --max-seed-size (%d bytes); raise it to read this file", flagName, path, limit)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", flagName, path, err)
+	}
+	return seed, nil
+}
+
+// capped reads at most left bytes of r; over is set when r holds more.
+type capped struct {
+	r    io.Reader
+	left int64
+	over bool
+}
+
+func (c *capped) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		var one [1]byte
+		if n, _ := c.r.Read(one[:]); n > 0 {
+			c.over = true
+			return 0, errors.New("too large")
+		}
+		return 0, io.EOF
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	return n, err
 }
 
 // save writes the server's state to the file, atomically.

@@ -79,16 +79,30 @@ func TestStateFileSaveIsAtomic(t *testing.T) {
 			now, err := os.ReadFile(path)
 			require.NoError(t, err)
 			assert.Equal(t, saved, now, "the previous file is whole")
-			entries, err := os.ReadDir(dir)
-			require.NoError(t, err)
-			assert.Len(t, entries, 1, "no temporary file is left")
+			assert.Equal(t, []string{".state.json.lock", "state.json"}, dirNames(t, dir), "no temporary file is left")
 		})
 	}
 
-	// A process killed mid-save leaves its temporary file: start ignores it.
+	// A process killed mid-save leaves its temporary file: the next start
+	// removes it.
+	count := contactCount(t, p)
+	require.Equal(t, exitOK, p.stop())
 	require.NoError(t, os.WriteFile(filepath.Join(dir, ".state.json.tmp-123"), saved[:len(saved)/3], 0o600))
 	again := start(t, "--state", path)
-	assert.Equal(t, contactCount(t, p), contactCount(t, again))
+	assert.Equal(t, count, contactCount(t, again))
+	assert.Equal(t, []string{".state.json.lock", "state.json"}, dirNames(t, dir), "the temporary file is gone")
+}
+
+// dirNames lists the names in dir, sorted.
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
 }
 
 func TestStateFileErrors(t *testing.T) {
@@ -102,13 +116,77 @@ func TestStateFileErrors(t *testing.T) {
 	assert.Equal(t, exitNoStart, code)
 	assert.Contains(t, stderr, "--state "+bad)
 
-	// A directory that does not exist: the start is empty-handed, the save fails.
-	missing := filepath.Join(t.TempDir(), "no", "state.json")
-	_, ok, err := readStateFile(missing)
+	// A file that does not exist yet: the start is empty-handed.
+	fresh := filepath.Join(t.TempDir(), "state.json")
+	f, seed, err := openStateFile(fresh, defaultMaxSeedSize)
 	require.NoError(t, err)
-	assert.False(t, ok)
-	f := &stateFile{path: missing, srv: fake.New(t)}
-	assert.Error(t, f.save())
+	assert.Nil(t, seed)
+	f.lock.release()
+}
+
+// What cannot be a state file is refused at start, exit 2, naming the file
+// and why: a place no save could write, null or another non-object, a file
+// over --max-seed-size, a directory.
+func TestStateFileRefusedAtStart(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(content), 0o600))
+		return p
+	}
+	big := write("big.json", `{"companies": [{"contacts": []}]}`+strings.Repeat(" ", 4096))
+	tests := []struct {
+		name, path string
+		args       []string
+		want       string
+	}{
+		{"a directory that does not exist", filepath.Join(dir, "no", "state.json"), nil, "cannot be written: its lock file cannot be created"},
+		{"a file system that is read-only", "/proc/convofake-state.json", nil, "--state /proc/convofake-state.json"},
+		{"null", write("null.json", "null"), nil, "the document is null; want a JSON object"},
+		{"an array", write("array.json", `[{"companies": []}]`), nil, "the document is an array; want a JSON object"},
+		{"a number", write("number.json", `42`), nil, "the document is a number"},
+		{"empty", write("empty.json", ""), nil, "the document is empty"},
+		{"over --max-seed-size", big, []string{"--max-seed-size", "1KiB"}, "larger than --max-seed-size (1024 bytes)"},
+		{"a directory", dir, nil, "not a regular file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stderr := runOnce(t, append([]string{"--addr", "127.0.0.1:0", "--state", tt.path}, tt.args...)...)
+			assert.Equal(t, exitNoStart, code)
+			assert.Contains(t, stderr, tt.want)
+			assert.Contains(t, stderr, "--state "+tt.path)
+		})
+	}
+	// --seed is read within --max-seed-size as well.
+	code, stderr := runOnce(t, "--addr", "127.0.0.1:0", "--seed", big, "--max-seed-size", "1KiB")
+	assert.Equal(t, exitNoStart, code)
+	assert.Contains(t, stderr, "--seed "+big+": larger than --max-seed-size")
+}
+
+// Two convofakes on one --state file: the second does not start (exit 2)
+// and names the file and the process that holds it; once the first ends,
+// the file is free again.
+func TestStateFileLock(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	p := start(t, "--state", path)
+	code, stderr := runOnce(t, "--addr", "127.0.0.1:0", "--state", path)
+	assert.Equal(t, exitNoStart, code)
+	assert.Contains(t, stderr, "--state "+path+": the file is in use by process "+fmt.Sprint(os.Getpid()))
+	require.Equal(t, exitOK, p.stop())
+	again := start(t, "--state", path)
+	assert.Positive(t, contactCount(t, again))
+}
+
+// A restart from the state file keeps the default company's id (the one
+// ?company= and the journal's company_id name), and the other companies'.
+func TestStateFileKeepsCompanyIDs(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	p := start(t, "--state", path)
+	require.Equal(t, http.StatusCreated, p.admin(http.MethodPost, "/_fake/companies", `{"api_key": "job-key"}`).status)
+	before := p.admin(http.MethodGet, "/_fake/companies", "").json(t)["items"]
+	require.Equal(t, exitOK, p.stop())
+	again := start(t, "--state", path)
+	assert.Equal(t, before, again.admin(http.MethodGet, "/_fake/companies", "").json(t)["items"])
 }
 
 // The state file is a seed document: --seed takes it as well.
@@ -126,29 +204,43 @@ func TestStateFileIsASeed(t *testing.T) {
 	assert.False(t, strings.Contains(string(data), "\\u003c"), "HTML is not escaped")
 }
 
-// A save that cannot be written: at shutdown it makes the exit code 1 and
-// says why; POST /_fake/save answers 500 and the previous file stays.
+// A save that cannot be written (the directory went away after the start):
+// at shutdown it makes the exit code 1 and says why; POST /_fake/save
+// answers 500 and the previous file stays.
 func TestStateFileSaveFails(t *testing.T) {
-	missing := filepath.Join(t.TempDir(), "no", "state.json")
+	gone := filepath.Join(t.TempDir(), "gone")
+	require.NoError(t, os.Mkdir(gone, 0o700))
 	var stdout, stderr syncBuffer
 	ctx, cancel := context.WithTimeout(context.Background(), safetyTimeout)
 	defer cancel()
-	code := run(ctx, []string{"--addr", "127.0.0.1:0", "--state", missing}, &stdout, &stderr, func(string) { cancel() })
+	code := run(ctx, []string{"--addr", "127.0.0.1:0", "--state", filepath.Join(gone, "state.json")}, &stdout, &stderr, func(string) {
+		require.NoError(t, os.RemoveAll(gone))
+		cancel()
+	})
 	assert.Equal(t, exitFailure, code)
-	assert.Contains(t, stderr.String(), "--state "+missing+": the state was not saved")
+	assert.Contains(t, stderr.String(), "--state "+filepath.Join(gone, "state.json")+": the state was not saved")
 
+	missing := filepath.Join(t.TempDir(), "no", "state.json")
 	a := newAdmin(fake.New(t), testAdminToken, slog.New(slog.DiscardHandler))
 	a.state = &stateFile{path: missing, srv: a.srv}
 	r := serve(a, http.MethodPost, "/_fake/save", "Bearer "+testAdminToken)
 	assertAdminError(t, r, http.StatusInternalServerError, "save_failed")
 
 	dir := t.TempDir()
-	_, _, err := readStateFile(dir)
-	assert.ErrorContains(t, err, "--state", "a directory is not a state file")
 	sub := filepath.Join(dir, "sub")
 	require.NoError(t, os.Mkdir(sub, 0o700))
 	assert.Error(t, writeAtomic(sub, func(w io.Writer) error { _, err := w.Write([]byte("{}")); return err }), "a file cannot replace a directory")
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	assert.Len(t, entries, 1, "the temporary file is removed")
+}
+
+// A state file is read as strictly as a seed body: a key given twice is
+// refused at start, naming the place.
+func TestStateFileStrictness(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	require.NoError(t, os.WriteFile(path, []byte(`{"companies": [{"api_key": "k1", "api_key": "k2"}]}`), 0o600))
+	code, stderr := runOnce(t, "--addr", "127.0.0.1:0", "--state", path)
+	assert.Equal(t, exitNoStart, code)
+	assert.Contains(t, stderr, "--state "+path+": seed: companies[0].api_key is given more than once")
 }

@@ -102,14 +102,17 @@ func TestStateFileSIGTERM(t *testing.T) {
 }
 
 // A save killed half-way (SIGKILL during the write) leaves the previous
-// file whole: it loads.
+// file whole: it loads, and the next start removes the temporary file.
 func TestStateFileSIGKILLMidSave(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a child process")
 	}
-	path := filepath.Join(t.TempDir(), "state.json")
+	dir := t.TempDir()
+	path := filepath.Join(dir, "state.json")
 	p := start(t, "--state", path)
 	require.Equal(t, http.StatusOK, p.admin(http.MethodPost, "/_fake/save", "").status)
+	count := contactCount(t, p)
+	require.Equal(t, exitOK, p.stop())
 	saved, err := os.ReadFile(path)
 	require.NoError(t, err)
 
@@ -121,6 +124,31 @@ func TestStateFileSIGKILLMidSave(t *testing.T) {
 	now, err := os.ReadFile(path)
 	require.NoError(t, err)
 	assert.Equal(t, saved, now, "the previous file is whole")
+	temps, _ := filepath.Glob(filepath.Join(dir, ".state.json.tmp-*"))
+	require.Len(t, temps, 1, "the killed save left its temporary file")
 	again := start(t, "--state", path)
-	assert.Equal(t, contactCount(t, p), contactCount(t, again))
+	assert.Equal(t, count, contactCount(t, again), "the previous state is loaded")
+	assert.Equal(t, []string{".state.json.lock", "state.json"}, dirNames(t, dir), "no temporary file is left")
+}
+
+// A convofake in another process holds the --state file: a second one
+// exits 2 naming the file and that process.
+func TestStateFileLockAcrossProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a child process")
+	}
+	path := filepath.Join(t.TempDir(), "state.json")
+	cmd, sc := child(t, "run --addr 127.0.0.1:0 --admin-token "+testAdminToken+" --state "+path)
+	waitLine(t, sc, "CONVO_BASE_URL=")
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	code, stderr := runOnce(t, "--addr", "127.0.0.1:0", "--state", path)
+	assert.Equal(t, exitNoStart, code)
+	assert.Contains(t, stderr, "--state "+path+": the file is in use by process "+fmt.Sprint(cmd.Process.Pid))
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	require.NoError(t, cmd.Wait())
+	again := start(t, "--state", path)
+	assert.Positive(t, contactCount(t, again), "free again once the holder ended")
 }

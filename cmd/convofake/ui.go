@@ -35,7 +35,7 @@ func uiHandler() http.Handler {
 		h.Set("X-Frame-Options", "DENY")
 		// Only this origin, except images (the temporary attachment links
 		// may be on the API's listener when the admin API has its own).
-		h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' http://127.0.0.1:* http://localhost:* http://[::1]:*; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
+		h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' blob:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
 		files.ServeHTTP(w, r)
 	})
 }

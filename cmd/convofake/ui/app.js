@@ -7,16 +7,47 @@
   const state = { token: "", company: "", timer: 0, journalKey: "", open: new Set() };
   const $ = (id) => document.getElementById(id);
 
-  // el builds an element; text is always set as text, never as HTML.
+  // Invisible characters that change how text reads: the bidirectional
+  // controls (a right-to-left override shows "exe.png" as "gnp.exe") and
+  // the zero-width ones. The page shows each as a visible mark (U+202E),
+  // never obeys it. A zero-width joiner inside an emoji sequence is kept.
+  const hidden = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069\u200B\u200C\u2060\uFEFF\u180E]|(?<!\p{Extended_Pictographic}\uFE0F?)\u200D|\u200D(?!\p{Extended_Pictographic})/gu;
+  const codeOf = (c) => "U+" + c.codePointAt(0).toString(16).toUpperCase().padStart(4, "0");
+
+  // visibleText is s with each hidden character written as [U+XXXX], for
+  // attributes (alt, download), which hold no markup.
+  const visibleText = (s) => String(s).replace(hidden, (c) => "[" + codeOf(c) + "]");
+
+  // visibleNodes is s as text nodes, each hidden character as a marked
+  // span that says which it is.
+  function visibleNodes(s) {
+    s = String(s);
+    const out = [];
+    let last = 0;
+    for (const m of s.matchAll(hidden)) {
+      if (m.index > last) out.push(document.createTextNode(s.slice(last, m.index)));
+      const mark = document.createElement("span");
+      mark.className = "ctl";
+      mark.title = "invisible character " + codeOf(m[0]) + ", shown, not obeyed";
+      mark.textContent = codeOf(m[0]);
+      out.push(mark);
+      last = m.index + m[0].length;
+    }
+    if (last < s.length) out.push(document.createTextNode(s.slice(last)));
+    return out;
+  }
+
+  // el builds an element; text is always set as text, never as HTML, with
+  // its invisible characters shown (visibleNodes).
   function el(tag, attrs, ...kids) {
     const e = document.createElement(tag);
     for (const [k, v] of Object.entries(attrs || {})) {
       if (v === undefined || v === null || v === false) continue;
       if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
-      else if (k === "text") e.textContent = v;
-      else e.setAttribute(k, v === true ? "" : v);
+      else if (k === "text") e.replaceChildren(...visibleNodes(v));
+      else e.setAttribute(k, v === true ? "" : visibleText(v));
     }
-    for (const k of kids.flat()) if (k !== null && k !== undefined) e.append(k instanceof Node ? k : String(k));
+    for (const k of kids.flat()) if (k !== null && k !== undefined) e.append(...(k instanceof Node ? [k] : visibleNodes(k)));
     return e;
   }
 
@@ -64,12 +95,17 @@
 
   const fmtTime = (s) => (s ? s.replace("T", " ").replace(/\.\d+Z$/, "Z") : "—");
 
+  // takeToken reads the token from the address: #token=<token>, optionally
+  // followed by &<view> (e.g. #token=…&inbox?bucket=unanswered, or
+  // #token=…&thread/<id>?company=<id>). The token leaves the address bar,
+  // the view stays (the conversations when none is given).
   function takeToken() {
-    const m = /(?:^#|&)token=([^&]*)/.exec(location.hash);
-    if (m) {
-      state.token = decodeURIComponent(m[1]);
+    if (location.hash.startsWith("#token=")) {
+      const rest = location.hash.slice("#token=".length);
+      const amp = rest.indexOf("&");
+      state.token = decodeURIComponent(amp < 0 ? rest : rest.slice(0, amp));
       sessionStorage.setItem("convofake-token", state.token);
-      history.replaceState(null, "", location.pathname + "#companies");
+      history.replaceState(null, "", location.pathname + "#" + (amp < 0 ? defaultView : rest.slice(amp + 1) || defaultView));
     } else {
       state.token = sessionStorage.getItem("convofake-token") || "";
     }
@@ -141,7 +177,7 @@
   function inboxRow(c) {
     const m = c.last_message;
     return el("tr", { "data-id": c.id },
-      el("td", { "data-label": "Contact" }, el("a", { href: "#thread/" + encodeURIComponent(c.id) }, c.contact_name || c.channel_identifier)),
+      el("td", { "data-label": "Contact" }, el("a", { href: "#thread/" + encodeURIComponent(c.id) + "?company=" + encodeURIComponent(c.company_id) }, c.contact_name || c.channel_identifier)),
       el("td", { "data-label": "Channel", text: c.channel }),
       el("td", { "data-label": "Status", text: c.status }),
       el("td", { "data-label": "Assigned to", text: c.assigned_to || "unassigned" }),
@@ -150,10 +186,14 @@
       el("td", { "data-label": "Anomalies" }, c.buckets.length ? c.buckets.map((b) => el("span", { class: "mark", "data-bucket": b }, "⚠ " + b)) : "none"));
   }
 
-  async function viewThread(v, id) {
-    const t = await api("GET", "/_fake/state/conversations/" + encodeURIComponent(id) + "/messages");
+  // viewThread shows a conversation: arg is "<id>?company=<company id>"
+  // (ids are unique within a company only).
+  async function viewThread(v, arg) {
+    const [id, query] = arg.split(/\?(.*)/s);
+    const company = new URLSearchParams(query || "").get("company") || await defaultCompany();
+    const t = await api("GET", "/_fake/state/conversations/" + encodeURIComponent(id) + "/messages?company=" + encodeURIComponent(company));
     const c = t.conversation;
-    v.append(el("p", {}, el("a", { href: "#inbox" }, "← Conversations")),
+    v.append(el("p", {}, el("a", { href: "#inbox?company=" + encodeURIComponent(company) }, "← Conversations")),
       el("h2", {}, "Conversation with " + (t.contact_name || c.channel_identifier)),
       el("p", { class: "muted" }, c.channel + " · " + c.status + " · " + (c.assigned_to ? "assigned to " + c.assigned_to : "unassigned") + " · id ", el("span", { class: "code", text: c.id })),
       el("ol", { class: "thread", id: "thread" }, t.messages.map(messageItem)));
@@ -173,13 +213,33 @@
     return li;
   }
 
+  // mediaBlock shows a file. Its content comes from the admin API (with
+  // the token, as every read), then is shown from a blob: an image as an
+  // image, anything else as a download; no temporary link is made.
   function mediaBlock(m) {
     const md = m.media;
     const name = md.filename || md.media_id || "file";
     const desc = name + " (" + [md.mime_type, md.size ? md.size + " bytes" : "", md.status].filter(Boolean).join(", ") + ")";
-    if (m.media_url && m.type === "image") return el("img", { src: m.media_url, alt: "Image " + name });
-    if (m.media_url) return el("div", {}, "File: ", el("a", { href: m.media_url, download: name }, desc));
-    return el("div", {}, "File: " + desc);
+    if (!m.media_url) return el("div", {}, "File: " + desc);
+    const box = el("div", {}, "File: ", el("a", { href: "#", onclick: (e) => { e.preventDefault(); download(m.media_url, name); } }, desc));
+    if (m.type === "image" && /^image\/(png|jpeg|gif|webp)$/.test(md.mime_type || "")) {
+      blobOf(m.media_url, md.mime_type).then((url) => box.prepend(el("img", { src: url, alt: "Image " + name }))).catch(() => {});
+    }
+    return box;
+  }
+
+  async function blobOf(path, type) {
+    const resp = await fetch(path, { headers: { Authorization: "Bearer " + state.token }, cache: "no-store" });
+    if (!resp.ok) throw new APIError(resp.status, null);
+    return URL.createObjectURL(new Blob([await resp.arrayBuffer()], { type: type || "application/octet-stream" }));
+  }
+
+  async function download(path, name) {
+    try {
+      const url = await blobOf(path);
+      el("a", { href: url, download: name }).click();
+      setTimeout(() => URL.revokeObjectURL(url), 1000);
+    } catch (e) { fail(e); }
   }
 
   function formValues(form) {
@@ -193,7 +253,6 @@
       await companySelect(state.journalCompany || "*", (v) => { state.journalCompany = v; state.journalKey = ""; pollJournal(); }, true),
       el("label", {}, "Path pattern", el("input", { name: "path", placeholder: "/conversations/*", id: "jpath" })),
       el("label", {}, "Status", el("input", { name: "status", placeholder: "200, 4xx, 5xx", id: "jstatus", size: 8 })),
-      el("label", {}, el("span", {}, el("input", { type: "checkbox", name: "own", id: "jown" }), " the page's own reads")),
       el("button", { type: "submit" }, "Filter"));
     v.append(el("h2", { text: "Request journal" }), form,
       el("p", { class: "muted", text: "Newest first, updated every second. Open a row to see its headers and body (secrets redacted)." }),
@@ -215,12 +274,10 @@
     const path = $("jpath").value.trim();
     const data = await api("GET", "/_fake/requests" + (path ? "?path=" + encodeURIComponent(path) : ""));
     const co = state.journalCompany || "*";
-    const own = $("jown").checked;
     const items = data.items.map((r, i) => Object.assign(r, { key: r.time + " " + r.method + " " + r.path + " " + i }))
-      .filter((r) => (co === "*" || r.company_id === co) && statusMatches($("jstatus").value, r.status) &&
-        (own || !((r.headers["User-Agent"] || [])[0] || "").startsWith("convofake-ui")))
+      .filter((r) => (co === "*" || r.company_id === co) && statusMatches($("jstatus").value, r.status))
       .reverse();
-    const key = JSON.stringify([items.length, items.length ? items[0].key : "", co, own, $("jstatus").value]);
+    const key = JSON.stringify([items.length, items.length ? items[0].key : "", co, $("jstatus").value]);
     if (key === state.journalKey) return;
     state.journalKey = key;
     const head = el("div", { class: "reqhead", "aria-hidden": "true" }, ["Time", "Method", "Path", "Status", "Company"].map((h) => el("span", { text: h })));
@@ -345,12 +402,14 @@
     } catch (e) { fail(e); }
   }
 
+  // defaultView is the view of an address without one.
+  const defaultView = "inbox";
   const views = { companies: viewCompanies, inbox: viewInbox, thread: viewThread, journal: viewJournal, faults: viewFaults, clock: viewClock, state: viewState };
 
   async function render(keepStatus) {
     stopPolling();
-    const [name, arg] = (location.hash.slice(1) || "companies").split(/[\/?](.*)/s);
-    const view = views[name] || viewCompanies;
+    const [name, arg] = (location.hash.slice(1) || defaultView).split(/[\/?](.*)/s);
+    const view = views[name] || views[defaultView];
     for (const a of document.querySelectorAll("nav a")) {
       const on = a.getAttribute("href") === "#" + (name === "thread" ? "inbox" : name);
       if (on) a.setAttribute("aria-current", "page"); else a.removeAttribute("aria-current");
