@@ -38,11 +38,3 @@ func TestRedactorNothingToDo(t *testing.T) {
 		})
 	}
 }
-
-func TestForms(t *testing.T) {
-	forms := Forms("a&b")
-	assert.Contains(t, forms, "a&b")
-	assert.Contains(t, forms, `a\u0026b`)
-	assert.Contains(t, forms, "a%26b")
-	assert.Contains(t, forms, "a&amp;b")
-}
