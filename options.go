@@ -128,7 +128,8 @@ func callConfig(opts []Option) (config, error) {
 // client's authentication scheme. Applies to NewClient and to a call.
 //
 // The key is redacted from every error and log line the client writes, as
-// is and in its JSON-, URL- and HTML-escaped forms. A key shorter than eight
+// is and in its JSON-, Go-, URL- and HTML-escaped forms, escaped once or
+// twice over (a server that quotes an escaped key back). A key shorter than eight
 // bytes (a test key) is redacted only where it stands alone, not glued to a
 // letter or a digit, so that redacting it does not garble every word that
 // happens to contain it.
