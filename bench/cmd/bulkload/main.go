@@ -12,10 +12,12 @@
 // It prints one line per run: the setting (with its retry budget), the
 // kind, the rate, N, the wall time, that time over N ÷ rate, the time
 // budget 1.25 × N ÷ rate + 1 s, the failed calls, the duplicates, the
-// requests re-sent before their Retry-After, the 429 answers, and the
-// bounds the run broke. It exits 1 when a run breaks a bound its setting
-// is held to: every bound for adaptive; no failure, duplicate or early
-// re-send for fixed and off; those and the time for userlimiter.
+// requests re-sent before their Retry-After, the 429 answers, the requests,
+// and the bounds the run broke; with -timeline, each is followed by the
+// answers of each 250 ms, accepted/refused. It exits 1 when a run breaks a
+// bound its setting is held to: every bound for adaptive; no failure,
+// duplicate or early re-send for fixed and off; those and the time for
+// userlimiter.
 package main
 
 import (
@@ -52,6 +54,7 @@ type flags struct {
 	latency     time.Duration
 	retries     int
 	json        bool
+	timeline    bool
 }
 
 func parseFlags(args []string) (flags, error) {
@@ -65,11 +68,12 @@ func parseFlags(args []string) (flags, error) {
 	lat := fs.Duration("latency", 5*time.Millisecond, "time each request spends on the wire, half each way")
 	retries := fs.Int("retries", -1, "the client's retry budget (-1: the client's default; 10 for -setting off)")
 	asJSON := fs.Bool("json", false, "print one JSON object per run instead of the table")
+	timeline := fs.Bool("timeline", false, "also give each run's answers per 250 ms: accepted/refused")
 	if err := fs.Parse(args); err != nil {
 		return flags{}, err
 	}
 	f := flags{setting: bulk.Setting(*setting), n: *n, runs: *runs, concurrency: *concurrency,
-		latency: *lat, retries: *retries, json: *asJSON}
+		latency: *lat, retries: *retries, json: *asJSON, timeline: *timeline}
 	known := false
 	for _, s := range bulk.Settings {
 		known = known || s == f.setting
@@ -118,6 +122,8 @@ type row struct {
 	MaxRef   int      `json:"max_429"`
 	Requests int      `json:"requests"`
 	Broken   []string `json:"broken"`
+	// Timeline is given with -timeline only.
+	Timeline []bulk.Slot `json:"timeline,omitempty"`
 }
 
 const header = "%-29s %-8s %5s %5s %3s %8s %6s %7s %6s %5s %5s %6s %6s  %s\n"
@@ -142,7 +148,7 @@ func run(args []string, out io.Writer) (int, error) {
 				cfg.N, _ = bulk.DefaultN(r)
 			}
 			for i := 1; i <= f.runs; i++ {
-				rw, err := runOne(cfg, i)
+				rw, err := runOne(cfg, i, f.timeline)
 				if err != nil {
 					return 1, fmt.Errorf("%s %s %d/s run %d: %w", f.setting, k.Name, r, i, err)
 				}
@@ -161,6 +167,9 @@ func run(args []string, out io.Writer) (int, error) {
 				}
 				fmt.Fprintf(out, line, name, rw.Kind, rw.Rate, rw.N, rw.Run, rw.Seconds, rw.XIdeal, rw.Budget,
 					rw.Failed, rw.Dups, rw.Early, rw.Refused, rw.Requests, strings.Join(rw.Broken, ","))
+				if f.timeline {
+					fmt.Fprintln(out, "    accepted/refused per 250 ms:", timeline(rw.Timeline))
+				}
 			}
 		}
 	}
@@ -172,7 +181,7 @@ func run(args []string, out io.Writer) (int, error) {
 
 // runOne runs one cell once, with a deadline far beyond any sane run, so
 // that a wedged run ends (its calls then count as failed).
-func runOne(cfg bulk.Config, i int) (row, error) {
+func runOne(cfg bulk.Config, i int, withTimeline bool) (row, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*cfg.Budget()+time.Minute)
 	defer cancel()
 	res, err := bulk.Run(ctx, cfg)
@@ -190,5 +199,20 @@ func runOne(cfg bulk.Config, i int) (row, error) {
 	for _, b := range cfg.Broken(res) {
 		rw.Broken = append(rw.Broken, string(b))
 	}
+	if withTimeline {
+		rw.Timeline = res.Timeline
+	}
 	return rw, nil
+}
+
+// timeline writes slots as "accepted/refused" pairs.
+func timeline(slots []bulk.Slot) string {
+	var b strings.Builder
+	for i, s := range slots {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%d/%d", s.Accepted, s.Refused)
+	}
+	return b.String()
 }

@@ -213,7 +213,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if n := len(s.Requests()); n >= journalLimit {
 		return r, fmt.Errorf("bulk: the journal is full (%d requests): the run cannot be judged", n)
 	}
-	r.judge(s.RequestsMatching(http.MethodPost, "/chatapp/contacts"))
+	r.judge(s.RequestsMatching(http.MethodPost, "/chatapp/contacts"), start)
 	return r, nil
 }
 

@@ -24,17 +24,43 @@ type Result struct {
 	Refused int
 	// Requests counts the requests the fake received.
 	Requests int
+	// Timeline counts the answers of each TimelineSlot of the run, from
+	// its start: what the limiter let through, moment by moment.
+	Timeline []Slot
+}
+
+// TimelineSlot is the length of one Slot of a Result's Timeline.
+const TimelineSlot = 250 * time.Millisecond
+
+// Slot is what the fake answered in one TimelineSlot.
+type Slot struct {
+	// Accepted counts the requests not refused; Refused the 429s.
+	Accepted int `json:"accepted"`
+	Refused  int `json:"refused"`
 }
 
 // judge reads the journal: per phone (the body), its requests in the order
 // the fake answered them. A 429 whose next request of the same body arrived
 // before the 429's time plus its Retry-After counts as an early re-send.
-func (r *Result) judge(reqs []fake.Request) {
+//
+// The Timeline starts at start.
+func (r *Result) judge(reqs []fake.Request, start time.Time) {
 	byBody := map[string][]fake.Request{}
 	for _, q := range reqs {
 		byBody[string(q.Body)] = append(byBody[string(q.Body)], q)
 	}
 	r.Requests = len(reqs)
+	for _, q := range reqs {
+		i := max(0, int(q.Time.Sub(start)/TimelineSlot))
+		for len(r.Timeline) <= i {
+			r.Timeline = append(r.Timeline, Slot{})
+		}
+		if q.Status == http.StatusTooManyRequests {
+			r.Timeline[i].Refused++
+		} else {
+			r.Timeline[i].Accepted++
+		}
+	}
 	for _, list := range byBody {
 		slices.SortStableFunc(list, func(a, b fake.Request) int { return a.Time.Compare(b.Time) })
 		created := 0

@@ -44,10 +44,30 @@ func TestResultJudge(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got Result
-			got.judge(tt.reqs)
+			got.judge(tt.reqs, t0)
+			total := 0
+			for _, s := range got.Timeline {
+				total += s.Accepted + s.Refused
+			}
+			assert.Equal(t, got.Requests, total, "every answer is in the timeline")
+			got.Timeline = nil // TestResultJudgeTimeline
 			assert.Equal(t, tt.want, got)
 		})
 	}
+}
+
+// TestResultJudgeTimeline counts answers by slot from the run's start.
+func TestResultJudgeTimeline(t *testing.T) {
+	t0 := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	at := func(d time.Duration, status int) fake.Request {
+		return fake.Request{Body: []byte(d.String()), Time: t0.Add(d), Status: status}
+	}
+	var got Result
+	got.judge([]fake.Request{
+		at(0, http.StatusCreated), at(TimelineSlot-1, http.StatusTooManyRequests),
+		at(2*TimelineSlot, http.StatusCreated), at(2*TimelineSlot+1, http.StatusBadRequest),
+	}, t0)
+	assert.Equal(t, []Slot{{Accepted: 1, Refused: 1}, {}, {Accepted: 2}}, got.Timeline)
 }
 
 // TestConfigBroken holds each setting to its own bounds.
