@@ -341,6 +341,7 @@ func (l *limiter) refused(sent, now time.Time, retryAfter time.Duration) {
 		if !l.collapsed {
 			l.collapsed, l.resume = true, l.rate
 		}
+		l.rising = false
 		l.rate = max(l.rate/2, floor)
 	case l.rising:
 		l.rising = false

@@ -1,0 +1,244 @@
+// Package bulk is the bulk benchmark of the client's rate limiting: it
+// creates N contacts through convo.Parallel at a fixed concurrency against
+// the fake limited by one of its three kinds of request limit, with one of
+// the client's pacing settings, and judges the run from the fake's journal.
+//
+// The same run serves the real-time command (cmd/bulkload, over loopback
+// TCP) and the virtual-time test of this package (in-memory connections in
+// a testing/synctest bubble).
+package bulk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	convo "github.com/convoapi/convo-go"
+	"github.com/convoapi/convo-go/fake"
+)
+
+// Kind is one kind of request limit the fake can be, at a rate per second.
+type Kind struct {
+	// Name is the kind's short name, as the command's -kinds flag takes it.
+	Name string
+	// Limit is the fake's option for a limit of perSecond requests a second.
+	Limit func(perSecond int) fake.Option
+}
+
+// Kinds are the fake's three kinds of limit: a token bucket with a burst of
+// 10, a fixed window of one second and a sliding window of one second.
+var Kinds = []Kind{
+	{"bucket", func(r int) fake.Option { return fake.WithRateLimit(float64(r), 10) }},
+	{"fixed", func(r int) fake.Option { return fake.WithFixedWindowLimit(r, time.Second) }},
+	{"sliding", func(r int) fake.Option { return fake.WithSlidingWindowLimit(r, time.Second) }},
+}
+
+// KindNamed returns the kind called name.
+func KindNamed(name string) (Kind, bool) {
+	for _, k := range Kinds {
+		if k.Name == name {
+			return k, true
+		}
+	}
+	return Kind{}, false
+}
+
+// Rates are the benchmark's rates, with the contacts created at each: the
+// run at 10/s creates 200, at 100/s 1,000, at 1,000/s 5,000.
+var Rates = []struct{ Rate, N int }{{10, 200}, {100, 1000}, {1000, 5000}}
+
+// DefaultN is the number of contacts the benchmark creates at perSecond;
+// false for a rate that is not one of Rates.
+func DefaultN(perSecond int) (int, bool) {
+	for _, r := range Rates {
+		if r.Rate == perSecond {
+			return r.N, true
+		}
+	}
+	return 0, false
+}
+
+// Setting is how the client paces its requests in a run.
+type Setting string
+
+// The settings: the client's default adaptive limiter; a fixed pace at the
+// limit's rate; no client-side pacing (with a budget of 10 retries, since
+// the default 3 cannot outlast 32 callers meeting a limit alone); and no
+// client-side pacing under a user's golang.org/x/time/rate limiter (burst 1,
+// at exactly the limit's rate) in WithMiddleware.
+const (
+	Adaptive    Setting = "adaptive"
+	Fixed       Setting = "fixed"
+	Off         Setting = "off"
+	UserLimiter Setting = "userlimiter"
+)
+
+// Settings lists every setting, in the order the command runs them.
+var Settings = []Setting{Adaptive, Fixed, Off, UserLimiter}
+
+// offRetries is the retry budget of the Off setting unless one is given.
+const offRetries = 10
+
+// DefaultRetries is the retry budget a run of s uses when none is given:
+// the client's default (-1 here), or 10 for Off.
+func (s Setting) DefaultRetries() int {
+	if s == Off {
+		return offRetries
+	}
+	return -1
+}
+
+// clientOptions are the client options of s for a limit of perSecond, with a
+// retry budget of retries (< 0: the client's default).
+func (s Setting) clientOptions(perSecond, retries int) ([]convo.Option, error) {
+	var opts []convo.Option
+	switch s {
+	case Adaptive:
+	case Fixed:
+		opts = append(opts, convo.WithRateLimiter(convo.FixedRate(float64(perSecond))))
+	case Off:
+		opts = append(opts, convo.WithRateLimiter(convo.NoRateLimiter()))
+	case UserLimiter:
+		opts = append(opts, convo.WithRateLimiter(convo.NoRateLimiter()), convo.WithMiddleware(userLimiter(perSecond)))
+	default:
+		return nil, fmt.Errorf("bulk: unknown setting %q", s)
+	}
+	if retries >= 0 {
+		opts = append(opts, convo.WithMaxRetries(retries))
+	}
+	return opts, nil
+}
+
+// userLimiter is a caller's own pacing, as WithMiddleware allows it: every
+// attempt (retries included) takes a token of an x/time/rate limiter with
+// burst 1 at perSecond before it is sent.
+func userLimiter(perSecond int) convo.Middleware {
+	lim := rate.NewLimiter(rate.Limit(perSecond), 1)
+	return func(req *http.Request, next convo.MiddlewareNext) (*http.Response, error) {
+		if err := lim.Wait(req.Context()); err != nil {
+			return nil, err
+		}
+		return next(req)
+	}
+}
+
+// Config is one run.
+type Config struct {
+	Setting Setting
+	Kind    Kind
+	// Rate is the limit's rate, requests a second; N the contacts created.
+	Rate, N int
+	// Concurrency is Parallel's limit (the benchmark's is 32).
+	Concurrency int
+	// Latency is the time each request takes on the wire, spent half before
+	// the fake handles it and half before its answer leaves (the
+	// benchmark's is 5 ms).
+	Latency time.Duration
+	// Retries is the client's retry budget; < 0: the setting's default
+	// (see Setting.DefaultRetries).
+	Retries int
+	// InMemory serves the fake over in-memory connections, for a run
+	// inside a testing/synctest bubble; otherwise over loopback TCP, reached
+	// with the client's default transport.
+	InMemory bool
+}
+
+// Ideal is N ÷ Rate: the least time the limit allows for the run.
+func (c Config) Ideal() time.Duration {
+	return time.Duration(float64(c.N) / float64(c.Rate) * float64(time.Second))
+}
+
+// Budget is the time the adaptive limiter must keep a run within:
+// 1.25 × N ÷ Rate + 1 s.
+func (c Config) Budget() time.Duration { return c.Ideal()*5/4 + time.Second }
+
+// MaxRefused is the most 429 answers the adaptive limiter may cause in a
+// run: 10 % of N + 32.
+func (c Config) MaxRefused() int { return c.N/10 + 32 }
+
+// retries is the run's retry budget, resolved against the setting.
+func (c Config) retries() int {
+	if c.Retries < 0 {
+		return c.Setting.DefaultRetries()
+	}
+	return c.Retries
+}
+
+// channelID is the fake's chat line the contacts are created on.
+const channelID = "5511940000001"
+
+// Run creates cfg.N contacts through convo.Parallel against a fresh fake
+// limited by cfg.Kind at cfg.Rate and judges the run from its journal. An
+// error means the run could not be judged (the journal overflowed, or the
+// run failed other than call by call); calls that fail are counted in the
+// Result.
+func Run(ctx context.Context, cfg Config) (Result, error) {
+	opts, err := cfg.Setting.clientOptions(cfg.Rate, cfg.retries())
+	if err != nil {
+		return Result{}, err
+	}
+	// Room for every attempt a call may make: the journal must not drop the
+	// run's first requests.
+	journalLimit := cfg.N*(max(cfg.retries(), 3)+2) + 1000
+	fopts := []fake.Option{cfg.Kind.Limit(cfg.Rate), fake.WithJournalLimit(journalLimit), fake.WithJournalBytes(1 << 32),
+		fake.WithHandlerMiddleware(latency(cfg.Latency))}
+	if cfg.InMemory {
+		fopts = append(fopts, fake.WithInMemoryNetwork())
+	}
+	s := fake.NewServer(fopts...)
+	defer s.Close()
+	s.Company().AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: channelID})
+	c := s.Client(opts...) // over loopback: the client's default transport
+
+	phones := make([]string, cfg.N)
+	for i := range phones {
+		phones[i] = fmt.Sprintf("55119%08d", i)
+	}
+	start := time.Now()
+	_, err = convo.Parallel(ctx, phones, func(ctx context.Context, phone string) (*convo.Confirmation, error) {
+		return c.Contacts.Create(ctx, &convo.CreateContactParams{PhoneNumberID: channelID, PhoneNumber: phone, Name: "N"})
+	}, convo.ParallelLimit(cfg.Concurrency), convo.ParallelCollectAll())
+	r := Result{Took: time.Since(start)}
+	for _, e := range unjoin(err) {
+		var itemErr *convo.ItemError
+		if !errors.As(e, &itemErr) {
+			return r, fmt.Errorf("bulk: the run failed: %w", e)
+		}
+		r.Failed++
+	}
+	if n := len(s.Requests()); n >= journalLimit {
+		return r, fmt.Errorf("bulk: the journal is full (%d requests): the run cannot be judged", n)
+	}
+	r.judge(s.RequestsMatching(http.MethodPost, "/chatapp/contacts"), start)
+	return r, nil
+}
+
+// latency makes each request take d on the wire: half before the fake
+// handles it and half after, before its answer (buffered by net/http until
+// the handler returns) leaves. The journal's time of a request is thus when
+// the fake decided it, as a limiter's would be.
+func latency(d time.Duration) func(http.Handler) http.Handler {
+	return func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			time.Sleep(d / 2)
+			h.ServeHTTP(w, r)
+			time.Sleep(d - d/2)
+		})
+	}
+}
+
+// unjoin lists the errors joined in err (Parallel's collect-all mode joins
+// one per failed call).
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	if err != nil {
+		return []error{err}
+	}
+	return nil
+}
