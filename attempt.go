@@ -38,7 +38,7 @@ func (ci *callInfo) RoundTrip(req *http.Request) (*http.Response, error) {
 // wait once, with the time it took.
 func (ci *callInfo) waitTurn(ctx context.Context) error {
 	for _, l := range [2]*limiter{ci.limit, ci.hold} {
-		waited, err := l.wait(ctx, ci.maxWait)
+		waited, err := l.wait(ctx, ci.maxWait, ci.attempt > 1)
 		if waited > 0 {
 			ci.traceWait(ctx, WaitRateLimit, waited)
 		}

@@ -2,7 +2,6 @@ package convo
 
 import (
 	"context"
-	"math"
 	"net/http"
 	"sync"
 	"time"
@@ -81,20 +80,27 @@ func WithRateLimiter(r RateLimiter) Option {
 }
 
 // The adaptive limiter's constants. A cut sets the rate to cutFactor of
-// what the service was seen to accept over the trailing second. Growth
-// comes in steps, each at least stepWindow long and judged on at least
-// stepAnswers answers to attempts sent at the step's rate: while rising,
-// a step doubles the rate; after that, a step adds a gain that starts at
-// firstGain after each cut and grows by gainGrowth with each step taken
-// without a refusal, so that the rate comes back near the last cut gently
-// and looks further away faster the longer nothing is refused.
+// what the service was seen to accept over the trailing second; refusals
+// that go on among accepted answers cut by repeatCut each. While rising,
+// the rate doubles every stepWindow without a refusal. After that, growth
+// comes in steps at least probeWindow long, each judged on at least
+// stepAnswers answers to attempts sent at the step's rate: a step covers
+// regrowth of the way back to just under the rate of the last refusal
+// while that is more, else adds a gain that starts at firstGain after
+// each cut and grows by gainGrowth per step up to maxGain. The probe is
+// slow on purpose: a window's limit answers late, and every refusal parks
+// its caller for a whole Retry-After.
 const (
 	cutFactor   = 0.95
-	stepWindow  = 100 * time.Millisecond
+	stepWindow  = 50 * time.Millisecond
 	stepAnswers = 8
-	firstGain   = 0.02
-	gainGrowth  = 1.5
-	maxGain     = 0.1
+	firstGain   = 0.01
+	gainGrowth  = 1.25
+	maxGain     = 0.03
+	probeWindow = 250 * time.Millisecond
+	regrowth    = 0.3
+	repeatCut   = 0.9
+	wmaxMemory  = 0.98
 	minRate     = 0.5 // attempts per second: the slowest pace, one probe every two seconds
 )
 
@@ -103,15 +109,18 @@ const (
 // report's (hold) keeps no pace and only holds its calls for the wait its
 // last 429 asked for.
 type limiter struct {
-	mu      sync.Mutex
-	learn   bool
-	hold    bool          // holds for Retry-After instead of pacing
-	rate    float64       // turns per second; 0: unpaced
-	next    time.Time     // the theoretical time of the next turn
-	until   time.Time     // hold: no attempt before this
-	changed chan struct{} // closed when the rate or the hold changes
+	mu       sync.Mutex
+	learn    bool
+	hold     bool          // holds for Retry-After instead of pacing
+	rate     float64       // turns per second; 0: unpaced
+	next     time.Time     // the theoretical time of the next turn
+	until    time.Time     // hold: no attempt before this
+	changed  chan struct{} // closed when the rate or the hold changes
+	retrying int           // retries waiting for a turn: they go first
 
 	rising    bool      // doubling until refused: the first estimate may be far too low
+	first     time.Time // the first accepted answer
+	wmax      float64   // the rate when the service last refused
 	collapsed bool      // refused again right after a cut: the rate halved and resume is where it was
 	resume    float64   // the rate to return to when a collapse ends
 	cutAt     time.Time // when the rate was last cut; answers to attempts sent before tell nothing new
@@ -171,15 +180,29 @@ func (e *heldError) asError(method, path string) *Error {
 // or ctx's deadline, and returns ctx's error if ctx ends while it waits.
 // Waiters hold no reservation: each wakes for the next turn or a change of
 // rate, so a rate that rises applies at once to every waiting attempt.
-func (l *limiter) wait(ctx context.Context, maxWait time.Duration) (time.Duration, error) {
+// A retry (an attempt after a refusal or a failure) goes before the first
+// attempts waiting, so that a call refused once gets the next turn rather
+// than meeting the limit again and again while new calls get through.
+func (l *limiter) wait(ctx context.Context, maxWait time.Duration, retry bool) (time.Duration, error) {
 	if l == nil {
 		return 0, nil
+	}
+	if retry {
+		l.mu.Lock()
+		l.retrying++
+		l.mu.Unlock()
+		defer func() {
+			l.mu.Lock()
+			l.retrying--
+			l.signal() // first attempts held back for it may go
+			l.mu.Unlock()
+		}()
 	}
 	var start time.Time
 	for {
 		l.mu.Lock()
 		now := time.Now()
-		d := l.turn(now)
+		d := l.turn(now, retry)
 		changed := l.changed
 		l.mu.Unlock()
 		if d <= 0 {
@@ -210,7 +233,7 @@ func (l *limiter) wait(ctx context.Context, maxWait time.Duration) (time.Duratio
 // turn takes the turn at now and returns 0, or returns how long until the
 // next turn. Turns may come up to a few intervals early (at most 25 ms), so
 // that a timer that fires late is made up for without a burst.
-func (l *limiter) turn(now time.Time) time.Duration {
+func (l *limiter) turn(now time.Time, retry bool) time.Duration {
 	if l.hold {
 		return l.until.Sub(now)
 	}
@@ -232,6 +255,9 @@ func (l *limiter) turn(now time.Time) time.Duration {
 			d = min(d, max(l.stepAt.Add(stepWindow).Sub(now), time.Millisecond))
 		}
 		return d
+	}
+	if !retry && l.retrying > 0 {
+		return interval // a retry takes this turn; look again after it
 	}
 	l.next = tat.Add(interval)
 	return 0
@@ -264,15 +290,19 @@ func (l *limiter) observe(sent time.Time, resp *http.Response) {
 //
 // A collapse ends: the rate goes back to where it was. While rising, the
 // rate is never below what the service accepted over the trailing second,
-// and doubles each step. After that, each step adds a gain that grows.
+// and doubles each step. After that, each step heads back near the rate of
+// the last refusal, then adds a small gain that grows.
 func (l *limiter) accepted(sent, now time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.seen.add(now)
+	l.refusals = 0
+	if l.first.IsZero() {
+		l.first = now
+	}
 	if l.rate == 0 {
 		return
 	}
-	l.refusals = 0
 	if l.collapsed {
 		l.collapsed = false
 		l.setRate(now, l.resume)
@@ -295,9 +325,16 @@ func (l *limiter) accepted(sent, now time.Time) {
 	case now.Sub(l.stepAt) < stepWindow:
 	case l.rising:
 		l.rise(now)
-	case l.answers >= stepAnswers:
-		l.setRate(now, l.rate*(1+l.gain))
-		l.gain = min(gainGrowth*l.gain, maxGain)
+	case l.answers >= stepAnswers && now.Sub(l.stepAt) >= probeWindow:
+		// Back near the rate of the last refusal quickly, then onwards
+		// gently: a window's limit answers late.
+		next := l.rate * (1 + l.gain)
+		if back := l.rate + regrowth*(cutFactor*l.wmax-l.rate); back > next {
+			next = back
+		} else {
+			l.gain = min(gainGrowth*l.gain, maxGain)
+		}
+		l.setRate(now, next)
 	}
 }
 
@@ -306,10 +343,12 @@ func (l *limiter) accepted(sent, now time.Time) {
 // before a cut counts: the others tell nothing new.
 //
 // The first refusal sets the rate to what the service accepted over the
-// trailing second, and the limiter rises from there. A refusal after that
-// cuts the rate to cutFactor of what the service accepted over the
-// trailing second (when rising, not below half the rate: the rate before
-// the last doubling held), and ends the rise. A refusal of an attempt sent
+// trailing second. When the client's first accepted answer came less than
+// a step before, that count is a burst, not a rate, and the limiter rises
+// from it. A refusal after that cuts the rate to cutFactor of what the
+// service accepted over the trailing second (when rising, not below half
+// the rate: the rate before the last doubling held; otherwise not above
+// repeatCut of the rate), and ends the rise. A refusal of an attempt sent
 // after a cut, with nothing accepted since, means the service takes nothing
 // at the moment (a fixed window spent, say): the rate halves with each such
 // refusal, down to one attempt per Retry-After (at most one a second), and
@@ -335,7 +374,10 @@ func (l *limiter) refused(sent, now time.Time, retryAfter time.Duration) {
 	}
 	switch {
 	case l.rate == 0:
-		l.rising = true
+		// What the service accepted within the first step of the
+		// client's life is a burst, not a rate: rise from it until
+		// refused. Over a longer time, it is the rate.
+		l.rising = l.first.IsZero() || now.Sub(l.first) < stepWindow
 		l.rate = max(cutFactor*measured, floor)
 	case l.refusals >= 2:
 		if !l.collapsed {
@@ -344,10 +386,21 @@ func (l *limiter) refused(sent, now time.Time, retryAfter time.Duration) {
 		l.rising = false
 		l.rate = max(l.rate/2, floor)
 	case l.rising:
-		l.rising = false
+		l.rising, l.wmax = false, l.rate
 		l.rate = max(cutFactor*measured, l.rate/2, floor)
 	default:
-		l.rate = max(cutFactor*min(l.rate, measured), floor)
+		// The rate of a refusal is remembered, and forgotten slowly: a
+		// refusal by chance below it (attempts that arrived bunched) does
+		// not make the limiter forget where the limit was.
+		l.wmax = max(l.rate, wmaxMemory*l.wmax)
+		rate := cutFactor * min(l.rate, measured)
+		if now.Sub(l.cutAt) < time.Second {
+			// Refusals that go on, among accepted answers, cut further
+			// each time: refused calls park for their Retry-After and
+			// hold their callers meanwhile.
+			rate = min(rate, repeatCut*l.rate)
+		}
+		l.rate = max(rate, floor)
 	}
 	l.gain = firstGain
 	l.cutAt = now
@@ -356,15 +409,16 @@ func (l *limiter) refused(sent, now time.Time, retryAfter time.Duration) {
 	l.signal()
 }
 
-// rise doubles the rate once for each stepWindow since the last change:
-// while rising, nothing has been refused since, whether or not attempts
-// were sent (an idle client forgets its pace).
+// rise doubles the rate when a stepWindow has passed since the last
+// change with nothing refused and an answer accepted at that rate: once per
+// call, so that a pause (every call parked for a Retry-After) does not
+// count as steps taken.
 func (l *limiter) rise(now time.Time) {
-	steps := int(now.Sub(l.stepAt) / stepWindow)
-	if steps <= 0 {
-		return
+	// An accepted answer at the step's rate is the evidence to double on;
+	// below a couple a second there may be none to wait for.
+	if now.Sub(l.stepAt) >= stepWindow && (l.answers >= 1 || l.rate < 2) {
+		l.setRate(now, 2*l.rate)
 	}
-	l.setRate(now, l.rate*math.Pow(2, float64(min(steps, 30))))
 }
 
 // setRate changes the rate and wakes the waiting attempts.

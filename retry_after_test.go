@@ -40,12 +40,14 @@ func TestNonsenseRetryAfterIsIgnoredAlike(t *testing.T) {
 				require.NoError(t, err)
 				assert.Equal(t, 2, meta.Attempts)
 				took := time.Since(start)
-				assert.True(t, took >= 500*time.Millisecond && took <= time.Second, "the jittered backoff, not the header: %v", took)
+				// The jittered backoff (0.5–1 s), then the limiter's turn as it
+				// finds its pace again: never the header's wait.
+				assert.True(t, took >= 500*time.Millisecond && took <= 2*time.Second, "the jittered backoff, not the header: %v", took)
 
 				start = time.Now()
 				_, err = c.Conversations.List(t.Context(), nil)
 				require.NoError(t, err)
-				assert.Less(t, time.Since(start), 100*time.Millisecond, "nothing held for the header's wait")
+				assert.Less(t, time.Since(start), time.Second, "nothing held for the header's wait")
 			})
 		})
 	}
