@@ -39,10 +39,13 @@ const (
 // bucket's burst is spent first); under a fixed window it spreads the
 // window's allowance evenly instead of spending it at the window's start
 // and being refused until the next one; under a sliding window it keeps
-// under the count of any trailing window. Right after the first refusals it
-// grows its rate by doubling until refused, because a whole-second
-// Retry-After parks the first refused requests for a second however fast
-// the service refills.
+// under the count of any trailing window. When the first refusal comes
+// within the client's first moments (what was accepted is a burst, not a
+// rate), it grows its rate by doubling until refused, because a
+// whole-second Retry-After parks the first refused requests for a second
+// however fast the service refills. A request sent again after a refusal
+// takes the next turn before requests sent for the first time, so that a
+// call refused once is not refused again and again.
 func AdaptiveRate() RateLimiter { return RateLimiter{kind: limiterAdaptive} }
 
 // FixedRate paces every request of the Client at perSecond, never faster
