@@ -160,10 +160,6 @@ func (e *heldError) Error() string {
 	return "not sent: the client's rate limiter would hold it past the call's deadline or maximum retry wait"
 }
 
-// Is makes errors.Is(err, ErrRateLimited) true for the error middleware
-// sees when an attempt is held and not sent.
-func (e *heldError) Is(target error) bool { return target == ErrRateLimited }
-
 // asError is the typed 429 a held call returns: as if the service had
 // answered it, with the wait that is left.
 func (e *heldError) asError(method, path string) *Error {
