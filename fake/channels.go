@@ -28,18 +28,20 @@ func capabilitiesFor(channel convo.Channel) convo.Capabilities {
 // handleChannels serves GET /channels: the company's channel accounts in
 // creation order; webchat widgets and SMS never.
 func (s *Server) handleChannels(w http.ResponseWriter, r *http.Request, co *company, _ []string) {
-	s.mu.RLock()
-	items := make([]convo.ChannelAccount, 0, len(co.accounts))
-	for _, a := range co.accounts {
-		if a.channel != convo.ChannelChatapp && a.channel != convo.ChannelBotapp {
-			continue
+	var items []convo.ChannelAccount
+	s.withStore(readOnly, func() *apiError {
+		items = make([]convo.ChannelAccount, 0, len(co.accounts))
+		for _, a := range co.accounts {
+			if a.channel != convo.ChannelChatapp && a.channel != convo.ChannelBotapp {
+				continue
+			}
+			items = append(items, convo.ChannelAccount{
+				ID: a.id, Channel: a.channel, DisplayName: a.displayName, ProviderIdentifier: a.provider,
+				Status: "connected", Capabilities: capabilitiesFor(a.channel),
+			})
 		}
-		items = append(items, convo.ChannelAccount{
-			ID: a.id, Channel: a.channel, DisplayName: a.displayName, ProviderIdentifier: a.provider,
-			Status: "connected", Capabilities: capabilitiesFor(a.channel),
-		})
-	}
-	s.mu.RUnlock()
+		return nil
+	})
 	s.writeJSON(w, http.StatusOK, struct {
 		Items []convo.ChannelAccount `json:"items"`
 	}{items})
