@@ -128,7 +128,6 @@ func stateDocument(b *testing.B, convs, perConv int) []byte {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
 	if err := enc.Encode(s.ExportSeed()); err != nil {
 		b.Fatal(err)
 	}
