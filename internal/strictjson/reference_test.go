@@ -149,6 +149,9 @@ func TestCheckAgreesWithTheReference(t *testing.T) {
 			if !assert.Equal(t, want, got, "%s as %v", doc, typ) {
 				return
 			}
+			if json.Valid(doc) {
+				assert.Equal(t, want, CheckValid(doc, typ), "CheckValid: %s as %v", doc, typ)
+			}
 		}
 	}
 	assert.Greater(t, errs, 1000, "the documents break the rule often enough to test it")

@@ -50,6 +50,13 @@ func Check(data []byte, t reflect.Type) error {
 	if !json.Valid(data) {
 		return nil
 	}
+	return CheckValid(data, t)
+}
+
+// CheckValid is Check for data already known to be one valid JSON value
+// (a decoder read it whole without error): it skips the validation pass.
+// On data that is not valid JSON its result is undefined, and it may panic.
+func CheckValid(data []byte, t reflect.Type) error {
 	w := &walker{data: data}
 	return w.value(t)
 }
