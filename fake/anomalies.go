@@ -120,21 +120,28 @@ func (s *Server) handleAnomalies(w http.ResponseWriter, r *http.Request, co *com
 
 	// A cached report is served under the read lock; only a miss takes the
 	// write lock, and looks again, since another call may have filled it.
-	s.mu.RLock()
-	results, missing := co.cachedAnomalies(want, threshold, now, s.cfg.anomalyTTL)
-	s.mu.RUnlock()
-	if len(missing) > 0 {
-		s.mu.Lock()
+	var (
+		results map[string]*anomalyResult
+		missing []string
+	)
+	s.withStore(readOnly, func() *apiError {
 		results, missing = co.cachedAnomalies(want, threshold, now, s.cfg.anomalyTTL)
-		if len(missing) > 0 {
+		return nil
+	})
+	if len(missing) > 0 {
+		s.withStore(readWrite, func() *apiError {
+			results, missing = co.cachedAnomalies(want, threshold, now, s.cfg.anomalyTTL)
+			if len(missing) == 0 { // another call filled it meanwhile
+				return nil
+			}
 			for b, res := range computeAnomalies(co, now, threshold, missing) {
 				results[b] = res
 				if s.cfg.anomalyTTL > 0 {
 					co.anomalyCache[anomalyCacheKey{b, threshold}] = res
 				}
 			}
-		}
-		s.mu.Unlock()
+			return nil
+		})
 	}
 	s.writeEncoded(w, http.StatusOK, part{json: co.encodedReport(want, results, threshold, limit, s.cfg.anomalyTTL > 0)})
 }

@@ -69,21 +69,25 @@ type wireAttachment struct {
 // another company's, is 404 MEDIA_NOT_FOUND.
 func (s *Server) handleAttachment(w http.ResponseWriter, r *http.Request, co *company, args []string) {
 	now := s.clock.Now()
-	s.mu.Lock()
-	md := co.media[args[0]]
-	if md == nil {
-		s.mu.Unlock()
-		s.writeError(w, r, errf(http.StatusNotFound, convo.CodeMediaNotFound, "Media not found."))
+	var data wireAttachment
+	e := s.withStore(readWrite, func() *apiError {
+		md := co.media[args[0]]
+		if md == nil {
+			return errf(http.StatusNotFound, convo.CodeMediaNotFound, "Media not found.")
+		}
+		token := newToken()
+		expires := now.Add(s.cfg.attachmentTTL)
+		s.files.add(token, &fileGrant{media: md, expires: expires, realExpires: time.Now().Add(s.cfg.attachmentTTL)}, now)
+		data = wireAttachment{
+			MediaID: *md.MediaID, URL: s.baseFor(r) + filesPrefix + token, ExpiresAt: formatTime(expires),
+			MimeType: *md.MimeType, FileSize: *md.FileSize, Filename: *md.Filename,
+		}
+		return nil
+	})
+	if e != nil {
+		s.writeError(w, r, e)
 		return
 	}
-	token := newToken()
-	expires := now.Add(s.cfg.attachmentTTL)
-	s.files.add(token, &fileGrant{media: md, expires: expires, realExpires: time.Now().Add(s.cfg.attachmentTTL)}, now)
-	data := wireAttachment{
-		MediaID: *md.MediaID, URL: s.baseFor(r) + filesPrefix + token, ExpiresAt: formatTime(expires),
-		MimeType: *md.MimeType, FileSize: *md.FileSize, Filename: *md.Filename,
-	}
-	s.mu.Unlock()
 	s.writeJSON(w, http.StatusOK, data)
 }
 
@@ -116,9 +120,11 @@ func (s *Server) baseFor(r *http.Request) string {
 // URL_EXPIRED, as signed storage URLs answer.
 func (s *Server) handleFile(w http.ResponseWriter, r *http.Request, token string) {
 	now := s.clock.Now()
-	s.mu.RLock()
-	g := s.files.byToken[token]
-	s.mu.RUnlock()
+	var g *fileGrant
+	s.withStore(readOnly, func() *apiError {
+		g = s.files.byToken[token]
+		return nil
+	})
 	if g == nil {
 		s.writeError(w, r, errf(http.StatusNotFound, codeNotFound, "File not found."))
 		return

@@ -28,8 +28,37 @@ func capabilitiesFor(channel convo.Channel) convo.Capabilities {
 // handleChannels serves GET /channels: the company's channel accounts in
 // creation order; webchat widgets and SMS never.
 func (s *Server) handleChannels(w http.ResponseWriter, r *http.Request, co *company, _ []string) {
-	s.mu.RLock()
-	items := make([]convo.ChannelAccount, 0, len(co.accounts))
+	var data []byte
+	s.withStore(readOnly, func() *apiError {
+		data = co.channelsData()
+		return nil
+	})
+	s.writeEncoded(w, http.StatusOK, part{json: data})
+}
+
+// channelsAnswer is the encoded data of GET /channels, and the accounts it
+// was made from: how many, and the last.
+type channelsAnswer struct {
+	n    int
+	last *account
+	data []byte
+}
+
+// channelsData is the data of GET /channels, encoded once per set of
+// accounts: accounts are only ever appended and never change, so the same
+// count and the same last account mean the same answer. The caller holds
+// the state's lock (the read lock is enough: the answer is swapped
+// atomically, and two readers that both make it make the same bytes).
+func (co *company) channelsData() []byte {
+	n := len(co.accounts)
+	var last *account
+	if n > 0 {
+		last = co.accounts[n-1]
+	}
+	if c := co.channels.Load(); c != nil && c.n == n && c.last == last {
+		return c.data
+	}
+	items := make([]convo.ChannelAccount, 0, n)
 	for _, a := range co.accounts {
 		if a.channel != convo.ChannelChatapp && a.channel != convo.ChannelBotapp {
 			continue
@@ -39,8 +68,9 @@ func (s *Server) handleChannels(w http.ResponseWriter, r *http.Request, co *comp
 			Status: "connected", Capabilities: capabilitiesFor(a.channel),
 		})
 	}
-	s.mu.RUnlock()
-	s.writeJSON(w, http.StatusOK, struct {
+	data := encode(struct {
 		Items []convo.ChannelAccount `json:"items"`
 	}{items})
+	co.channels.Store(&channelsAnswer{n: n, last: last, data: data})
+	return data
 }

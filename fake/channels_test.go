@@ -1,6 +1,7 @@
 package fake_test
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -35,4 +36,36 @@ func TestNoSMSOrWebchatAccounts(t *testing.T) {
 		assert.Panics(t, func() { co.AddChannel(fake.ChannelAccount{Channel: ch}) }, string(ch))
 	}
 	require.Len(t, get(t, s, "/channels").Data(t, 200), len(`{"items":[]}`))
+}
+
+// The answer is kept between calls while the accounts stay the same, and
+// follows every change: an account added, the data cleared, a seed loaded.
+func TestChannelsAnswerFollowsTheAccounts(t *testing.T) {
+	s := newServer(t)
+	co := s.Company()
+	ids := func() []string {
+		var out struct {
+			Items []struct{ ID string } `json:"items"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(get(t, s, "/channels").Data(t, 200)), &out))
+		var got []string
+		for _, it := range out.Items {
+			got = append(got, it.ID)
+		}
+		return got
+	}
+	assert.Empty(t, ids())
+	a := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp})
+	assert.Equal(t, []string{a}, ids())
+	assert.Equal(t, []string{a}, ids(), "the same answer again")
+	co.AddWebchatWidget("Site")
+	assert.Equal(t, []string{a}, ids(), "a widget added: no account listed")
+	b := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelBotapp})
+	assert.Equal(t, []string{a, b}, ids())
+	s.Clear()
+	assert.Empty(t, ids())
+	c := s.Company().AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp})
+	assert.Equal(t, []string{c}, ids())
+	require.NoError(t, s.Load(&fake.Seed{Companies: []fake.CompanySeed{{Channels: []fake.ChannelAccount{{Channel: convo.ChannelBotapp, ID: "b0000000-0000-4000-8000-000000000001"}}}}}))
+	assert.Equal(t, []string{"b0000000-0000-4000-8000-000000000001"}, ids())
 }

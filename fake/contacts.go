@@ -89,22 +89,21 @@ func (s *Server) handleCreateContact(w http.ResponseWriter, r *http.Request, co 
 		s.writeError(w, r, e)
 		return
 	}
-	s.mu.Lock()
-	acc := co.chatappAccount(pnid)
-	if acc == nil {
-		s.mu.Unlock()
-		s.writeError(w, r, errf(http.StatusNotFound, convo.CodeChannelNotFound, "Channel not found for phone_number_id "+pnid+"."))
-		return
-	}
-	if co.contactsByIdent[identKey{acc.id, norm}] != nil {
-		s.mu.Unlock()
-		s.writeError(w, r, errf(http.StatusConflict, convo.CodeContactExists, "A contact with this phone number already exists."))
-		return
-	}
-	_, err := s.addContact(co, Contact{ChannelAccountID: acc.id, PhoneNumber: norm, Name: name})
-	s.mu.Unlock()
-	if err != nil {
-		s.writeError(w, r, errf(http.StatusInternalServerError, codeInternalError, "The contact could not be created."))
+	e = s.withStore(readWrite, func() *apiError {
+		acc := co.chatappAccount(pnid)
+		if acc == nil {
+			return errf(http.StatusNotFound, convo.CodeChannelNotFound, "Channel not found for phone_number_id "+pnid+".")
+		}
+		if co.contactsByIdent[identKey{acc.id, norm}] != nil {
+			return errf(http.StatusConflict, convo.CodeContactExists, "A contact with this phone number already exists.")
+		}
+		if _, err := s.addContact(co, Contact{ChannelAccountID: acc.id, PhoneNumber: norm, Name: name}); err != nil {
+			return errf(http.StatusInternalServerError, codeInternalError, "The contact could not be created.")
+		}
+		return nil
+	})
+	if e != nil {
+		s.writeError(w, r, e)
 		return
 	}
 	s.writeJSON(w, http.StatusCreated, convo.Confirmation{Message: MsgContactCreated})
@@ -127,19 +126,23 @@ func (s *Server) handleLookupContact(w http.ResponseWriter, r *http.Request, co 
 		s.writeError(w, r, e)
 		return
 	}
-	s.mu.RLock()
-	ct := co.findContact(q.Get("phone_number_id"), norm)
-	if ct == nil {
-		s.mu.RUnlock()
-		s.writeError(w, r, errContactNotFound)
+	var out convo.Contact
+	e = s.withStore(readOnly, func() *apiError {
+		ct := co.findContact(q.Get("phone_number_id"), norm)
+		if ct == nil {
+			return errContactNotFound
+		}
+		names := make([]string, len(ct.tags))
+		for i, t := range ct.tags {
+			names[i] = t.name
+		}
+		out = convo.Contact{ID: ct.id, PhoneNumber: ct.phone, Name: ct.name, Email: ct.email, Gender: ct.gender, TagNamesRaw: strings.Join(names, ",")}
+		return nil
+	})
+	if e != nil {
+		s.writeError(w, r, e)
 		return
 	}
-	names := make([]string, len(ct.tags))
-	for i, t := range ct.tags {
-		names[i] = t.name
-	}
-	out := convo.Contact{ID: ct.id, PhoneNumber: ct.phone, Name: ct.name, Email: ct.email, Gender: ct.gender, TagNamesRaw: strings.Join(names, ",")}
-	s.mu.RUnlock()
 	s.writeJSON(w, http.StatusOK, out)
 }
 
@@ -168,16 +171,18 @@ func (s *Server) contactRequest(w http.ResponseWriter, r *http.Request) (body js
 // updateContact applies change to the named contact under the write lock, or
 // answers 404 CONTACT_NOT_FOUND; it reports whether the contact was found.
 func (s *Server) updateContact(w http.ResponseWriter, r *http.Request, co *company, pnid, norm string, change func(*contact)) bool {
-	s.mu.Lock()
-	ct := co.findContact(pnid, norm)
-	if ct != nil {
+	e := s.withStore(readWrite, func() *apiError {
+		ct := co.findContact(pnid, norm)
+		if ct == nil {
+			return errContactNotFound
+		}
 		change(ct)
+		return nil
+	})
+	if e != nil {
+		s.writeError(w, r, e)
 	}
-	s.mu.Unlock()
-	if ct == nil {
-		s.writeError(w, r, errContactNotFound)
-	}
-	return ct != nil
+	return e == nil
 }
 
 // handleFields serves PATCH /chatapp/contacts/custom-fields:

@@ -136,27 +136,29 @@ func (s *Server) handleConversations(w http.ResponseWriter, r *http.Request, co 
 		s.writeError(w, r, e)
 		return
 	}
-	s.mu.RLock()
-	asOf := s.seq
-	if cur != nil {
-		asOf = cur.Seq
-	}
-	cands := co.listCandidates(&f, cur, asOf, limit)
-	page := cands[:min(limit, len(cands))]
-	out := struct {
-		Items      []*conversation `json:"items"`
-		NextCursor *string         `json:"next_cursor"`
-	}{Items: make([]*conversation, 0, len(page))}
-	for _, c := range page {
-		out.Items = append(out.Items, c.c)
-	}
-	if len(cands) > limit {
-		last := page[len(page)-1]
-		nc := s.encodeCursor(cursor{Kind: "c", Seq: asOf, At: last.key.UnixNano(), ID: last.c.ID, Filters: &f})
-		out.NextCursor = &nc
-	}
-	data := encode(out) // under the lock: the items are the stored conversations
-	s.mu.RUnlock()
+	var data []byte
+	s.withStore(readOnly, func() *apiError {
+		asOf := s.seq
+		if cur != nil {
+			asOf = cur.Seq
+		}
+		cands := co.listCandidates(&f, cur, asOf, limit)
+		page := cands[:min(limit, len(cands))]
+		out := struct {
+			Items      []*conversation `json:"items"`
+			NextCursor *string         `json:"next_cursor"`
+		}{Items: make([]*conversation, 0, len(page))}
+		for _, c := range page {
+			out.Items = append(out.Items, c.c)
+		}
+		if len(cands) > limit {
+			last := page[len(page)-1]
+			nc := s.encodeCursor(cursor{Kind: "c", Seq: asOf, At: last.key.UnixNano(), ID: last.c.ID, Filters: &f})
+			out.NextCursor = &nc
+		}
+		data = encode(out) // under the lock: the items are the stored conversations
+		return nil
+	})
 	s.writeEncoded(w, http.StatusOK, part{json: data})
 }
 

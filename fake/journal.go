@@ -80,13 +80,61 @@ const entryOverhead = 256
 
 // journal keeps the last requests within two bounds: a number of entries
 // and a byte budget; the oldest entries go first when either is exceeded.
+//
+// Recording is meant to cost almost nothing: an entry keeps the request as
+// received (method, escaped path, raw query, a copy of the headers and of
+// the body, the keys to redact with), and the redacted [Request] is built
+// the first time someone reads the journal, then kept in its place.
 type journal struct {
 	mu       sync.Mutex
 	limit    int
 	maxBytes int64
 	bytes    int64
-	entries  []Request // entries[head:] are kept, oldest first
-	head     int
+	// ring holds the n entries kept, oldest first from ring[start],
+	// wrapping around; it grows up to limit+1 entries, then is reused.
+	ring     []entry
+	start, n int
+}
+
+// at is the i-th entry kept, oldest first.
+func (j *journal) at(i int) *entry { return &j.ring[(j.start+i)%len(j.ring)] }
+
+// push adds e after the newest entry, growing the ring when it is full.
+func (j *journal) push(e entry) {
+	if j.n == len(j.ring) {
+		grown := make([]entry, min(max(16, 2*len(j.ring)), j.limit+1))
+		for i := range j.n {
+			grown[i] = *j.at(i)
+		}
+		j.ring, j.start = grown, 0
+	}
+	*j.at(j.n) = e
+	j.n++
+	j.bytes += e.size
+}
+
+// dropOldest forgets the oldest entry.
+func (j *journal) dropOldest() {
+	e := j.at(0)
+	j.bytes -= e.size
+	*e = entry{}
+	j.start = (j.start + 1) % len(j.ring)
+	j.n--
+}
+
+// entry is one journaled request. Until built, req holds only the fields
+// that need no redaction, and the raw fields below hold the rest.
+type entry struct {
+	req   Request
+	built bool
+	size  int64 // the entry's part of the byte budget
+
+	path     string      // the escaped path as sent
+	rawQuery string      // the query string as the handler saw it
+	header   http.Header // a copy of the request's headers
+	body     []byte      // a copy of the body; redacted and cut already when bodyDone
+	bodyDone bool
+	keys     *keySet // every company's key when the request came
 }
 
 // bodyCap is the most of one body an entry keeps: 64 KiB, or an eighth of
@@ -98,12 +146,25 @@ func (j *journal) bodyCap() int {
 	return journalBodyMax
 }
 
-func entrySize(e *Request) int64 {
-	n := entryOverhead + len(e.Method) + len(e.Prefix) + len(e.Path) + len(e.CompanyID) + len(e.Body)
-	for _, m := range []map[string][]string{e.Query, e.Header} {
-		for k, vs := range m {
-			n += len(k)
-			for _, v := range vs {
+// rawSize is an entry's part of the byte budget, counted on the request as
+// received: the bytes its Request holds once built, but for the keys
+// redacted outside the Authorization and X-Api-Key headers (which a
+// built entry holds as [Redacted]).
+func (e *entry) rawSize() int64 {
+	n := entryOverhead + len(e.req.Method) + len(e.path) + len(e.req.CompanyID) + len(e.body) + queryLen(e.rawQuery)
+	for name, vs := range e.header {
+		n += len(name)
+		for _, v := range vs {
+			switch name {
+			case "Authorization":
+				if scheme, _, found := strings.Cut(v, " "); found {
+					n += len(scheme) + 1 + len(Redacted)
+				} else {
+					n += len(Redacted)
+				}
+			case "X-Api-Key":
+				n += len(Redacted)
+			default:
 				n += len(v)
 			}
 		}
@@ -111,46 +172,121 @@ func entrySize(e *Request) int64 {
 	return int64(n)
 }
 
-func (j *journal) add(e Request) {
+// queryLen is the length of the names and values of a raw query string
+// once parsed as url.ParseQuery parses it (pairs with a ";" or a bad
+// escape are dropped), without building the map; a name given twice
+// counts twice.
+func queryLen(raw string) int {
+	n := 0
+	for pair := range strings.SplitSeq(raw, "&") {
+		if pair == "" || strings.Contains(pair, ";") {
+			continue
+		}
+		k, v, _ := strings.Cut(pair, "=")
+		kl, ok1 := unescapedLen(k)
+		vl, ok2 := unescapedLen(v)
+		if ok1 && ok2 {
+			n += kl + vl
+		}
+	}
+	return n
+}
+
+// unescapedLen is the length of s after url.QueryUnescape; ok is false
+// where QueryUnescape fails.
+func unescapedLen(s string) (n int, ok bool) {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' {
+			if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
+				return 0, false
+			}
+			i += 2
+		}
+		n++
+	}
+	return n, true
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func (j *journal) add(e entry) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	j.entries = append(j.entries, e)
-	j.bytes += entrySize(&e)
-	for n := len(j.entries) - j.head; n > 0 && (n > j.limit || j.bytes > j.maxBytes); n-- {
-		j.bytes -= entrySize(&j.entries[j.head])
-		j.entries[j.head] = Request{}
-		j.head++
-	}
-	if j.head > 64 && j.head > len(j.entries)/2 {
-		n := copy(j.entries, j.entries[j.head:])
-		clear(j.entries[n:])
-		j.entries, j.head = j.entries[:n], 0
+	e.size = e.rawSize()
+	j.push(e)
+	for j.n > 0 && (j.n > j.limit || j.bytes > j.maxBytes) {
+		j.dropOldest()
 	}
 }
 
-func (s *Server) record(r *http.Request, co *company, keys []string, body []byte, status int, retryAfter string) {
+// record journals a request once it is answered. It copies what the entry
+// needs and redacts nothing, but for a body longer than the journal keeps
+// (redacted before it is cut, so that a key across the cut goes too).
+func (s *Server) record(r *http.Request, co *company, keys *keySet, body []byte, status int, retryAfter string) {
 	j := &s.journal
 	if j.limit <= 0 || j.maxBytes <= 0 {
 		return
 	}
-	companyID := ""
-	if co != nil {
-		companyID = co.id
+	e := entry{
+		req: Request{
+			Method: r.Method, BodySize: len(body), Status: status, Time: s.clock.Now(),
+		},
+		path: r.URL.EscapedPath(), rawQuery: r.URL.RawQuery, header: r.Header.Clone(), keys: keys,
 	}
-	prefix, rel := splitPrefix(r.URL.EscapedPath())
-	m := keymatch.New(keys...) // finds a key escaped in any way, once or twice over
-	entry := Request{
-		Method: r.Method, Prefix: prefix, Path: m.Redact(rel), CompanyID: companyID,
-		Query: redactQuery(r.URL.Query(), m), Header: redactHeader(r.Header, keys, m),
-		BodySize: len(body), Status: status, Time: s.clock.Now(),
+	if co != nil {
+		e.req.CompanyID = co.id
 	}
 	if secs, err := strconv.Atoi(retryAfter); err == nil && secs > 0 {
-		entry.RetryAfter = time.Duration(secs) * time.Second
+		e.req.RetryAfter = time.Duration(secs) * time.Second
 	}
 	if body != nil {
-		entry.Body = truncateBody([]byte(m.Redact(string(body))), j.bodyCap())
+		if len(body) > j.bodyCap() {
+			e.body, e.bodyDone = truncateBody([]byte(keys.matcher().Redact(string(body))), j.bodyCap()), true
+		} else {
+			e.body = bytes.Clone(body)
+		}
 	}
-	j.add(entry)
+	j.add(e)
+}
+
+// build makes the entry's Request: the path, query, headers and body
+// redacted with the entry's keys. Afterwards the entry holds only its
+// Request.
+func (e *entry) build(bodyCap int) {
+	m := e.keys.matcher()
+	prefix, rel := splitPrefix(e.path)
+	q, _ := url.ParseQuery(e.rawQuery) // as r.URL.Query() parses it
+	e.req.Prefix, e.req.Path = prefix, m.Redact(rel)
+	e.req.Query = redactQuery(q, m)
+	e.req.Header = redactHeader(e.header, e.keys.keys, m)
+	if e.body != nil {
+		if e.bodyDone {
+			e.req.Body = e.body
+		} else {
+			e.req.Body = truncateBody([]byte(m.Redact(string(e.body))), bodyCap)
+		}
+	}
+	e.built = true
+	e.path, e.rawQuery, e.header, e.body, e.keys = "", "", nil, nil, nil
+}
+
+// requestsLocked builds the entries not built yet and returns their
+// Requests, oldest first, keeping those keep accepts (nil: all). The caller
+// holds j.mu.
+func (j *journal) requestsLocked(keep func(*Request) bool) []Request {
+	var out []Request
+	for i := range j.n {
+		e := j.at(i)
+		if !e.built {
+			e.build(j.bodyCap())
+		}
+		if keep == nil || keep(&e.req) {
+			out = append(out, e.req)
+		}
+	}
+	return out
 }
 
 // redactQuery replaces the keys in a parsed query, in names and values.
@@ -171,22 +307,50 @@ func redactQuery(q url.Values, m *keymatch.Matcher) url.Values {
 // only the request's, since a request may carry another company's key in
 // its query or body. It is read before the handler runs, so that recording
 // never waits on the state's lock.
-func (s *Server) journalKeys() []string {
+func (s *Server) journalKeys() *keySet {
 	if s.journal.limit <= 0 || s.journal.maxBytes <= 0 {
 		return nil
 	}
 	return s.companyKeys()
 }
 
-// companyKeys returns every company's API key.
-func (s *Server) companyKeys() []string {
+// keySet is every company's API key at one moment, with the matcher that
+// finds them, made on first use. It never changes once made, so requests
+// and journal entries share it.
+type keySet struct {
+	keys []string
+	once sync.Once
+	m    *keymatch.Matcher
+}
+
+func (k *keySet) matcher() *keymatch.Matcher {
+	k.once.Do(func() { k.m = keymatch.New(k.keys...) })
+	return k.m
+}
+
+// companyKeys returns every company's API key: the last set made while
+// the keys are the same, else a new one.
+func (s *Server) companyKeys() *keySet {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	keys := make([]string, 0, len(s.companies))
-	for _, c := range s.companies {
-		keys = append(keys, c.apiKey)
+	if ks := s.keys.Load(); ks != nil && len(ks.keys) == len(s.companies) {
+		same := true
+		for i, c := range s.companies {
+			if ks.keys[i] != c.apiKey {
+				same = false
+				break
+			}
+		}
+		if same {
+			return ks
+		}
 	}
-	return keys
+	ks := &keySet{keys: make([]string, 0, len(s.companies))}
+	for _, c := range s.companies {
+		ks.keys = append(ks.keys, c.apiKey)
+	}
+	s.keys.Store(ks)
+	return ks
 }
 
 // RedactKeys returns v with every company's API key replaced by
@@ -196,7 +360,7 @@ func (s *Server) companyKeys() []string {
 // wraps the fake (cmd/convofake logs paths, where a client may have put a
 // key as an id). A key shorter than 8 bytes is replaced only where it
 // stands alone, not inside a longer word.
-func (s *Server) RedactKeys(v string) string { return keymatch.New(s.companyKeys()...).Redact(v) }
+func (s *Server) RedactKeys(v string) string { return s.companyKeys().matcher().Redact(v) }
 
 // truncateBody keeps at most max bytes of b, followed by a marker line.
 func truncateBody(b []byte, max int) []byte {
@@ -253,14 +417,14 @@ func redactName(name string, keys []string) string {
 func (s *Server) Requests() []Request {
 	s.journal.mu.Lock()
 	defer s.journal.mu.Unlock()
-	return append([]Request(nil), s.journal.entries[s.journal.head:]...)
+	return s.journal.requestsLocked(nil)
 }
 
 // ClearRequests empties the journal.
 func (s *Server) ClearRequests() {
 	s.journal.mu.Lock()
 	defer s.journal.mu.Unlock()
-	s.journal.entries, s.journal.head, s.journal.bytes = nil, 0, 0
+	s.journal.ring, s.journal.start, s.journal.n, s.journal.bytes = nil, 0, 0, 0
 }
 
 // RequestsMatching returns the requests of the journal, oldest first, whose

@@ -45,44 +45,48 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request, co *comp
 
 	// The page is copied out under the read lock, and encoded and written
 	// after it, so a slow client never holds up writers.
-	s.mu.RLock()
-	conv := co.convsByID[args[0]]
-	if conv == nil {
-		s.mu.RUnlock()
-		s.writeError(w, r, errf(http.StatusNotFound, convo.CodeConversationNotFound, "Conversation not found."))
-		return
-	}
-	if hasCursor && cur.Conv != conv.ID {
-		s.mu.RUnlock()
-		s.writeError(w, r, invalidParam("cursor is invalid: it belongs to another conversation"))
-		return
-	}
-	switch {
-	case hasCursor:
-		since = time.Unix(0, cur.Since).UTC()
-	case !hasSince: // the window starts exactly 30 days ago (inclusive), to the millisecond
-		since = now.Add(-RecentWindowDays * 24 * time.Hour).Truncate(time.Millisecond)
-	}
-	msgs := conv.msgs
-	lo := sort.Search(len(msgs), func(i int) bool { return !msgs[i].at.Before(since) })
-	hi := len(msgs)
-	if hasCursor {
-		at := time.Unix(0, cur.At)
-		hi = sort.Search(len(msgs), func(i int) bool { return !msgLess(msgs[i].at, msgs[i].MessageID, &message{at: at, MessageID: cur.ID}) })
-	}
-	start := max(lo, hi-limit)
+	var (
+		items [][]byte
+		next  *string
+	)
+	e = s.withStore(readOnly, func() *apiError {
+		conv := co.convsByID[args[0]]
+		if conv == nil {
+			return errf(http.StatusNotFound, convo.CodeConversationNotFound, "Conversation not found.")
+		}
+		if hasCursor && cur.Conv != conv.ID {
+			return invalidParam("cursor is invalid: it belongs to another conversation")
+		}
+		switch {
+		case hasCursor:
+			since = time.Unix(0, cur.Since).UTC()
+		case !hasSince: // the window starts exactly 30 days ago (inclusive), to the millisecond
+			since = now.Add(-RecentWindowDays * 24 * time.Hour).Truncate(time.Millisecond)
+		}
+		msgs := conv.msgs
+		lo := sort.Search(len(msgs), func(i int) bool { return !msgs[i].at.Before(since) })
+		hi := len(msgs)
+		if hasCursor {
+			at := time.Unix(0, cur.At)
+			hi = sort.Search(len(msgs), func(i int) bool { return !msgLess(msgs[i].at, msgs[i].MessageID, &message{at: at, MessageID: cur.ID}) })
+		}
+		start := max(lo, hi-limit)
 
-	items := make([][]byte, 0, hi-start)
-	for i := hi - 1; i >= start; i-- {
-		items = append(items, msgs[i].encoded) // never changed: replaced when the message changes
+		items = make([][]byte, 0, hi-start)
+		for i := hi - 1; i >= start; i-- {
+			items = append(items, msgs[i].encoded) // never changed: replaced when the message changes
+		}
+		if start > lo && start < hi {
+			last := msgs[start]
+			c := s.encodeCursor(cursor{Kind: "m", Conv: conv.ID, Since: since.UnixNano(), At: last.at.UnixNano(), ID: last.MessageID})
+			next = &c
+		}
+		return nil
+	})
+	if e != nil {
+		s.writeError(w, r, e)
+		return
 	}
-	var next *string
-	if start > lo && start < hi {
-		last := msgs[start]
-		c := s.encodeCursor(cursor{Kind: "m", Conv: conv.ID, Since: since.UnixNano(), At: last.at.UnixNano(), ID: last.MessageID})
-		next = &c
-	}
-	s.mu.RUnlock()
 	window := struct {
 		RecentWindowDays int    `json:"recent_window_days"`
 		Since            string `json:"since"`

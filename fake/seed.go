@@ -95,17 +95,23 @@ func DecodeSeed(r io.Reader) (*Seed, error) {
 	if kind := topKind(data); kind != "object" {
 		return nil, fmt.Errorf("seed: the document is %s; want a JSON object ({\"companies\": [...]}, fake/SEED.md)", kind)
 	}
-	if err := strictjson.Check(data, reflect.TypeFor[Seed]()); err != nil {
-		return nil, fmt.Errorf("seed: %w", err)
-	}
+	// The strictness rule is reported before a decoding error, as if it
+	// were checked first; it is checked after, so that a document the
+	// decoder read whole is not validated a second time.
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var seed Seed
 	if err := dec.Decode(&seed); err != nil {
+		if err := strictjson.Check(data, reflect.TypeFor[Seed]()); err != nil {
+			return nil, fmt.Errorf("seed: %w", err)
+		}
 		return nil, decodeError(data, err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, errors.New("seed: more than one JSON value")
+	}
+	if err := strictjson.CheckValid(data, reflect.TypeFor[Seed]()); err != nil {
+		return nil, fmt.Errorf("seed: %w", err)
 	}
 	return &seed, nil
 }

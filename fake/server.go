@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -53,6 +54,7 @@ type Server struct {
 	limiter  *limiter
 	faults   faultSet
 	journal  journal
+	keys     atomic.Pointer[keySet] // the last set of every company's key (companyKeys)
 	ts       *httptest.Server
 	mem      *pipeNet // WithInMemoryNetwork: the server behind Client and HTTPClient
 	cfg      config
@@ -146,7 +148,8 @@ func WithJournalLimit(n int) Option {
 // WithJournalBytes bounds the memory of the request journal to about n
 // bytes (default [DefaultJournalBytes]; 0 disables the journal): the oldest
 // requests are forgotten first, and a body is kept up to 64 KiB (less when n
-// is small), then cut with a marker (see [Request.Body]). The entry limit of
+// is small), then cut with a marker (see [Request.Body]). A request counts
+// as received, before its keys are redacted. The entry limit of
 // [WithJournalLimit] applies as well.
 func WithJournalBytes(n int64) Option { return func(cfg *config) { cfg.journalBytes = n } }
 

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	convo "github.com/convoapi/convo-go"
@@ -22,6 +23,9 @@ type company struct {
 	id      string
 	apiKey  string
 	keyHash [32]byte // sha256(apiKey): compared in constant time (auth.go)
+	// channels is the data of GET /channels, encoded, while the accounts
+	// it was made from are the company's (channelsData).
+	channels atomic.Pointer[channelsAnswer]
 	// start is the data the company was added with, which Company.Reset
 	// loads again: its seed company (AddCompanySeed, or its part of the
 	// seed Server.Load loaded); nil for none.
@@ -184,7 +188,8 @@ type message struct {
 
 // encode keeps the message's JSON; it runs whenever the message changes.
 func (m *message) encode() {
-	m.encoded, _ = json.Marshal(m) // nothing in a message fails to encode
+	var scratch [1024]byte
+	m.encoded = append([]byte(nil), appendMessage(scratch[:0], m)...) // one allocation, as json.Marshal
 }
 
 // reaction is a stored reaction, as the message read shows it.

@@ -58,6 +58,30 @@ func TestLoadSeedStrictness(t *testing.T) {
 	}
 }
 
+// When a document breaks the strictness rule and has another fault too,
+// the error is the same as ever: the rule's unless the document is not one
+// JSON value.
+func TestDecodeSeedErrorOrder(t *testing.T) {
+	const twice = "seed: companies[0].api_key is given more than once; give it once"
+	tests := []struct{ name, doc, want, not string }{
+		{"and a wrong type", `{"companies":[{"api_key":"k1","api_key":2}]}`, twice, ""},
+		{"and an unknown field", `{"companies":[{"api_key":"k1","api_key":"k2","colour":1}]}`, twice, ""},
+		{"and a second value", `{"companies":[{"api_key":"k1","api_key":"k2"}]} {}`, "seed: more than one JSON value", ""},
+		{"and a syntax error", `{"companies":[{"api_key":"k1","api_key":"k2"}]`, "seed: ", "more than once"},
+		{"alone, after whitespace", " \n" + `{"companies":[{"api_key":"k1","api_key":"k2"}]}` + "\n\t", twice, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := fake.DecodeSeed(strings.NewReader(tt.doc))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+			if tt.not != "" {
+				assert.NotContains(t, err.Error(), tt.not)
+			}
+		})
+	}
+}
+
 // The Go seeding methods keep the same rules: a bad entry panics, as any
 // bad seed does.
 func TestSeedingStrictness(t *testing.T) {

@@ -128,15 +128,15 @@ func (c *Company) ClearRequests() {
 	j := &c.s.journal
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	kept := make([]Request, 0, len(j.entries)-j.head)
+	var kept []entry
 	j.bytes = 0
-	for _, r := range j.entries[j.head:] {
-		if r.CompanyID != c.id {
-			kept = append(kept, r)
-			j.bytes += entrySize(&r)
+	for i := range j.n {
+		if e := j.at(i); e.req.CompanyID != c.id {
+			kept = append(kept, *e)
+			j.bytes += e.size
 		}
 	}
-	j.entries, j.head = kept, 0
+	j.ring, j.start, j.n = kept, 0, len(kept)
 }
 
 // AddCompanySeed adds a company with the data of cs, as the seed's later

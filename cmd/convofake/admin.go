@@ -107,11 +107,18 @@ func writeAdminError(w http.ResponseWriter, err error) {
 	writeJSON(w, ae.status, ae)
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
+// writeJSON writes an admin answer, indented for a person reading it.
+func writeJSON(w http.ResponseWriter, status int, v any) { writeEncoded(w, status, v, true) }
+
+// writeEncoded writes an admin answer, indented or compact (a seed
+// document, which may be large).
+func writeEncoded(w http.ResponseWriter, status int, v any, indent bool) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
+	if indent {
+		enc.SetIndent("", "  ")
+	}
 	if err := enc.Encode(v); err != nil {
 		status = http.StatusInternalServerError
 		buf.Reset()

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -68,4 +70,18 @@ func TestAdminExportSeedLoadsIntoANewServer(t *testing.T) {
 	for _, item := range same("/v1/conversations?status=all&limit=100")["items"].([]any) {
 		same("/v1/conversations/" + item.(map[string]any)["id"].(string) + "/messages?limit=100")
 	}
+}
+
+// GET /_fake/seed answers compact JSON, like the state file; the other
+// admin answers stay indented.
+func TestAdminExportSeedIsCompact(t *testing.T) {
+	p := start(t, "--clock", uiClock)
+	for _, path := range []string{"/_fake/seed", "/_fake/state/seed"} {
+		r := p.admin(http.MethodGet, path, "")
+		require.Equal(t, http.StatusOK, r.status)
+		var compact bytes.Buffer
+		require.NoError(t, json.Compact(&compact, r.body))
+		assert.Equal(t, compact.String()+"\n", string(r.body), path)
+	}
+	assert.Contains(t, string(p.admin(http.MethodGet, "/_fake/clock", "").body), "\n  \"", "other answers are indented")
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -243,4 +244,17 @@ func TestStateFileStrictness(t *testing.T) {
 	code, stderr := runOnce(t, "--addr", "127.0.0.1:0", "--state", path)
 	assert.Equal(t, exitNoStart, code)
 	assert.Contains(t, stderr, "--state "+path+": seed: companies[0].api_key is given more than once")
+}
+
+// The state file is compact JSON: a third smaller than indented, and
+// quicker to read back.
+func TestStateFileIsCompact(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	p := start(t, "--state", path)
+	require.Equal(t, http.StatusOK, p.admin(http.MethodPost, "/_fake/save", "").status)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var compact bytes.Buffer
+	require.NoError(t, json.Compact(&compact, data))
+	assert.Equal(t, compact.String()+"\n", string(data))
 }

@@ -10,12 +10,12 @@
 package strictjson
 
 import (
-	"bytes"
 	"encoding"
 	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 )
 
 // Error is a breach of the rule at a place of the document.
@@ -43,13 +43,22 @@ func (e *Error) Error() string {
 // regard to case. Keys no field takes are left to the decoder
 // (DisallowUnknownFields). A document that is not valid JSON is left to the
 // decoder too: Check returns nil for it.
+//
+// It scans the bytes once after json.Valid, allocating only for the keys it
+// must remember, and builds the path of the place only for an error.
 func Check(data []byte, t reflect.Type) error {
 	if !json.Valid(data) {
 		return nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	return walk(dec, t, "")
+	return CheckValid(data, t)
+}
+
+// CheckValid is Check for data already known to be one valid JSON value
+// (a decoder read it whole without error): it skips the validation pass.
+// On data that is not valid JSON its result is undefined, and it may panic.
+func CheckValid(data []byte, t reflect.Type) error {
+	w := &walker{data: data}
+	return w.value(t)
 }
 
 var (
@@ -58,81 +67,234 @@ var (
 	rawMessage      = reflect.TypeFor[json.RawMessage]()
 )
 
-// walk reads one value from dec, checking the objects in it against t (nil:
-// any value, where only keys given twice are looked for).
-func walk(dec *json.Decoder, t reflect.Type, at string) error {
-	for t != nil && t.Kind() == reflect.Pointer {
+// walker scans a valid JSON document. path is the place of the value being
+// read, as segments (a key, or an array index when isIndex).
+type walker struct {
+	data []byte
+	pos  int
+	path []segment
+}
+
+type segment struct {
+	key     string
+	index   int
+	isIndex bool
+}
+
+// place renders the path with key last: "items[1].name".
+func (w *walker) place(key string) string {
+	var b strings.Builder
+	for _, s := range w.path {
+		if s.isIndex {
+			fmt.Fprintf(&b, "[%d]", s.index)
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(s.key)
+	}
+	if b.Len() > 0 {
+		b.WriteByte('.')
+	}
+	b.WriteString(key)
+	return b.String()
+}
+
+// typeInfo is what the walk needs of a Go type, computed once per type.
+type typeInfo struct {
+	object  bool                    // a struct: keys are checked against fields
+	fields  map[string]reflect.Type // JSON name -> field type
+	folded  map[string]string       // lower-case name -> JSON name
+	mapElem reflect.Type            // a map's value type
+	arrElem reflect.Type            // a slice's or array's element type
+}
+
+var typeInfos sync.Map // reflect.Type -> *typeInfo
+
+// resolve strips pointers and returns nil for a type that reads its own
+// JSON (keys given twice are then the only rule), as t's info otherwise.
+func resolve(t reflect.Type) *typeInfo {
+	if t == nil {
+		return nil
+	}
+	if ti, ok := typeInfos.Load(t); ok {
+		return ti.(*typeInfo)
+	}
+	orig := t
+	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	if t != nil && t != rawMessage && (reflect.PointerTo(t).Implements(jsonUnmarshaler) || reflect.PointerTo(t).Implements(textUnmarshaler)) {
-		t = nil // a type that reads its own JSON: keys given twice only
+	ti := &typeInfo{}
+	switch {
+	case t == rawMessage:
+	case reflect.PointerTo(t).Implements(jsonUnmarshaler) || reflect.PointerTo(t).Implements(textUnmarshaler):
+		ti = nil
+	case t.Kind() == reflect.Struct:
+		ti.object, ti.fields, ti.folded = true, map[string]reflect.Type{}, map[string]string{}
+		collectFields(t, ti.fields)
+		for name := range ti.fields {
+			ti.folded[strings.ToLower(name)] = name
+		}
+	case t.Kind() == reflect.Map:
+		ti.mapElem = t.Elem()
+	case t.Kind() == reflect.Slice || t.Kind() == reflect.Array:
+		ti.arrElem = t.Elem()
 	}
-	tok, err := dec.Token()
-	if err != nil {
-		return nil // not JSON: the decoder's to explain
+	typeInfos.Store(orig, ti)
+	return ti
+}
+
+func (w *walker) skipSpace() {
+	for w.pos < len(w.data) {
+		switch w.data[w.pos] {
+		case ' ', '\t', '\n', '\r':
+			w.pos++
+		default:
+			return
+		}
 	}
-	switch tok {
-	case json.Delim('{'):
-		return walkObject(dec, t, at)
-	case json.Delim('['):
+}
+
+// value reads one value, checking the objects in it against t (nil: any
+// value, where only keys given twice are looked for).
+func (w *walker) value(t reflect.Type) error {
+	w.skipSpace()
+	switch w.data[w.pos] {
+	case '{':
+		return w.object(resolve(t))
+	case '[':
 		var elem reflect.Type
-		if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) && t != rawMessage {
-			elem = t.Elem()
+		if ti := resolve(t); ti != nil {
+			elem = ti.arrElem
 		}
-		for i := 0; dec.More(); i++ {
-			if err := walk(dec, elem, fmt.Sprintf("%s[%d]", at, i)); err != nil {
-				return err
+		return w.array(elem)
+	case '"':
+		w.skipString()
+	default: // a number, true, false or null
+		for w.pos < len(w.data) {
+			switch w.data[w.pos] {
+			case ',', '}', ']', ' ', '\t', '\n', '\r':
+				return nil
 			}
+			w.pos++
 		}
-		_, _ = dec.Token() // ']'
 	}
 	return nil
 }
 
-func walkObject(dec *json.Decoder, t reflect.Type, at string) error {
-	var fields map[string]reflect.Type
-	var folded map[string]string // lower-case name -> name, of the fields
-	var elem reflect.Type
-	switch {
-	case t == nil || t == rawMessage:
-	case t.Kind() == reflect.Struct:
-		fields, folded = map[string]reflect.Type{}, map[string]string{}
-		collectFields(t, fields)
-		for name := range fields {
-			folded[strings.ToLower(name)] = name
-		}
-	case t.Kind() == reflect.Map:
-		elem = t.Elem()
-	}
-	seen := map[string]bool{}
-	for dec.More() {
-		kt, err := dec.Token()
-		if err != nil {
+func (w *walker) array(elem reflect.Type) error {
+	w.pos++ // '['
+	w.path = append(w.path, segment{isIndex: true})
+	defer func() { w.path = w.path[:len(w.path)-1] }()
+	for i := 0; ; i++ {
+		w.skipSpace()
+		if w.data[w.pos] == ']' {
+			w.pos++
 			return nil
 		}
-		k, _ := kt.(string)
-		place := k
-		if at != "" {
-			place = at + "." + k
-		}
-		if seen[k] {
-			return &Error{Path: place}
-		}
-		seen[k] = true
-		next := elem
-		if fields != nil {
-			ft, exact := fields[k]
-			if want, ok := folded[strings.ToLower(k)]; !exact && ok {
-				return &Error{Path: place, Want: want}
-			}
-			next = ft
-		}
-		if err := walk(dec, next, place); err != nil {
+		w.path[len(w.path)-1].index = i
+		if err := w.value(elem); err != nil {
 			return err
 		}
+		w.skipSpace()
+		if w.data[w.pos] == ',' {
+			w.pos++
+		}
 	}
-	_, _ = dec.Token() // '}'
-	return nil
+}
+
+func (w *walker) object(ti *typeInfo) error {
+	w.pos++           // '{'
+	var seen []string // few keys per object: a slice beats a map
+	var seenSet map[string]bool
+	for {
+		w.skipSpace()
+		if w.data[w.pos] == '}' {
+			w.pos++
+			return nil
+		}
+		k := w.key()
+		if seenSet != nil {
+			if seenSet[k] {
+				return &Error{Path: w.place(k)}
+			}
+			seenSet[k] = true
+		} else {
+			for _, s := range seen {
+				if s == k {
+					return &Error{Path: w.place(k)}
+				}
+			}
+			if seen = append(seen, k); len(seen) > 16 {
+				seenSet = make(map[string]bool, 2*len(seen))
+				for _, s := range seen {
+					seenSet[s] = true
+				}
+			}
+		}
+		var next reflect.Type
+		if ti != nil {
+			if ti.object {
+				ft, exact := ti.fields[k]
+				if want, ok := ti.folded[strings.ToLower(k)]; !exact && ok {
+					return &Error{Path: w.place(k), Want: want}
+				}
+				next = ft
+			} else {
+				next = ti.mapElem
+			}
+		}
+		w.skipSpace()
+		w.pos++ // ':'
+		w.path = append(w.path, segment{key: k})
+		err := w.value(next)
+		w.path = w.path[:len(w.path)-1]
+		if err != nil {
+			return err
+		}
+		w.skipSpace()
+		if w.data[w.pos] == ',' {
+			w.pos++
+		}
+	}
+}
+
+// key reads an object's key, decoded as encoding/json decodes it (escapes,
+// and invalid UTF-8 replaced): plain ASCII without escapes as is.
+func (w *walker) key() string {
+	start := w.pos
+	plain := w.skipString()
+	raw := w.data[start:w.pos]
+	if plain {
+		return string(raw[1 : len(raw)-1])
+	}
+	var k string
+	_ = json.Unmarshal(raw, &k)
+	return k
+}
+
+// skipString moves past a string; plain reports that it holds only ASCII
+// and no escape.
+func (w *walker) skipString() (plain bool) {
+	plain = true
+	w.pos++ // '"'
+	for {
+		c := w.data[w.pos]
+		switch {
+		case c == '"':
+			w.pos++
+			return plain
+		case c == '\\':
+			plain = false
+			w.pos += 2
+		case c >= 0x80:
+			plain = false
+			w.pos++
+		default:
+			w.pos++
+		}
+	}
 }
 
 // collectFields adds the JSON names of t's fields, those of its embedded

@@ -1,0 +1,192 @@
+package fake_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"runtime"
+	"testing"
+	"time"
+
+	convo "github.com/convoapi/convo-go"
+	"github.com/convoapi/convo-go/fake"
+)
+
+// The fake at scale: memory per stored message, the cost of a request
+// against a static handler, state files, and seeding growth. Each
+// benchmark measures its pair in one run, so that the ratio holds on a busy
+// machine:
+//
+//	go test ./fake -run '^$' -bench 'Scale' -benchtime 1x -count 3
+//
+// (BenchmarkScaleRequest wants time rather than one iteration:
+// -bench ScaleRequest -benchtime 0.3s.)
+
+// text60 is a 60-character text message, as in the memory target.
+const text60 = "Hello, I would like to know more about your plans for Brazil"
+
+// seedMessages stores convs conversations of perConv text messages (default
+// UUID ids), each on its own contact, in s's default company.
+func seedMessages(s *fake.Server, convs, perConv int) {
+	co := s.Company()
+	acc := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp})
+	for c := range convs {
+		ct := co.AddContact(fake.Contact{ChannelAccountID: acc, PhoneNumber: fmt.Sprintf("55%011d", c)})
+		cv := co.AddConversation(fake.Conversation{ContactID: ct})
+		for i := range perConv {
+			co.AddMessage(cv, fake.Message{Sender: fake.SenderContact, Text: text60,
+				At: t0.Add(-time.Duration(c*perConv+i+1) * time.Second)})
+		}
+	}
+}
+
+// BenchmarkScaleHeapPerMessage reports the live heap the store holds per
+// stored message (the heap after seeding and GC, less the heap of the empty
+// server, divided by the messages), with 100,000 and 1,000,000 messages in
+// conversations of 100, and with 100,000 conversations of 10.
+func BenchmarkScaleHeapPerMessage(b *testing.B) {
+	for _, tc := range []struct {
+		name           string
+		convs, perConv int
+	}{
+		{"msgs=100k/conv=100", 1_000, 100},
+		{"msgs=1M/conv=100", 10_000, 100},
+		{"msgs=1M/convs=100k", 100_000, 10},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			if len(text60) != 60 {
+				b.Fatalf("text60 is %d characters", len(text60))
+			}
+			for b.Loop() {
+				s := benchStore(b)
+				before := liveHeap()
+				seedMessages(s, tc.convs, tc.perConv)
+				after := liveHeap()
+				b.ReportMetric(float64(after-before)/float64(tc.convs*tc.perConv), "B/msg")
+				runtime.KeepAlive(s)
+			}
+		})
+	}
+}
+
+// BenchmarkScaleRequest serves GET /channels and a page of 100 messages
+// through the fake's handler, with the request journal on at its default
+// bounds and off, and through a static handler writing the same bytes, in
+// memory (no socket: the figures are the handlers' own CPU).
+func BenchmarkScaleRequest(b *testing.B) {
+	s, err := fake.NewHandler(fake.WithClock(fake.NewManualClock(t0)), fake.WithRateLimit(0, 0))
+	if err != nil {
+		b.Fatal(err)
+	}
+	off, err := fake.NewHandler(fake.WithClock(fake.NewManualClock(t0)), fake.WithRateLimit(0, 0), fake.WithJournalLimit(0))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var page string
+	for _, srv := range []*fake.Server{s, off} {
+		co := srv.Company()
+		co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, DisplayName: "Sales"})
+		co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelBotapp, DisplayName: "Bot"})
+		acc := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, DisplayName: "Support"})
+		ct := co.AddContact(fake.Contact{ChannelAccountID: acc, PhoneNumber: "5511900000001"})
+		cv := co.AddConversation(fake.Conversation{ID: "f0000000-0000-4000-8000-000000000001", ContactID: ct})
+		for i := range 150 {
+			co.AddMessage(cv, fake.Message{Sender: fake.SenderContact, Text: text60, At: t0.Add(-time.Duration(i+1) * time.Minute)})
+		}
+		page = "/v1/conversations/" + cv + "/messages?limit=100"
+	}
+	for _, target := range []struct{ name, path string }{
+		{"channels", "/v1/channels"},
+		{"messages-100", page},
+	} {
+		body := serveInMemory(b, s.Handler(), s.APIKey(), target.path)
+		static := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json; charset=utf-8")
+			_, _ = w.Write(body)
+		})
+		for _, h := range []struct {
+			name string
+			h    http.Handler
+		}{{"fake", s.Handler()}, {"fake-nojournal", off.Handler()}, {"static", static}} {
+			b.Run(target.name+"/"+h.name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					serveInMemory(b, h.h, s.APIKey(), target.path)
+				}
+			})
+		}
+	}
+}
+
+// stateDocument is the export of a store of convs conversations of perConv
+// messages, encoded as cmd/convofake writes its state file.
+func stateDocument(b *testing.B, convs, perConv int) []byte {
+	b.Helper()
+	s := benchStore(b)
+	seedMessages(s, convs, perConv)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s.ExportSeed()); err != nil {
+		b.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// BenchmarkScaleLoadSeed reads the state document of 100,000 messages
+// (10,000 conversations of 10) with LoadSeed, with LoadSeed and a server
+// built from it (what a --state start does), and with a plain
+// json.Unmarshal into any (the floor), and reports the file's size.
+func BenchmarkScaleLoadSeed(b *testing.B) {
+	doc := stateDocument(b, 10_000, 10)
+	b.Run("unmarshal-any", func(b *testing.B) {
+		b.SetBytes(int64(len(doc)))
+		for b.Loop() {
+			var v any
+			if err := json.Unmarshal(doc, &v); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("LoadSeed", func(b *testing.B) {
+		b.SetBytes(int64(len(doc)))
+		for b.Loop() {
+			if _, err := fake.LoadSeed(bytes.NewReader(doc)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("LoadSeed+server", func(b *testing.B) {
+		b.SetBytes(int64(len(doc)))
+		for b.Loop() {
+			seed, err := fake.LoadSeed(bytes.NewReader(doc))
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := fake.NewHandler(fake.WithSeed(seed)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("file-size", func(b *testing.B) {
+		for b.Loop() {
+		}
+		b.ReportMetric(float64(len(doc))/1e6, "MB/100k-msgs")
+	})
+}
+
+// BenchmarkScaleSeeding stores 100,000 and 1,000,000 conversations of one
+// message each (a contact each) through the Go API; the growth target
+// compares the two times.
+func BenchmarkScaleSeeding(b *testing.B) {
+	for _, n := range []int{100_000, 1_000_000} {
+		b.Run(fmt.Sprintf("convs=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				s := benchStore(b)
+				seedMessages(s, n, 1)
+				runtime.KeepAlive(s)
+			}
+		})
+	}
+}
