@@ -188,8 +188,7 @@ type message struct {
 
 // encode keeps the message's JSON; it runs whenever the message changes.
 func (m *message) encode() {
-	var scratch [1024]byte
-	m.encoded = append([]byte(nil), appendMessage(scratch[:0], m)...) // one allocation, as json.Marshal
+	m.encoded, _ = json.Marshal(m) // nothing in a message fails to encode
 }
 
 // reaction is a stored reaction, as the message read shows it.
