@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
@@ -112,4 +113,24 @@ func ExampleServer_RedactKeys() {
 	fmt.Println(s.RedactKeys("/v1/conversations/secret-key/messages"))
 	// Output:
 	// /v1/conversations/[REDACTED]/messages
+}
+
+func ExampleRequestsSentTooEarly() {
+	clock := fake.NewManualClock(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
+	s := fake.NewServer(fake.WithClock(clock))
+	defer s.Close()
+	// A client that does not wait: no retries, no pacing of its own.
+	client := s.Client(convo.WithMaxRetries(0), convo.WithRateLimiter(convo.NoRateLimiter()))
+	s.AddFault(fake.Fault{Path: "/channels", Status: 429, RetryAfter: 2 * time.Second, Times: 1})
+
+	_, _ = client.Channels.List(context.Background()) // 429, Retry-After: 2
+	_, _ = client.Channels.List(context.Background()) // sent again at once
+	fmt.Println("too early:", len(fake.RequestsSentTooEarly(s.Requests())))
+
+	clock.Advance(2 * time.Second)
+	_, _ = client.Channels.List(context.Background()) // after the wait
+	fmt.Println("too early:", len(fake.RequestsSentTooEarly(s.Requests())))
+	// Output:
+	// too early: 1
+	// too early: 1
 }

@@ -451,6 +451,31 @@ func (s *Server) RequestsMatching(method, pattern string) []Request {
 	return out
 }
 
+// RequestsSentTooEarly returns, in time order, the requests of reqs (a
+// journal: [Server.Requests] or [Server.RequestsMatching]) that repeated a
+// request refused with a Retry-After (429 or 503) before that wait had
+// passed on the server's clock: the same company, method, path, query and
+// body, answered earlier than the refusal's time plus its Retry-After. A
+// client that obeys the server makes it return nothing. A request the
+// journal no longer keeps (see [WithJournalLimit]) is not judged.
+func RequestsSentTooEarly(reqs []Request) []Request {
+	reqs = slices.Clone(reqs)
+	slices.SortStableFunc(reqs, func(a, b Request) int { return a.Time.Compare(b.Time) })
+	type call struct{ company, method, path, query, body string }
+	until := map[call]time.Time{} // the end of the last refusal's wait
+	var early []Request
+	for _, r := range reqs {
+		c := call{r.CompanyID, r.Method, r.Path, r.Query.Encode(), string(r.Body)}
+		if end, ok := until[c]; ok && r.Time.Before(end) {
+			early = append(early, r)
+		}
+		if r.RetryAfter > 0 {
+			until[c] = r.Time.Add(r.RetryAfter)
+		}
+	}
+	return early
+}
+
 // CountRequests is the number of requests [Server.RequestsMatching] returns.
 func (s *Server) CountRequests(method, pattern string) int {
 	return len(s.RequestsMatching(method, pattern))

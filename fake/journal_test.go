@@ -2,6 +2,7 @@ package fake_test
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -318,4 +319,49 @@ func TestJournalRedactsEveryFormOnceAndTwice(t *testing.T) {
 		}
 	}
 	t.Logf("%d requests, each with a key in its path, query, header and body: %d leaks", len(reqs), leaks)
+}
+
+// A request repeated before the Retry-After of its refusal is listed; one
+// repeated after it, another request, or the same one from another company
+// is not.
+func TestRequestsSentTooEarly(t *testing.T) {
+	const other = "other-company-key-0123456789"
+	tests := []struct {
+		name      string
+		then      time.Duration // clock moved after the refusal
+		key, path string        // the second request
+		wantEarly int
+	}{
+		{"again at once", 0, "", "/v1/channels", 1},
+		{"again a second in", time.Second, "", "/v1/channels", 1},
+		{"again after the wait", 2 * time.Second, "", "/v1/channels", 0},
+		{"another path", 0, "", "/v1/conversations", 0},
+		{"another company", 0, other, "/v1/channels", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clock := fake.NewManualClock(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
+			s := fake.New(t, fake.WithClock(clock))
+			s.AddCompany(other)
+			s.AddFault(fake.Fault{Path: "/channels", Status: http.StatusTooManyRequests, RetryAfter: 2 * time.Second, Times: 1})
+			get := func(key, path string) int {
+				req, err := http.NewRequest(http.MethodGet, strings.TrimSuffix(s.URL(), "/v1")+path, nil)
+				require.NoError(t, err)
+				req.Header.Set("Authorization", "Bearer "+cmp.Or(key, s.APIKey()))
+				resp, err := http.DefaultClient.Do(req)
+				require.NoError(t, err)
+				_, _ = io.Copy(io.Discard, resp.Body)
+				_ = resp.Body.Close()
+				return resp.StatusCode
+			}
+			require.Equal(t, http.StatusTooManyRequests, get("", "/v1/channels"))
+			clock.Advance(tt.then)
+			require.Equal(t, http.StatusOK, get(tt.key, tt.path))
+			early := fake.RequestsSentTooEarly(s.Requests())
+			assert.Len(t, early, tt.wantEarly)
+			for _, r := range early {
+				assert.Equal(t, "/channels", r.Path)
+			}
+		})
+	}
 }

@@ -2,7 +2,6 @@ package bulk
 
 import (
 	"net/http"
-	"slices"
 	"time"
 
 	"github.com/convoapi/convo-go/fake"
@@ -39,9 +38,9 @@ type Slot struct {
 	Refused  int `json:"refused"`
 }
 
-// judge reads the journal: per phone (the body), its requests in the order
-// the fake answered them. A 429 whose next request of the same body arrived
-// before the 429's time plus its Retry-After counts as an early re-send.
+// judge reads the journal: per phone (the body), what it was answered; a
+// request sent again before its 429's Retry-After had passed is an early
+// re-send (fake.RequestsSentTooEarly).
 //
 // The Timeline starts at start.
 func (r *Result) judge(reqs []fake.Request, start time.Time) {
@@ -62,9 +61,8 @@ func (r *Result) judge(reqs []fake.Request, start time.Time) {
 		}
 	}
 	for _, list := range byBody {
-		slices.SortStableFunc(list, func(a, b fake.Request) int { return a.Time.Compare(b.Time) })
 		created := 0
-		for i, q := range list {
+		for _, q := range list {
 			switch q.Status {
 			case http.StatusCreated:
 				created++
@@ -72,13 +70,11 @@ func (r *Result) judge(reqs []fake.Request, start time.Time) {
 				r.Duplicates++
 			case http.StatusTooManyRequests:
 				r.Refused++
-				if i+1 < len(list) && list[i+1].Time.Before(q.Time.Add(q.RetryAfter)) {
-					r.Early++
-				}
 			}
 		}
 		r.Duplicates += max(0, created-1)
 	}
+	r.Early = len(fake.RequestsSentTooEarly(reqs))
 }
 
 // Bound names one bound a run is held to.
