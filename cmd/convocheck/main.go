@@ -168,15 +168,27 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	rep, err := conformance.Run(ctx, cfg)
 	if rep != nil {
-		if o.jsonOut {
-			_ = rep.WriteJSON(stdout)
-		} else {
-			_ = rep.WriteText(stdout)
-		}
+		writeReport(stdout, rep, o.jsonOut)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "convocheck:", err)
 		return 2
 	}
 	return rep.ExitCode()
+}
+
+// writtenReport is a report of the suite or of a replay.
+type writtenReport interface {
+	WriteJSON(io.Writer) error
+	WriteText(io.Writer) error
+}
+
+// writeReport prints r as JSON or as text; a failed write to stdout has
+// nowhere else to be reported.
+func writeReport(w io.Writer, r writtenReport, asJSON bool) {
+	if asJSON {
+		_ = r.WriteJSON(w)
+		return
+	}
+	_ = r.WriteText(w)
 }

@@ -25,11 +25,7 @@ func runReplay(ctx context.Context, o *options, stdout, stderr io.Writer) int {
 	}
 	rep, err := conformance.Replay(ctx, f, cfg)
 	if rep != nil {
-		if o.jsonOut {
-			_ = rep.WriteJSON(stdout)
-		} else {
-			_ = rep.WriteText(stdout)
-		}
+		writeReport(stdout, rep, o.jsonOut)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "convocheck: --replay:", err)
