@@ -288,13 +288,13 @@ func newAnomalyWindow(thresholdHours int) anomalyWindow {
 // contact never wrote; the others, those whose last inbound message is in
 // the window, by what went out after it.
 func (w anomalyWindow) bucketsOf(c *conversation, now time.Time) []string {
-	if c.Status != convo.ConversationOpen {
+	if c.status != convo.ConversationOpen {
 		return nil
 	}
 	if c.lastInbound == nil {
 		return []string{BucketNeverEngaged}
 	}
-	if waiting := now.Sub(c.lastInboundAt); waiting < w.threshold || waiting > w.ceilings[c.Channel] {
+	if waiting := now.Sub(c.lastInboundAt); waiting < w.threshold || waiting > w.ceilings[c.account.channel] {
 		return nil
 	}
 	var out []string
@@ -334,10 +334,10 @@ func computeAnomalies(co *company, now time.Time, thresholdHours int, buckets []
 		res := &anomalyResult{at: now, count: a.count, items: make([]anomalyItem, len(a.worst))}
 		for i := len(a.worst) - 1; i >= 0; i-- { // popping gives the least bad first
 			c := heap.Pop(&a.worst).(*conversation)
-			waiting := now.Sub(c.lastInbound.at).Hours()
+			waiting := now.Sub(c.lastInboundAt).Hours()
 			res.items[i] = anomalyItem{
 				ConversationID: c.ID, ContactID: c.contact.id, Channel: c.account.channel, ChannelAccountID: c.account.id,
-				LastInboundAt: formatTime(c.lastInbound.at), LastMessageAt: formatTime(c.lastMessageAt),
+				LastInboundAt: formatTime(c.lastInboundAt), LastMessageAt: formatTime(c.lastMessageAt),
 				WaitingHours: oneDecimal(float64(int64(waiting*10+0.5)) / 10), Assigned: c.assignedTo != "", UnreadCount: c.unreadCount(),
 			}
 		}

@@ -174,7 +174,7 @@ func (c *Company) SetStatus(conversationID string, status convo.ConversationStat
 		if status != convo.ConversationOpen && status != convo.ConversationResolved && status != convo.ConversationArchived {
 			return fmt.Errorf("unknown status %q", status)
 		}
-		conv.Status = status
+		conv.status = status
 		return nil
 	})
 }
@@ -187,7 +187,6 @@ func (c *Company) Assign(conversationID, agent string) {
 			return fmt.Errorf("unknown conversation %q", conversationID)
 		}
 		conv.assignedTo = agent
-		conv.syncWire()
 		return nil
 	})
 }
@@ -233,7 +232,7 @@ func (c *Company) Receive(accountID, phoneNumber, name string, m Message) (conve
 		}
 		var conv *conversation
 		for _, cv := range co.conversations {
-			if cv.contact == ct && cv.Status == convo.ConversationOpen {
+			if cv.contact == ct && cv.status == convo.ConversationOpen {
 				conv = cv
 			}
 		}
@@ -258,16 +257,16 @@ func (c *Company) Receive(accountID, phoneNumber, name string, m Message) (conve
 // message's reactions (docs/behaviour.md, "Messages").
 func (c *Company) AddReaction(messageID string, r Reaction) {
 	c.with(func(co *company) error {
-		m, _ := co.index[messageID].(*message)
+		m, _ := co.object(messageID).(*message)
 		if m == nil || m.conv.company != co {
 			return fmt.Errorf("unknown message %q", messageID)
 		}
-		rr, err := c.s.buildReaction(r, m.at)
+		rr, err := c.s.buildReaction(r, m.time())
 		if err != nil {
 			return err
 		}
-		m.Reactions = append(m.Reactions, rr)
-		m.encode()
+		m.extra().reactions = append(m.extra().reactions, rr)
+		co.encoded.forget(m)
 		return nil
 	})
 }

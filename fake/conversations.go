@@ -110,7 +110,7 @@ func (f *convFilters) matches(c *conversation, asOf uint64) (time.Time, bool) {
 func (f *convFilters) matchesFields(c *conversation) bool {
 	return (f.Channel == "" || string(c.account.channel) == f.Channel) &&
 		(f.ChannelID == "" || c.account.id == f.ChannelID) &&
-		(f.Status == "all" || string(c.Status) == f.Status) &&
+		(f.Status == "all" || string(c.status) == f.Status) &&
 		(f.Assigned == nil || (c.assignedTo != "") == *f.Assigned) &&
 		(f.Identifier == "" || c.contact.ident == f.Identifier) &&
 		(f.Phone == "" || c.contact.phone == f.Phone)
@@ -145,18 +145,19 @@ func (s *Server) handleConversations(w http.ResponseWriter, r *http.Request, co 
 		cands := co.listCandidates(&f, cur, asOf, limit)
 		page := cands[:min(limit, len(cands))]
 		out := struct {
-			Items      []*conversation `json:"items"`
-			NextCursor *string         `json:"next_cursor"`
-		}{Items: make([]*conversation, 0, len(page))}
+			Items      []conversationWire `json:"items"`
+			NextCursor *string            `json:"next_cursor"`
+		}{Items: make([]conversationWire, 0, len(page))}
 		for _, c := range page {
-			out.Items = append(out.Items, c.c)
+			out.Items = append(out.Items, c.c.wire())
 		}
 		if len(cands) > limit {
 			last := page[len(page)-1]
+			co.noteCursor(asOf)
 			nc := s.encodeCursor(cursor{Kind: "c", Seq: asOf, At: last.key.UnixNano(), ID: last.c.ID, Filters: &f})
 			out.NextCursor = &nc
 		}
-		data = encode(out) // under the lock: the items are the stored conversations
+		data = encode(out)
 		return nil
 	})
 	s.writeEncoded(w, http.StatusOK, part{json: data})
@@ -219,4 +220,48 @@ func (co *company) listCandidates(f *convFilters, cur *cursor, asOf uint64, limi
 		return cmp.Or(b.key.Compare(a.key), strings.Compare(b.c.ID, a.c.ID))
 	})
 	return cands
+}
+
+// conversationWire is a conversation as GET /conversations lists it.
+type conversationWire struct {
+	ID                string                   `json:"id"`
+	ContactID         string                   `json:"contact_id"`
+	Channel           convo.Channel            `json:"channel"`
+	ChannelAccountID  string                   `json:"channel_account_id"`
+	ChannelIdentifier string                   `json:"channel_identifier"`
+	Status            convo.ConversationStatus `json:"status"`
+	Assigned          bool                     `json:"assigned"`
+	UnreadCount       int                      `json:"unread_count"`
+	LastInboundAt     *stamp                   `json:"last_inbound_at"`
+	LastMessageAt     *stamp                   `json:"last_message_at"`
+	CreatedAt         *stamp                   `json:"created_at"`
+}
+
+// wire is the conversation as the API lists it. The caller holds the
+// store's lock.
+func (c *conversation) wire() conversationWire {
+	w := conversationWire{ID: c.ID, ContactID: c.contact.id, Channel: c.account.channel,
+		ChannelAccountID: c.account.id, ChannelIdentifier: c.contact.ident, Status: c.status,
+		Assigned: c.assignedTo != "", UnreadCount: c.unreadCount(), CreatedAt: stampOf(c.createdAt)}
+	if c.lastInbound != nil {
+		w.LastInboundAt = stampOf(c.lastInboundAt)
+	}
+	if !c.lastMessageAt.IsZero() {
+		w.LastMessageAt = stampOf(c.lastMessageAt)
+	}
+	return w
+}
+
+func stampOf(t time.Time) *stamp { return (*stamp)(&t) }
+
+// noteCursor records that a cursor lists the conversations as of seq, so
+// that what they were then is kept (noteLastMessageAt). It runs under the
+// store's read lock, beside other readers.
+func (co *company) noteCursor(seq uint64) {
+	for {
+		cur := co.cursorSeq.Load()
+		if seq <= cur || co.cursorSeq.CompareAndSwap(cur, seq) {
+			return
+		}
+	}
 }

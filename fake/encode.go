@@ -8,7 +8,7 @@ import (
 )
 
 // This file writes the fake's answers: every value is encoded by
-// encoding/json, once; what is kept encoded (a stored message, a cached
+// encoding/json; what is kept encoded (a message read lately, a cached
 // anomaly report) is framed, not encoded again.
 
 // bufPool recycles answer buffers: big pages would otherwise make the
@@ -62,9 +62,9 @@ func (s *Server) writeEncoded(w http.ResponseWriter, status int, data part) {
 // part is a JSON value made of values encoded by encoding/json already
 // (encode, or kept from an earlier encoding): json itself, else the array
 // of items, else the object of fields (each named by its name). They are
-// copied, not encoded again, which is what lets a page of stored messages
-// or a cached anomaly report be served without encoding them at each
-// request.
+// copied, not encoded again, which is what lets a page of messages read
+// lately or a cached anomaly report be served without encoding them at
+// each request.
 type part struct {
 	name   string
 	json   []byte

@@ -79,7 +79,7 @@ func (co *company) export(now time.Time) CompanySeed {
 	}
 	for _, cv := range co.conversations {
 		cs.Conversations = append(cs.Conversations, cv.export())
-		if n := len(cv.msgs); n > 0 && cv.msgs[n-1].at.After(now) {
+		if n := len(cv.msgs); n > 0 && cv.msgs[n-1].time().After(now) {
 			cs.AllowFuture = true
 		}
 	}
@@ -111,7 +111,7 @@ func (ct *contact) export() Contact {
 // moved it here.
 func (cv *conversation) export() Conversation {
 	out := Conversation{
-		ID: cv.ID, ContactID: cv.contact.id, Status: cv.Status, AssignedTo: cv.assignedTo,
+		ID: cv.ID, ContactID: cv.contact.id, Status: cv.status, AssignedTo: cv.assignedTo,
 		CreatedAt: cv.createdAt0,
 	}
 	if cv.unreadOverride != nil {
@@ -127,17 +127,14 @@ func (cv *conversation) export() Conversation {
 // export is the message with every time explicit and its media's content.
 func (m *message) export() Message {
 	out := Message{
-		MessageID: m.MessageID, Sender: m.sender, Direction: m.Direction, Type: m.Type,
-		Text: deref(m.Text), At: m.at, FailureReason: deref(m.FailureReason),
-		DeliveredAt: timeOf(m.DeliveredAt), ReadAt: timeOf(m.ReadAt),
+		MessageID: m.id(), Sender: m.from(), Direction: m.direction(), Type: m.msgType(),
+		Text: m.text, At: m.time(), FailureReason: m.failureReason(), Status: convo.MessageStatus(m.statusText()),
+		DeliveredAt: m.deliveredAt(), ReadAt: m.readAt(),
 	}
-	if m.Status != nil {
-		out.Status = convo.MessageStatus(*m.Status)
-	}
-	if md := m.Media; md != nil {
+	if md := m.media(); md != nil {
 		out.Media = md.export()
 	}
-	for _, r := range m.Reactions {
+	for _, r := range m.reactions() {
 		out.Reactions = append(out.Reactions, Reaction{Emoji: r.Emoji, Direction: r.Direction, ReactedAt: time.Time(r.ReactedAt)})
 	}
 	return out
@@ -155,12 +152,4 @@ func (md *media) export() *Media {
 		out.FileSize = *md.FileSize
 	}
 	return out
-}
-
-func timeOf(t *stamp) *time.Time {
-	if t == nil {
-		return nil
-	}
-	v := time.Time(*t)
-	return &v
 }

@@ -16,6 +16,28 @@ import (
 // the company.
 type objectIndex map[string]any
 
+// object returns the company's object with the given id, nil for none.
+func (co *company) object(id string) any {
+	if obj, ok := co.index[id]; ok {
+		return obj
+	}
+	if u, ok := parseUUID(id); ok {
+		if m := co.messages[u]; m != nil {
+			return m
+		}
+	}
+	return nil
+}
+
+// addMessageID makes m found by its id.
+func (co *company) addMessageID(m *message) {
+	if m.hasUUID() {
+		co.messages[m.uuid] = m
+		return
+	}
+	co.index[m.more.id] = m
+}
+
 // resetLocked empties the state. The default company keeps its id and key,
 // so [Company] handles taken before stay valid.
 func (s *Server) resetLocked() {
@@ -91,12 +113,12 @@ func (ct *contact) state() Contact {
 func (s *Server) find(c *Company, id string) any {
 	if c != nil {
 		if co := s.byID[c.id]; co != nil {
-			return co.index[id]
+			return co.object(id)
 		}
 		return nil
 	}
 	for _, co := range s.companies {
-		if obj, ok := co.index[id]; ok {
+		if obj := co.object(id); obj != nil {
 			return obj
 		}
 	}
@@ -188,12 +210,12 @@ func (cv *conversation) state() Conversation {
 	unread := cv.unreadCount()
 	st := Conversation{
 		ID: cv.ID, CompanyID: cv.company.id, ContactID: cv.contact.id, ChannelAccountID: cv.account.id,
-		Channel: cv.account.channel, ChannelIdentifier: cv.contact.ident, Status: cv.Status,
+		Channel: cv.account.channel, ChannelIdentifier: cv.contact.ident, Status: cv.status,
 		AssignedTo: cv.assignedTo, UnreadCount: &unread, CreatedAt: cv.createdAt,
 		LastMessageAt: cv.lastMessageAt, MessageCount: len(cv.msgs),
 	}
 	if cv.lastInbound != nil {
-		st.LastInboundAt = cv.lastInbound.at
+		st.LastInboundAt = cv.lastInboundAt
 	}
 	return st
 }
@@ -230,17 +252,17 @@ func (s *Server) MediaID(messageID string) string {
 // state is the message as inspection shows it.
 func (m *message) state() Message {
 	st := Message{
-		MessageID: m.MessageID, ConversationID: m.conv.ID, Sender: m.sender, Direction: m.Direction, Type: m.Type,
-		Text: deref(m.Text), Status: convo.MessageStatus(deref(m.Status)), At: m.at,
-		DeliveredAt: (*time.Time)(m.DeliveredAt), ReadAt: (*time.Time)(m.ReadAt), FailureReason: deref(m.FailureReason),
+		MessageID: m.id(), ConversationID: m.conv.ID, Sender: m.from(), Direction: m.direction(), Type: m.msgType(),
+		Text: m.text, Status: convo.MessageStatus(m.statusText()), At: m.time(),
+		DeliveredAt: m.deliveredAt(), ReadAt: m.readAt(), FailureReason: m.failureReason(),
 	}
-	if md := m.Media; md != nil {
+	if md := m.media(); md != nil {
 		st.Media = &Media{MediaStatus: md.MediaStatus, MediaID: deref(md.MediaID), MimeType: deref(md.MimeType), Filename: deref(md.Filename)}
 		if md.FileSize != nil {
 			st.Media.FileSize = *md.FileSize
 		}
 	}
-	for _, r := range m.Reactions {
+	for _, r := range m.reactions() {
 		st.Reactions = append(st.Reactions, Reaction{Emoji: r.Emoji, Direction: r.Direction, ReactedAt: time.Time(r.ReactedAt)})
 	}
 	return st

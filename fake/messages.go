@@ -2,6 +2,7 @@ package fake
 
 import (
 	"net/http"
+	"slices"
 	"sort"
 	"time"
 
@@ -43,8 +44,9 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request, co *comp
 	}
 	now := s.clock.Now()
 
-	// The page is copied out under the read lock, and encoded and written
-	// after it, so a slow client never holds up writers.
+	// The page is encoded under the read lock (from the message cache, for
+	// the most part), and written after it, so a slow client never holds
+	// up writers.
 	var (
 		items [][]byte
 		next  *string
@@ -64,21 +66,21 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request, co *comp
 			since = now.Add(-RecentWindowDays * 24 * time.Hour).Truncate(time.Millisecond)
 		}
 		msgs := conv.msgs
-		lo := sort.Search(len(msgs), func(i int) bool { return !msgs[i].at.Before(since) })
+		lo := sort.Search(len(msgs), func(i int) bool { return msgs[i].at >= nanos(since) })
 		hi := len(msgs)
 		if hasCursor {
-			at := time.Unix(0, cur.At)
-			hi = sort.Search(len(msgs), func(i int) bool { return !msgLess(msgs[i].at, msgs[i].MessageID, &message{at: at, MessageID: cur.ID}) })
+			probe := &message{at: cur.At}
+			probe.setID(cur.ID)
+			hi = sort.Search(len(msgs), func(i int) bool { return !msgs[i].before(probe) })
 		}
 		start := max(lo, hi-limit)
 
-		items = make([][]byte, 0, hi-start)
-		for i := hi - 1; i >= start; i-- {
-			items = append(items, msgs[i].encoded) // never changed: replaced when the message changes
-		}
+		page := slices.Clone(msgs[start:hi])
+		slices.Reverse(page) // newest first
+		items = co.encoded.encodeAll(page)
 		if start > lo && start < hi {
 			last := msgs[start]
-			c := s.encodeCursor(cursor{Kind: "m", Conv: conv.ID, Since: since.UnixNano(), At: last.at.UnixNano(), ID: last.MessageID})
+			c := s.encodeCursor(cursor{Kind: "m", Conv: conv.ID, Since: nanos(since), At: last.at, ID: last.id()})
 			next = &c
 		}
 		return nil

@@ -210,7 +210,7 @@ func (s *Server) newID(co *company, id string) (string, error) {
 	if id == "" {
 		return newUUID(), nil
 	}
-	if _, taken := co.index[id]; taken {
+	if co.object(id) != nil {
 		return "", fieldErr("id", "id %q is already used", id)
 	}
 	return id, nil
@@ -403,12 +403,9 @@ func (s *Server) addConversation(co *company, cv Conversation) (string, error) {
 	}
 	s.seq++
 	conv := &conversation{
-		ID: id, ContactID: ct.id, Channel: ct.account.channel, ChannelAccountID: ct.account.id, ChannelIdentifier: ct.ident,
-		Status: status, company: co, contact: ct, account: ct.account,
+		ID: id, status: status, company: co, contact: ct, account: ct.account,
 		assignedTo: cv.AssignedTo, createdAt: created, createdAt0: created, createdSeq: s.seq, unreadOverride: cv.UnreadCount,
 	}
-	conv.CreatedAt = (*stamp)(&conv.createdAt)
-	conv.syncWire()
 	co.conversations = append(co.conversations, conv)
 	co.noteMove(conv, s.seq)
 	co.convsByID[id] = conv

@@ -13,23 +13,6 @@ import (
 // times, media and reactions, checked and filled in as [Server.Load] and
 // [Company.AddMessage] share them, under the state lock held by the caller.
 
-// statuses interns the delivery status values: a million messages share
-// five strings.
-var statuses = map[string]*string{}
-
-func init() {
-	for _, v := range []string{"queued", "sent", "delivered", "read", "failed"} {
-		statuses[v] = &v
-	}
-}
-
-func internStatus(v string) *string {
-	if p, ok := statuses[v]; ok {
-		return p
-	}
-	return &v
-}
-
 var mediaTypes = map[string]bool{"image": true, "document": true, "audio": true, "video": true, "sticker": true}
 
 func (s *Server) addMessage(co *company, conversationID string, m Message) (string, error) {
@@ -48,13 +31,21 @@ func (s *Server) addMessage(co *company, conversationID string, m Message) (stri
 	if err != nil {
 		return "", err
 	}
-	msg := &message{MessageID: id, conv: conv, Direction: m.Direction, sender: m.Sender, Type: m.Type, at: at,
-		FailureReason: optString(m.FailureReason), Reactions: []reaction{}}
+	if at.Before(minMessageTime) || at.After(maxMessageTime) {
+		return "", fieldErr("at", "%s is out of range: a message's time is between %d and %d",
+			at.UTC().Format(time.RFC3339Nano), minMessageTime.Year()+1, maxMessageTime.Year()-1)
+	}
 	if !s.loadNow.IsZero() && !s.allowFuture && at.After(s.loadNow) {
 		return "", fieldErr("at", "%s is after now (%s): a message cannot be sent in the future; set allow_future on the company if it is meant",
 			at.UTC().Format(time.RFC3339Nano), s.loadNow.UTC().Format(time.RFC3339Nano))
 	}
-	msg.Raw = raw{msg}
+	msg := &message{conv: conv, at: at.UnixNano(), out: m.Direction == convo.DirectionOutbound}
+	msg.setID(id)
+	msg.setType(m.Type)
+	msg.sender, _ = codeOf(senders, m.Sender) // resolveSender checked it
+	if m.FailureReason != "" {
+		msg.extra().failureReason = m.FailureReason
+	}
 	special := m.Type == "system" || m.Type == "unsupported" // no text or media of their own (docs/behaviour.md, "Messages")
 	if special && m.Text != "" {
 		return "", fieldErr("text", `a %s message has no text of its own (the API shows null); remove "text"`, m.Type)
@@ -62,26 +53,20 @@ func (s *Server) addMessage(co *company, conversationID string, m Message) (stri
 	if m.Media != nil && !mediaTypes[string(m.Type)] {
 		return "", fieldErr("media", `a %s message carries no media (the API shows null); remove "media", or give a media type: image, document, audio, video or sticker`, m.Type)
 	}
-	msg.Text = optString(m.Text)
+	msg.text = m.Text
 	if m.Status != "" && m.Direction == convo.DirectionInbound {
 		return "", fieldErr("status", `an inbound message has no delivery status (null); remove "status"`)
 	}
 	if m.Status != "" {
-		if statuses[string(m.Status)] == nil {
+		code, ok := codeOf(messageStatuses, string(m.Status))
+		if !ok {
 			return "", fieldErr("status", "unknown status %q (want queued, sent, delivered, read or failed)", m.Status)
 		}
-		msg.Status = internStatus(string(m.Status))
+		msg.status = code
 	} else if m.Direction == convo.DirectionOutbound && !special {
-		msg.Status = internStatus("delivered")
+		msg.status, _ = codeOf(messageStatuses, "delivered")
 	}
-	st := ""
-	if msg.Status != nil {
-		st = *msg.Status
-	}
-	if st != "queued" {
-		msg.SentAt = (*stamp)(&msg.at)
-	}
-	msg.setTimes(m.DeliveredAt, m.ReadAt, st)
+	msg.setTimes(m.DeliveredAt, m.ReadAt)
 	if mediaTypes[string(m.Type)] {
 		md := m.Media
 		if md == nil {
@@ -91,19 +76,18 @@ func (s *Server) addMessage(co *company, conversationID string, m Message) (stri
 		if err != nil {
 			return "", within("media", err)
 		}
-		msg.Media = built
+		msg.extra().media = built
 	}
 	for i, r := range m.Reactions {
 		rr, err := s.buildReaction(r, at)
 		if err != nil {
 			return "", within(fmt.Sprintf("reactions[%d]", i), err)
 		}
-		msg.Reactions = append(msg.Reactions, rr)
+		msg.extra().reactions = append(msg.extra().reactions, rr)
 	}
-	msg.encode()
 	s.seq++
 	conv.insertMessage(msg, s.seq)
-	co.index[id] = msg
+	co.addMessageID(msg)
 	// The anomaly cache is deliberately left alone (docs/behaviour.md, "Anomaly report").
 	return id, nil
 }
@@ -146,19 +130,22 @@ func resolveSender(m *Message) error {
 	return nil
 }
 
-// setTimes sets the delivered and read times a status implies where the
-// seed gives none: a second and a minute after the message.
-func (msg *message) setTimes(deliveredAt, readAt *time.Time, st string) {
-	if deliveredAt == nil && (st == "delivered" || st == "read") {
-		t := msg.at.Add(time.Second)
-		deliveredAt = &t
+// setTimes keeps the delivered and read times the seed gives, where they
+// differ from the ones the status implies (a second and a minute after the
+// message): a state file, which writes every time, costs no more memory
+// than the seed it was made from.
+func (m *message) setTimes(deliveredAt, readAt *time.Time) {
+	if deliveredAt != nil && !sameTime(deliveredAt, m.deliveredAt()) {
+		t := *deliveredAt
+		m.extra().deliveredAt = &t
 	}
-	if readAt == nil && st == "read" {
-		t := msg.at.Add(time.Minute)
-		readAt = &t
+	if readAt != nil && !sameTime(readAt, m.readAt()) {
+		t := *readAt
+		m.extra().readAt = &t
 	}
-	msg.DeliveredAt, msg.ReadAt = (*stamp)(deliveredAt), (*stamp)(readAt)
 }
+
+func sameTime(a, b *time.Time) bool { return b != nil && a.Equal(*b) }
 
 func typeForMIME(m string) string {
 	switch {

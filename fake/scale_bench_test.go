@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -27,7 +28,9 @@ import (
 const text60 = "Hello, I would like to know more about your plans for Brazil"
 
 // seedMessages stores convs conversations of perConv text messages (default
-// UUID ids), each on its own contact, in s's default company.
+// UUID ids), each on its own contact, in s's default company. Each message
+// has a text of its own (as one read from a file or a request has), and
+// they arrive in time order, as a conversation's messages do.
 func seedMessages(s *fake.Server, convs, perConv int) {
 	co := s.Company()
 	acc := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp})
@@ -35,8 +38,8 @@ func seedMessages(s *fake.Server, convs, perConv int) {
 		ct := co.AddContact(fake.Contact{ChannelAccountID: acc, PhoneNumber: fmt.Sprintf("55%011d", c)})
 		cv := co.AddConversation(fake.Conversation{ContactID: ct})
 		for i := range perConv {
-			co.AddMessage(cv, fake.Message{Sender: fake.SenderContact, Text: text60,
-				At: t0.Add(-time.Duration(c*perConv+i+1) * time.Second)})
+			co.AddMessage(cv, fake.Message{Sender: fake.SenderContact, Text: strings.Clone(text60),
+				At: t0.Add(-time.Duration(c*perConv+perConv-i) * time.Second)})
 		}
 	}
 }

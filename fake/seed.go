@@ -254,7 +254,7 @@ func (refs seedRefs) resolve(co *company, kind, ref string) (string, error) {
 	if id, ok := refs[kind+":"+ref]; ok {
 		return id, nil
 	}
-	if _, ok := co.index[ref]; ok && ref != "" {
+	if ref != "" && co.object(ref) != nil {
 		return ref, nil
 	}
 	return "", fieldErr(kind, "unknown %s %q", kind, ref)

@@ -3,10 +3,8 @@ package fake
 import (
 	"crypto/rand"
 	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
+	"slices"
 	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -44,9 +42,15 @@ type company struct {
 	media map[string]*media // media_id -> media of this company
 
 	// index maps every id of the company (account, contact, conversation,
-	// message) to its object. Ids are unique within a company only: two
-	// tenants loaded from one fixture hold the same ids, each its own.
-	index objectIndex
+	// and messages whose id is not a UUID) to its object; messages with a
+	// UUID id are in messages, by its 16 bytes (a map of a million
+	// messages keyed by strings would cost twice as much). Ids are unique
+	// within a company only: two tenants loaded from one fixture hold the
+	// same ids, each its own.
+	index    objectIndex
+	messages map[[16]byte]*message
+	// encoded keeps the JSON of the company's messages read lately.
+	encoded messageCache
 
 	tagsByName map[string]*tag
 	tagsByID   map[string]*tag
@@ -61,8 +65,11 @@ type company struct {
 	// Writers (under Server.mu's write lock) only note what moved, in
 	// moves and unordered; the next listing (under the read lock, plus
 	// orderMu) puts those in place.
-	order     []*conversation
-	orderMu   sync.Mutex
+	order   []*conversation
+	orderMu sync.Mutex
+	// cursorSeq is the latest moment (insert sequence) a conversation
+	// cursor of the company lists the conversations as of.
+	cursorSeq atomic.Uint64
 	unordered []*conversation // created or moved since order was last brought up to date
 	// moves logs (seq, conversation) for each change of a list key, in
 	// seq order; a conversation's entry with seq == its movedSeq is its
@@ -104,8 +111,8 @@ type contact struct {
 	conversationCount int
 }
 
-// conversation is a stored conversation. Its exported fields are the item
-// of GET /conversations, kept up to date as it changes (syncWire).
+// conversation is a stored conversation. Its item of GET /conversations
+// is made from it when it is read (wire).
 type conversation struct {
 	// What the anomaly report reads of every conversation comes first,
 	// together (computeAnomalies).
@@ -115,17 +122,8 @@ type conversation struct {
 	humanAfter    int       // of which from a person (agent, phone)
 	assignedTo    string
 
-	ID                string                   `json:"id"`
-	ContactID         string                   `json:"contact_id"`
-	Channel           convo.Channel            `json:"channel"`
-	ChannelAccountID  string                   `json:"channel_account_id"`
-	ChannelIdentifier string                   `json:"channel_identifier"`
-	Status            convo.ConversationStatus `json:"status"`
-	Assigned          bool                     `json:"assigned"`
-	UnreadCount       int                      `json:"unread_count"`
-	LastInboundAt     *stamp                   `json:"last_inbound_at"`
-	LastMessageAt     *stamp                   `json:"last_message_at"`
-	CreatedAt         *stamp                   `json:"created_at"`
+	ID     string
+	status convo.ConversationStatus
 
 	company    *company
 	contact    *contact
@@ -162,35 +160,6 @@ type lmaPoint struct {
 	at  time.Time
 }
 
-// message is a stored message. Its exported fields are the message as GET
-// /conversations/{conversation_id}/messages shows it, encoded once when
-// written (encoded); the others are the fake's.
-type message struct {
-	MessageID     string            `json:"message_id"`
-	Direction     convo.Direction   `json:"direction"`
-	Type          convo.MessageType `json:"type"`
-	Status        *string           `json:"status"`
-	Text          *string           `json:"text"`
-	Media         *media            `json:"media"`
-	Reactions     []reaction        `json:"reactions"`
-	SentAt        *stamp            `json:"sent_at"`
-	DeliveredAt   *stamp            `json:"delivered_at"`
-	ReadAt        *stamp            `json:"read_at"`
-	FailureReason *string           `json:"failure_reason"`
-	Raw           raw               `json:"raw"`
-
-	conv    *conversation
-	sender  Sender
-	at      time.Time
-	seq     uint64
-	encoded []byte // the exported fields in JSON
-}
-
-// encode keeps the message's JSON; it runs whenever the message changes.
-func (m *message) encode() {
-	m.encoded, _ = json.Marshal(m) // nothing in a message fails to encode
-}
-
 // reaction is a stored reaction, as the message read shows it.
 type reaction struct {
 	Emoji     string          `json:"emoji"`
@@ -208,35 +177,6 @@ type media struct {
 	Filename    *string           `json:"filename"`
 	data        []byte
 	company     *company
-}
-
-// raw is the raw object of a message: an internal-looking form of the
-// content, outside the contract (docs/behaviour.md, "Messages"). It carries
-// the sender kind and never a URL or a storage path; system and unsupported
-// messages have none (null).
-type raw struct{ m *message }
-
-// MarshalJSON implements json.Marshaler.
-func (r raw) MarshalJSON() ([]byte, error) {
-	m := r.m
-	if m == nil || m.Type == convo.MessageSystem || m.Type == convo.MessageUnsupported {
-		return []byte("null"), nil
-	}
-	var c struct {
-		Body     *string           `json:"body,omitempty"`
-		FileSize *int64            `json:"file_size,omitempty"`
-		MimeType *string           `json:"mime_type,omitempty"`
-		Type     convo.MessageType `json:"type"`
-	}
-	c.Body, c.Type = m.Text, m.Type
-	if md := m.Media; md != nil && md.MediaID != nil {
-		c.MimeType, c.FileSize = md.MimeType, md.FileSize
-	}
-	return json.Marshal(struct {
-		Content           any    `json:"content"`
-		Origin            Sender `json:"origin"`
-		ProviderMessageID string `json:"provider_message_id"`
-	}{c, m.sender, "pmid." + strings.ReplaceAll(m.MessageID, "-", "")})
 }
 
 // stamp is a time as the API writes every time: UTC, milliseconds
@@ -263,6 +203,7 @@ func newCompany(apiKey string) *company {
 		tagsByID:        map[string]*tag{},
 		anomalyCache:    map[anomalyCacheKey]*anomalyResult{},
 		index:           objectIndex{},
+		messages:        map[[16]byte]*message{},
 	}
 }
 
@@ -272,89 +213,65 @@ func newUUID() string {
 	_, _ = rand.Read(b[:])
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
-	var out [36]byte
-	hex.Encode(out[0:8], b[0:4])
-	out[8] = '-'
-	hex.Encode(out[9:13], b[4:6])
-	out[13] = '-'
-	hex.Encode(out[14:18], b[6:8])
-	out[18] = '-'
-	hex.Encode(out[19:23], b[8:10])
-	out[23] = '-'
-	hex.Encode(out[24:], b[10:])
-	return string(out[:])
+	return formatUUID(b)
 }
 
 // newToken is the secret part of a temporary attachment URL: 130 random
 // bits in base32, safe in a path.
 func newToken() string { return rand.Text() }
 
-// msgLess orders messages by (at, id): the storage order of a conversation.
-func msgLess(at time.Time, id string, m *message) bool {
-	if !at.Equal(m.at) {
-		return at.Before(m.at)
-	}
-	return id < m.MessageID
-}
-
 // insertMessage places m in c.msgs (binary search; appending is the common
 // case) and updates the derived fields.
 func (c *conversation) insertMessage(m *message, seq uint64) {
-	m.seq = seq
 	n := len(c.msgs)
-	if n == 0 || msgLess(c.msgs[n-1].at, c.msgs[n-1].MessageID, m) {
+	if n == 0 || c.msgs[n-1].before(m) {
 		c.msgs = append(c.msgs, m)
 		c.appendDerived(m)
 	} else {
-		i := sort.Search(n, func(i int) bool { return msgLess(m.at, m.MessageID, c.msgs[i]) })
-		c.msgs = append(c.msgs, nil)
-		copy(c.msgs[i+1:], c.msgs[i:])
-		c.msgs[i] = m
+		i := sort.Search(n, func(i int) bool { return m.before(c.msgs[i]) })
+		c.msgs = slices.Insert(c.msgs, i, m)
 		c.recompute()
 	}
-	if m.at.After(c.lastMessageAt) {
-		c.lastMessageAt = m.at
-		c.LastMessageAt = (*stamp)(&c.lastMessageAt)
-		c.lmaHistory = append(c.lmaHistory, lmaPoint{seq: seq, at: m.at})
+	at := m.time()
+	if at.After(c.lastMessageAt) {
+		c.lastMessageAt = at
+		c.noteLastMessageAt(seq, at)
 		c.company.noteMove(c, seq)
 	}
-	if m.at.Before(c.createdAt) {
-		c.createdAt = m.at // a conversation cannot start after its first message
+	if at.Before(c.createdAt) {
+		c.createdAt = at // a conversation cannot start after its first message
 	}
-	if ct := c.contact; m.at.After(ct.lastMessageAt) {
-		ct.lastMessageAt = m.at
+	if ct := c.contact; at.After(ct.lastMessageAt) {
+		ct.lastMessageAt = at
 	}
-	c.syncWire()
+	c.syncLastInbound()
 }
 
-// syncWire brings the list item's derived fields up to date.
-func (c *conversation) syncWire() {
-	c.Assigned = c.assignedTo != ""
-	c.UnreadCount = c.unreadCount()
-	c.LastInboundAt = nil
+// syncLastInbound keeps lastInboundAt, which the anomaly report reads, beside the other fields it reads.
+func (c *conversation) syncLastInbound() {
+	c.lastInboundAt = time.Time{}
 	if c.lastInbound != nil {
-		c.lastInboundAt = c.lastInbound.at
-		c.LastInboundAt = (*stamp)(&c.lastInboundAt)
+		c.lastInboundAt = c.lastInbound.time()
 	}
 }
 
 // countsAsInbound: the contact spoke. System messages (by sender or by
 // type) never count.
 func (m *message) countsAsInbound() bool {
-	return m.Direction == convo.DirectionInbound && m.sender != SenderSystem && m.Type != "system"
+	return !m.out && m.from() != SenderSystem && m.msgType() != convo.MessageSystem
 }
 
 // countsAsReply: something was sent to the contact (docs/behaviour.md, "Anomaly report": unanswered).
 // System messages (by sender or by type) never count.
 func (m *message) countsAsReply() bool {
-	return m.Direction == convo.DirectionOutbound && m.Type != "system" &&
-		(m.sender == SenderAgent || m.sender == SenderPhone || m.sender == SenderAutomation)
+	s := m.from()
+	return m.out && m.msgType() != convo.MessageSystem && (s == SenderAgent || s == SenderPhone || s == SenderAutomation)
 }
 
 // failed: the message has status failed, so nothing went out.
-func (m *message) failed() bool { return m.Status != nil && *m.Status == "failed" }
+func (m *message) failed() bool { return m.statusText() == "failed" }
 
-func (m *message) human() bool { return m.sender == SenderAgent || m.sender == SenderPhone }
+func (m *message) human() bool { s := m.from(); return s == SenderAgent || s == SenderPhone }
 
 // appendDerived updates the derived fields for a message appended at the end.
 func (c *conversation) appendDerived(m *message) {
@@ -382,6 +299,20 @@ func (c *conversation) recompute() {
 	for _, m := range c.msgs {
 		c.appendDerived(m)
 	}
+}
+
+// noteLastMessageAt records that last_message_at became at at seq. A
+// point no cursor can ask for is replaced rather than kept: the latest point
+// was made after every cursor handed out so far (no listing's moment lies
+// between it and seq), so a bulk load keeps one point per conversation,
+// not one per message.
+func (c *conversation) noteLastMessageAt(seq uint64, at time.Time) {
+	h := c.lmaHistory
+	if n := len(h); n > 0 && h[n-1].seq > c.company.cursorSeq.Load() {
+		h[n-1] = lmaPoint{seq: seq, at: at}
+		return
+	}
+	c.lmaHistory = append(h, lmaPoint{seq: seq, at: at})
 }
 
 // lastMessageAsOf returns last_message_at as it was when the insert sequence
