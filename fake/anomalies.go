@@ -2,6 +2,7 @@ package fake
 
 import (
 	"container/heap"
+	"math"
 	"net/http"
 	"slices"
 	"strconv"
@@ -234,8 +235,8 @@ func (co *company) cachedAnomalies(want []string, threshold int, now time.Time, 
 type worstHeap []*conversation
 
 func worse(a, b *conversation) bool { // a waits longer than b; ties by conversation id
-	if !a.lastInboundAt.Equal(b.lastInboundAt) {
-		return a.lastInboundAt.Before(b.lastInboundAt)
+	if a.lastInboundAt != b.lastInboundAt {
+		return a.lastInboundAt < b.lastInboundAt
 	}
 	return a.ID < b.ID
 }
@@ -269,75 +270,134 @@ func (a *bucketAcc) add(c *conversation) {
 }
 
 // anomalyWindow is the window of a report: the threshold and the ceiling
-// of each channel.
+// of each channel that has conversations.
 type anomalyWindow struct {
-	threshold time.Duration
-	ceilings  map[convo.Channel]time.Duration
+	threshold                time.Duration
+	chatapp, botapp, webchat time.Duration
 }
 
 func newAnomalyWindow(thresholdHours int) anomalyWindow {
-	w := anomalyWindow{threshold: time.Duration(thresholdHours) * time.Hour, ceilings: map[convo.Channel]time.Duration{}}
-	for _, ch := range []convo.Channel{convo.ChannelChatapp, convo.ChannelBotapp, convo.ChannelWebchat} {
-		w.ceilings[ch] = time.Duration(ceilingHours(ch)) * time.Hour
-	}
-	return w
+	hours := func(ch convo.Channel) time.Duration { return time.Duration(ceilingHours(ch)) * time.Hour }
+	return anomalyWindow{threshold: time.Duration(thresholdHours) * time.Hour,
+		chatapp: hours(convo.ChannelChatapp), botapp: hours(convo.ChannelBotapp), webchat: hours(convo.ChannelWebchat)}
 }
 
-// bucketsOf is the one rule of the buckets: the names of those c is in at
-// now. Only open conversations count; never_engaged holds those whose
-// contact never wrote; the others, those whose last inbound message is in
-// the window, by what went out after it.
-func (w anomalyWindow) bucketsOf(c *conversation, now time.Time) []string {
-	if c.status != convo.ConversationOpen {
-		return nil
+// ceiling is the ceiling of a channel (a switch, not a map: the report asks
+// it of every conversation).
+func (w anomalyWindow) ceiling(ch convo.Channel) time.Duration {
+	switch ch {
+	case convo.ChannelChatapp:
+		return w.chatapp
+	case convo.ChannelBotapp:
+		return w.botapp
+	case convo.ChannelWebchat:
+		return w.webchat
 	}
-	if c.lastInbound == nil {
-		return []string{BucketNeverEngaged}
+	return 0
+}
+
+// waited is the time from at to now (Unix nanoseconds), as time.Time's Sub
+// gives it: held to the range of a Duration.
+func waited(now, at int64) time.Duration {
+	d := now - at
+	switch {
+	case now >= at && d < 0:
+		return math.MaxInt64
+	case now < at && d >= 0:
+		return math.MinInt64
 	}
-	if waiting := now.Sub(c.lastInboundAt); waiting < w.threshold || waiting > w.ceilings[c.account.channel] {
-		return nil
-	}
+	return time.Duration(d)
+}
+
+// bucketSet is a set of buckets: bit i is validBuckets[i].
+type bucketSet uint8
+
+func bucketBit(name string) bucketSet { return 1 << slices.Index(validBuckets, name) }
+
+// names lists the buckets of the set, in the order of validBuckets.
+func (set bucketSet) names() []string {
 	var out []string
-	if c.repliesAfter == 0 {
-		out = append(out, BucketUnanswered)
-	}
-	if c.assignedTo == "" {
-		out = append(out, BucketUnassigned)
-	}
-	if c.repliesAfter > 0 && c.humanAfter == 0 {
-		out = append(out, BucketAutomationOnly)
+	for i, b := range validBuckets {
+		if set&(1<<i) != 0 {
+			out = append(out, b)
+		}
 	}
 	return out
 }
 
-// computeAnomalies computes the given buckets in one pass over the company's
-// conversations: O(n log 100).
-func computeAnomalies(co *company, now time.Time, thresholdHours int, buckets []string) map[string]*anomalyResult {
-	acc := map[string]*bucketAcc{}
-	for _, b := range buckets {
-		acc[b] = &bucketAcc{}
+var (
+	inUnanswered     = bucketBit(BucketUnanswered)
+	inNeverEngaged   = bucketBit(BucketNeverEngaged)
+	inUnassigned     = bucketBit(BucketUnassigned)
+	inAutomationOnly = bucketBit(BucketAutomationOnly)
+)
+
+// bucketsOf is the one rule of the buckets: those c is in at now. Only
+// open conversations count; never_engaged holds those whose contact never
+// wrote; the others, those whose last inbound message is in the window, by
+// what went out after it.
+func (w anomalyWindow) bucketsOf(c *conversation, now time.Time) bucketSet {
+	if c.status != convo.ConversationOpen {
+		return 0
 	}
+	if c.lastInbound == nil {
+		return inNeverEngaged
+	}
+	if waiting := waited(nanos(now), c.lastInboundAt); waiting < w.threshold || waiting > w.ceiling(c.account.channel) {
+		return 0
+	}
+	var in bucketSet
+	if c.repliesAfter == 0 {
+		in |= inUnanswered
+	}
+	if c.assignedTo == "" {
+		in |= inUnassigned
+	}
+	if c.repliesAfter > 0 && c.humanAfter == 0 {
+		in |= inAutomationOnly
+	}
+	return in
+}
+
+// computeAnomalies computes the given buckets in one pass over the company's
+// conversations: O(n log 100), with no allocation per conversation.
+func computeAnomalies(co *company, now time.Time, thresholdHours int, buckets []string) map[string]*anomalyResult {
+	var acc [4]*bucketAcc // by index in validBuckets
+	for _, b := range buckets {
+		acc[slices.Index(validBuckets, b)] = &bucketAcc{}
+	}
+	never := acc[slices.Index(validBuckets, BucketNeverEngaged)]
 	w := newAnomalyWindow(thresholdHours)
 	for _, c := range co.conversations {
-		for _, b := range w.bucketsOf(c, now) {
-			switch a := acc[b]; {
-			case a == nil:
-			case b == BucketNeverEngaged:
-				a.count++ // a count only: no items
-			default:
+		in := w.bucketsOf(c, now)
+		if in == 0 {
+			continue
+		}
+		if in == inNeverEngaged {
+			if never != nil {
+				never.count++ // a count only: no items
+			}
+			continue
+		}
+		for i, a := range acc {
+			if a != nil && in&(1<<i) != 0 {
 				a.add(c)
 			}
 		}
 	}
 	out := map[string]*anomalyResult{}
-	for b, a := range acc {
+	for i, a := range acc {
+		if a == nil {
+			continue
+		}
+		b := validBuckets[i]
 		res := &anomalyResult{at: now, count: a.count, items: make([]anomalyItem, len(a.worst))}
 		for i := len(a.worst) - 1; i >= 0; i-- { // popping gives the least bad first
 			c := heap.Pop(&a.worst).(*conversation)
-			waiting := now.Sub(c.lastInboundAt).Hours()
+			waiting := now.Sub(c.lastInbound.time()).Hours()
 			res.items[i] = anomalyItem{
 				ConversationID: c.ID, ContactID: c.contact.id, Channel: c.account.channel, ChannelAccountID: c.account.id,
-				LastInboundAt: formatTime(c.lastInboundAt), LastMessageAt: formatTime(c.lastMessageAt),
+				LastInboundAt: formatTime(c.lastInbound.time()), LastMessageAt: formatTime(c.lastMessageAt),
 				WaitingHours: oneDecimal(float64(int64(waiting*10+0.5)) / 10), Assigned: c.assignedTo != "", UnreadCount: c.unreadCount(),
 			}
 		}

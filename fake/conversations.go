@@ -244,7 +244,7 @@ func (c *conversation) wire() conversationWire {
 		ChannelAccountID: c.account.id, ChannelIdentifier: c.contact.ident, Status: c.status,
 		Assigned: c.assignedTo != "", UnreadCount: c.unreadCount(), CreatedAt: stampOf(c.createdAt)}
 	if c.lastInbound != nil {
-		w.LastInboundAt = stampOf(c.lastInboundAt)
+		w.LastInboundAt = stampOf(c.lastInbound.time())
 	}
 	if !c.lastMessageAt.IsZero() {
 		w.LastMessageAt = stampOf(c.lastMessageAt)

@@ -215,7 +215,7 @@ func (cv *conversation) state() Conversation {
 		LastMessageAt: cv.lastMessageAt, MessageCount: len(cv.msgs),
 	}
 	if cv.lastInbound != nil {
-		st.LastInboundAt = cv.lastInboundAt
+		st.LastInboundAt = cv.lastInbound.time()
 	}
 	return st
 }

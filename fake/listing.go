@@ -99,7 +99,7 @@ func (c *Company) AnomalyBuckets(thresholdHours int) map[string][]string {
 		w := newAnomalyWindow(thresholdHours)
 		members := map[string][]*conversation{}
 		for _, cv := range co.conversations {
-			for _, b := range w.bucketsOf(cv, now) {
+			for _, b := range w.bucketsOf(cv, now).names() {
 				members[b] = append(members[b], cv)
 			}
 		}

@@ -173,3 +173,14 @@ func TestMessageCache(t *testing.T) {
 	}
 	assert.LessOrEqual(t, held, messageCacheBytes)
 }
+
+func TestWaitedIsSubHeldToADuration(t *testing.T) {
+	for _, tc := range []struct{ now, at time.Time }{
+		{time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC), time.Date(2026, 3, 10, 8, 0, 0, 0, time.UTC)},
+		{time.Date(2026, 3, 10, 8, 0, 0, 0, time.UTC), time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)},
+		{maxMessageTime, minMessageTime},
+		{minMessageTime, maxMessageTime},
+	} {
+		assert.Equal(t, tc.now.Sub(tc.at), waited(tc.now.UnixNano(), tc.at.UnixNano()), "%s - %s", tc.now, tc.at)
+	}
+}

@@ -179,6 +179,27 @@ func BenchmarkScaleLoadSeed(b *testing.B) {
 	})
 }
 
+// BenchmarkScaleAnomalies computes the anomaly report (all four buckets,
+// cache off) over 100,000 and 1,000,000 conversations, in memory; the growth
+// target compares the two times (the report reads every open conversation,
+// so it grows with the store, but no faster).
+func BenchmarkScaleAnomalies(b *testing.B) {
+	for _, n := range []int{100_000, 1_000_000} {
+		b.Run(fmt.Sprintf("convs=%d", n), func(b *testing.B) {
+			s, err := fake.NewHandler(fake.WithClock(fake.NewManualClock(t0)), fake.WithRateLimit(0, 0),
+				fake.WithAnomalyCacheTTL(0), fake.WithJournalLimit(0))
+			if err != nil {
+				b.Fatal(err)
+			}
+			seedAnomalies(s.Company(), n)
+			runtime.GC()
+			for b.Loop() {
+				serveInMemory(b, s.Handler(), s.APIKey(), "/v1"+anomalyReport)
+			}
+		})
+	}
+}
+
 // BenchmarkScaleSeeding stores 100,000 and 1,000,000 conversations of one
 // message each (a contact each) through the Go API; the growth target
 // compares the two times.
