@@ -11,15 +11,21 @@ import (
 	"github.com/convoapi/convo-go/internal/phone"
 )
 
-// objectIndex maps every id of a company (account, contact, conversation,
-// message) to its object, for the state getters and id uniqueness within
-// the company.
-type objectIndex map[string]any
-
-// object returns the company's object with the given id, nil for none.
+// object returns the company's object (account, contact, conversation or
+// message) with the given id, nil for none: for the state getters and id
+// uniqueness within the company.
 func (co *company) object(id string) any {
-	if obj, ok := co.index[id]; ok {
-		return obj
+	if a := co.accountsByID[id]; a != nil {
+		return a
+	}
+	if ct := co.contacts[id]; ct != nil {
+		return ct
+	}
+	if cv := co.convsByID[id]; cv != nil {
+		return cv
+	}
+	if m := co.messagesByName[id]; m != nil {
+		return m
 	}
 	if u, ok := parseUUID(id); ok {
 		if m := co.messages[u]; m != nil {
@@ -35,7 +41,7 @@ func (co *company) addMessageID(m *message) {
 		co.messages[m.uuid] = m
 		return
 	}
-	co.index[m.more.id] = m
+	co.messagesByName[m.more.id] = m
 }
 
 // resetLocked empties the state. The default company keeps its id and key,

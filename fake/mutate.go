@@ -167,7 +167,6 @@ func (s *Server) addAccount(co *company, a ChannelAccount, widget bool) (string,
 	acc := &account{id: id, channel: a.Channel, displayName: a.DisplayName, provider: a.ProviderIdentifier, company: co}
 	co.accounts = append(co.accounts, acc)
 	co.accountsByID[id] = acc
-	co.index[id] = acc
 	return id, nil
 }
 
@@ -281,7 +280,6 @@ func (s *Server) addContact(co *company, ct Contact) (string, error) {
 	if norm != "" {
 		co.contactsByPhone[norm] = append(co.contactsByPhone[norm], cn)
 	}
-	co.index[id] = cn
 	return id, nil
 }
 
@@ -410,7 +408,6 @@ func (s *Server) addConversation(co *company, cv Conversation) (string, error) {
 	co.noteMove(conv, s.seq)
 	co.convsByID[id] = conv
 	ct.conversationCount++
-	co.index[id] = conv
 	for k, m := range cv.Messages {
 		if _, err := s.addMessage(co, id, m); err != nil {
 			return "", within(fmt.Sprintf("messages[%d]", k), err)

@@ -41,14 +41,14 @@ type company struct {
 
 	media map[string]*media // media_id -> media of this company
 
-	// index maps every id of the company (account, contact, conversation,
-	// and messages whose id is not a UUID) to its object; messages with a
-	// UUID id are in messages, by its 16 bytes (a map of a million
-	// messages keyed by strings would cost twice as much). Ids are unique
-	// within a company only: two tenants loaded from one fixture hold the
-	// same ids, each its own.
-	index    objectIndex
-	messages map[[16]byte]*message
+	// messages finds the company's messages by id: by its 16 bytes when it
+	// is a UUID (a map of a million messages keyed by strings would cost
+	// twice as much), else in messagesByName. Ids are unique within a
+	// company, across accounts, contacts, conversations and messages
+	// (object), but only within it: two tenants loaded from one fixture
+	// hold the same ids, each its own.
+	messages       map[[16]byte]*message
+	messagesByName map[string]*message
 	// encoded keeps the JSON of the company's messages read lately.
 	encoded messageCache
 
@@ -204,8 +204,8 @@ func newCompany(apiKey string) *company {
 		tagsByName:      map[string]*tag{},
 		tagsByID:        map[string]*tag{},
 		anomalyCache:    map[anomalyCacheKey]*anomalyResult{},
-		index:           objectIndex{},
 		messages:        map[[16]byte]*message{},
+		messagesByName:  map[string]*message{},
 	}
 }
 
