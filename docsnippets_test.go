@@ -51,7 +51,11 @@ var snippetPreludes = map[string]snippetPrelude{
 		params:  "t *testing.T, start time.Time",
 		imports: []string{"testing", "testing/synctest", "time", modulePath},
 	},
-	"internal/oascheck": {
+	"internal/wirerecord": {
+		params:  "t *testing.T",
+		imports: []string{"testing", modulePath + "/fake"},
+	},
+	"internal/wiretest/oascheck": {
 		params:  "t *testing.T",
 		imports: []string{"net/http", "testing", modulePath + "/fake"},
 	},
@@ -112,8 +116,10 @@ func (c docComment) describe() string {
 // unused variable or import is no error: a snippet is a fragment.
 func TestDocSnippetsCompile(t *testing.T) {
 	modules := []string{"."}
-	if _, err := os.Stat("otelconvo/go.mod"); err == nil {
-		modules = append(modules, "otelconvo") // absent from a module download
+	for _, nested := range []string{"otelconvo", "internal/wiretest"} {
+		if _, err := os.Stat(nested + "/go.mod"); err == nil {
+			modules = append(modules, nested) // absent from a module download
+		}
 	}
 	compiled, shell, uncompiled := 0, 0, 0
 	usedUncompiled := map[int]bool{}

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/convoapi/convo-go/internal/oascheck"
+	"github.com/convoapi/convo-go/internal/wirerecord"
 )
 
 // testKey is distinctive so that any leak into an error or a log is caught.
@@ -55,7 +55,7 @@ func newMock(t *testing.T, opts ...Option) *mockEnv {
 	base := []Option{
 		WithAPIKey(testKey),
 		WithBaseURL(mockBase),
-		WithHTTPClient(&http.Client{Transport: oascheck.RequestTransport(t, mock)}),
+		WithHTTPClient(&http.Client{Transport: wirerecord.RequestTransport(t, mock)}),
 		WithLogger(logger),
 	}
 	c, err := NewClient(append(base, opts...)...)

@@ -1,16 +1,12 @@
 package fake_test
 
 import (
-	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/convoapi/convo-go/fake"
-	"github.com/convoapi/convo-go/internal/oascheck"
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // A request body is a JSON object sent as application/json, of at most
@@ -75,51 +71,4 @@ func TestRequestBodies(t *testing.T) {
 	assert.Panics(t, func() {
 		b.co.AddContact(fake.Contact{ChannelAccountID: b.chat, PhoneNumber: "5511933334444", Name: "x\x00"})
 	})
-}
-
-// Every integer query parameter of api/openapi.yaml (limit of listMessages,
-// listConversations and getAnomalies, threshold_hours of getAnomalies)
-// takes plain decimal digits only, leading zeros allowed, within the
-// document's bounds; anything else is INVALID_PARAM naming the parameter
-// and its bounds (docs/behaviour.md, Strict input). Read from the document,
-// so that the fake cannot drift from it; the anomaly threshold's default is
-// the document's too.
-func TestIntegerParameters(t *testing.T) {
-	doc, err := oascheck.Load()
-	require.NoError(t, err)
-	s, b := newBasic(t)
-	conv := b.co.AddConversation(fake.Conversation{ContactID: b.ana})
-	checked := 0
-	for path, item := range doc.Paths.Map() {
-		if item.Get == nil || strings.Contains(strings.ReplaceAll(path, "{conversation_id}", ""), "{") {
-			continue
-		}
-		path = strings.ReplaceAll(path, "{conversation_id}", conv)
-		for _, p := range item.Get.Parameters {
-			sc := p.Value.Schema.Value
-			if p.Value.In != "query" || !sc.Type.Is("integer") || sc.Min == nil || sc.Max == nil {
-				continue
-			}
-			checked++
-			lo, hi := int(*sc.Min), int(*sc.Max)
-			values := map[string]bool{"": false, " 5": false, "5 ": false, "+5": false, "-1": false, "1e2": false,
-				"5.0": false, "0x10": false, "abc": false, "99999999999999999999999": false, "05": true, "0000005": true,
-				fmt.Sprint(lo - 1): false, fmt.Sprint(lo): true, fmt.Sprint(hi): true, fmt.Sprint(hi + 1): false}
-			for v, ok := range values {
-				t.Run(item.Get.OperationID+" "+p.Value.Name+"="+v, func(t *testing.T) {
-					r := get(t, s, path+"?"+p.Value.Name+"="+url.QueryEscape(v))
-					if ok {
-						assert.Equal(t, 200, r.Status, "%s", r.Body)
-						return
-					}
-					assertError(t, r, 400, "INVALID_PARAM", fmt.Sprintf("%s must be an integer from %d to %d", p.Value.Name, lo, hi), "/api/v1"+path, "GET", "")
-				})
-			}
-		}
-	}
-	assert.Equal(t, 4, checked, "limit of messages, conversations, anomalies and threshold_hours")
-
-	threshold := oascheck.Operation(doc, "getAnomalies").Parameters.GetByInAndName("query", "threshold_hours").Schema.Value.Default
-	window := get(t, s, "/conversations/anomalies").JSON(t)["data"].(map[string]any)["window"].(map[string]any)
-	assert.Equal(t, threshold, window["threshold_hours"])
 }

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/convoapi/convo-go/internal/oascheck"
+	"github.com/convoapi/convo-go/internal/wirerecord"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -114,7 +114,7 @@ func startArgs(t *testing.T, args ...string) *proc {
 		t.Fatal("convofake did not start")
 	}
 	p.base = "http://" + p.addr
-	p.client = &http.Client{Timeout: safetyTimeout, Transport: oascheck.Transport(t, &http.Transport{})}
+	p.client = &http.Client{Timeout: safetyTimeout, Transport: wirerecord.Transport(t, &http.Transport{})}
 	t.Cleanup(func() {
 		p.client.CloseIdleConnections()
 		assert.Equal(t, exitOK, p.stop(), "exit code after cancel")

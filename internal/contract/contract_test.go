@@ -7,7 +7,7 @@ import (
 
 	"github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
-	"github.com/convoapi/convo-go/internal/oascheck"
+	"github.com/convoapi/convo-go/internal/wirerecord"
 )
 
 // seedFixture gives the fake what every scenario needs to bite: several
@@ -40,7 +40,7 @@ func seedFixture(s *fake.Server) {
 }
 
 func TestContractAgainstFake(t *testing.T) {
-	s := fake.New(t, fake.WithClock(fake.NewManualClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))), fake.WithHandlerMiddleware(oascheck.Middleware(t)))
+	s := fake.New(t, fake.WithClock(fake.NewManualClock(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))), fake.WithHandlerMiddleware(wirerecord.Middleware(t)))
 	seedFixture(s)
 	Run(t, Target{
 		NewClient: func(opts ...convo.Option) (*convo.Client, error) {

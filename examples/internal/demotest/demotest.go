@@ -8,16 +8,17 @@ import (
 
 	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
-	"github.com/convoapi/convo-go/internal/oascheck"
+	"github.com/convoapi/convo-go/internal/wirerecord"
 )
 
-// Fake starts a fake of the service for tb (fake.New) that checks every
-// exchange against the OpenAPI document, with its clock pinned at now unless
+// Fake starts a fake of the service for tb (fake.New) that records every
+// exchange for validation against the OpenAPI document (package
+// wirerecord), with its clock pinned at now unless
 // now is zero, and makes demo.Client use it as if it were the real service
 // (through CONVO_BASE_URL and CONVO_API_KEY) for the rest of the test.
 func Fake(tb testing.TB, now time.Time, opts ...fake.Option) *fake.Server {
 	tb.Helper()
-	opts = append(opts, fake.WithHandlerMiddleware(oascheck.Middleware(tb)))
+	opts = append(opts, fake.WithHandlerMiddleware(wirerecord.Middleware(tb)))
 	if !now.IsZero() {
 		opts = append(opts, fake.WithClock(fake.NewManualClock(now)))
 	}

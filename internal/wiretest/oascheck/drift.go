@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"go/types"
 	"maps"
 	"path/filepath"
 	"reflect"
@@ -301,4 +302,109 @@ func inspect(dir string, visit func(n ast.Node, out set)) ([]string, error) {
 		ast.Inspect(f, func(n ast.Node) bool { visit(n, out); return true })
 	}
 	return out.sorted(), nil
+}
+
+// SourceJSONNames reads the non-test Go files of dir for the struct type a
+// dotted path names — a type, then the JSON names of fields down to a
+// nested struct, e.g. "errorBody.message" — and lists the JSON names of its
+// fields by the rules of JSONNames: for the unexported types that
+// reflection cannot reach from another package.
+func SourceJSONNames(dir, dotted string) ([]string, error) {
+	structs := map[string]*ast.StructType{}
+	if _, err := inspect(dir, func(n ast.Node, _ set) {
+		if ts, ok := n.(*ast.TypeSpec); ok {
+			if st, ok := ts.Type.(*ast.StructType); ok {
+				structs[ts.Name.Name] = st
+			}
+		}
+	}); err != nil {
+		return nil, err
+	}
+	parts := strings.Split(dotted, ".")
+	st := structs[parts[0]]
+	if st == nil {
+		return nil, fmt.Errorf("no struct type %s in %s", parts[0], dir)
+	}
+	for _, p := range parts[1:] {
+		var next *ast.StructType
+		for _, f := range st.Fields.List {
+			for _, name := range fieldJSONNames(f) {
+				if name == p {
+					next = structOf(f.Type, structs)
+				}
+			}
+		}
+		if next == nil {
+			return nil, fmt.Errorf("no struct field %s in %s (%s)", p, dotted, dir)
+		}
+		st = next
+	}
+	out := set{}
+	if err := sourceTagNames(st, structs, out); err != nil {
+		return nil, fmt.Errorf("%s: %w", dotted, err)
+	}
+	return out.sorted(), nil
+}
+
+// structOf resolves a field's type to a struct: written in place, or a
+// struct type of the same files (a generic one instantiated), through a
+// pointer.
+func structOf(e ast.Expr, structs map[string]*ast.StructType) *ast.StructType {
+	switch e := e.(type) {
+	case *ast.StarExpr:
+		return structOf(e.X, structs)
+	case *ast.IndexExpr:
+		return structOf(e.X, structs)
+	case *ast.IndexListExpr:
+		return structOf(e.X, structs)
+	case *ast.StructType:
+		return e
+	case *ast.Ident:
+		return structs[e.Name]
+	}
+	return nil
+}
+
+// fieldJSONNames lists the JSON names of a field declaration, as tagNames
+// does: its json tag's name, else its Go name when exported.
+func fieldJSONNames(f *ast.Field) []string {
+	tag := ""
+	if f.Tag != nil {
+		if s, err := strconv.Unquote(f.Tag.Value); err == nil {
+			tag, _, _ = strings.Cut(reflect.StructTag(s).Get("json"), ",")
+		}
+	}
+	var out []string
+	for _, id := range f.Names {
+		switch {
+		case tag == "-" || (!id.IsExported() && tag == ""):
+		case tag == "":
+			out = append(out, id.Name)
+		default:
+			out = append(out, tag)
+		}
+	}
+	return out
+}
+
+func sourceTagNames(st *ast.StructType, structs map[string]*ast.StructType, out set) error {
+	for _, f := range st.Fields.List {
+		if len(f.Names) == 0 { // embedded: a struct is flattened, as reflection does
+			var inner *ast.StructType
+			if _, ptr := f.Type.(*ast.StarExpr); !ptr {
+				inner = structOf(f.Type, structs)
+			}
+			if inner == nil {
+				return fmt.Errorf("embedded field %s is not a struct of the same package", types.ExprString(f.Type))
+			}
+			if err := sourceTagNames(inner, structs, out); err != nil {
+				return err
+			}
+			continue
+		}
+		for _, name := range fieldJSONNames(f) {
+			out[name] = true
+		}
+	}
+	return nil
 }

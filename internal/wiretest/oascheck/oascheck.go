@@ -6,9 +6,11 @@
 //
 // Every request and answer is then checked, and each mismatch fails t when
 // the test ends, naming the operation, the field (a JSON pointer) and the
-// value. It is test support: it is never linked into the SDK, the fake or
-// convofake, keeps no process-wide state, and does not import the fake, so
-// that the fake's own tests can use it.
+// value. The tests of the core module cannot import it (their module does
+// not require kin-openapi): they record their exchanges with package
+// wirerecord, and a Checker validates the recording ([Checker.Check]). It is
+// test support, in the test module internal/wiretest: it is never linked
+// into the SDK, the fake or convofake, and keeps no process-wide state.
 //
 // The published document is open where the specification is (objects may
 // grow, some values are x-extensible-enum); the checks use its strict
@@ -42,10 +44,6 @@ import (
 
 	"github.com/convoapi/convo-go/api"
 )
-
-// maxCapture bounds what is read of a request or an answer for validation;
-// the fake refuses request bodies over 1 MiB anyway.
-const maxCapture = 4 << 20
 
 // Load parses and validates the document.
 func Load() (*openapi3.T, error) {

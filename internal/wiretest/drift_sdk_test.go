@@ -1,4 +1,4 @@
-package convo
+package wiretest
 
 import (
 	"reflect"
@@ -11,19 +11,22 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/convoapi/convo-go/internal/oascheck"
+	"github.com/convoapi/convo-go"
+	"github.com/convoapi/convo-go/internal/wiretest/oascheck"
 )
 
 // The drift tests keep api/openapi.yaml, the SDK and the fake in step: an
 // endpoint, parameter, field or error code that one of them has and the
-// document lacks (or the other way round) fails here, naming it.
+// document lacks (or the other way round) fails here, naming it. They read
+// the SDK's exported types by reflection, and its source (coreDir) for the
+// unexported ones and for what reflection cannot list.
 
 func TestOpenAPIDriftEndpoints(t *testing.T) {
 	doc, err := oascheck.Load()
 	require.NoError(t, err)
 	documented := oascheck.Operations(doc)
 
-	sdk, err := oascheck.SourceCalls(".", "call")
+	sdk, err := oascheck.SourceCalls(coreDir, "call")
 	require.NoError(t, err)
 	assert.Equal(t, documented, sdk, "endpoints the SDK calls vs the document's operations (METHOD /path)")
 
@@ -39,7 +42,7 @@ func TestOpenAPIDriftEndpoints(t *testing.T) {
 		}
 	}
 	sort.Strings(docPaths)
-	fakePaths, err := oascheck.SourcePaths("fake", tops)
+	fakePaths, err := oascheck.SourcePaths(fakeDir, tops)
 	require.NoError(t, err)
 	assert.Equal(t, docPaths, fakePaths, "routes the fake declares vs the document's paths")
 }
@@ -59,10 +62,10 @@ func TestOpenAPIDriftParameters(t *testing.T) {
 		operation string
 		params    any
 	}{
-		{"listConversations", ListConversationsParams{}},
-		{"listMessages", ListMessagesParams{}},
-		{"getAnomalies", AnomaliesParams{}},
-		{"lookupContact", LookupContactParams{}},
+		{"listConversations", convo.ListConversationsParams{}},
+		{"listMessages", convo.ListMessagesParams{}},
+		{"getAnomalies", convo.AnomaliesParams{}},
+		{"lookupContact", convo.LookupContactParams{}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.operation, func(t *testing.T) {
@@ -88,7 +91,7 @@ func TestOpenAPIDriftFakeParameters(t *testing.T) {
 		}
 	}
 	sort.Strings(documented)
-	fakeNames, err := oascheck.SourceQueryNames("fake", "q")
+	fakeNames, err := oascheck.SourceQueryNames(fakeDir, "q")
 	require.NoError(t, err)
 	assert.Equal(t, documented, fakeNames, "query parameters the fake reads vs the document's")
 }
@@ -98,41 +101,53 @@ func TestOpenAPIDriftFields(t *testing.T) {
 	require.NoError(t, err)
 	cases := []struct {
 		schema string
-		value  any
+		value  any    // an exported type, read by reflection
+		source string // or an unexported one, read from the source
 	}{
-		{"ChannelAccount", ChannelAccount{}},
-		{"Capabilities", Capabilities{}},
-		{"ConversationPage", Page[Conversation]{}},
-		{"Conversation", Conversation{}},
-		{"MessagePage", MessagePage{}},
-		{"Message", Message{}},
-		{"Media", Media{}},
-		{"Reaction", Reaction{}},
-		{"Window", Window{}},
-		{"AnomalyReport", AnomalyReport{}},
-		{"AnomalyReport.window", AnomalyWindow{}},
-		{"AnomalyReport.buckets", AnomalyBuckets{}},
-		{"AnomalyBucket", AnomalyBucket{}},
-		{"BucketCount", BucketCount{}},
-		{"AnomalyItem", AnomalyItem{}},
-		{"Attachment", Attachment{}},
-		{"Contact", Contact{}},
-		{"Confirmation", Confirmation{}},
-		{"CancelResult", CancelResult{}},
-		{"InvalidBucketDetails", InvalidBucketDetails{}},
-		{"ErrorEnvelope", errorBody{}},
-		{"ErrorMessage", errorBody{}.Message},
-		{"CreateContactRequest", CreateContactParams{}},
-		{"UpdateCustomFieldsRequest", UpdateCustomFieldsParams{}},
-		{"RemoveTagsRequest", removeTagsBody{}},
-		{"CancelSequenceRequest", CancelSequenceParams{}},
+		{"ChannelAccount", convo.ChannelAccount{}, ""},
+		{"Capabilities", convo.Capabilities{}, ""},
+		{"ConversationPage", convo.Page[convo.Conversation]{}, ""},
+		{"Conversation", convo.Conversation{}, ""},
+		{"MessagePage", convo.MessagePage{}, ""},
+		{"Message", convo.Message{}, ""},
+		{"Media", convo.Media{}, ""},
+		{"Reaction", convo.Reaction{}, ""},
+		{"Window", convo.Window{}, ""},
+		{"AnomalyReport", convo.AnomalyReport{}, ""},
+		{"AnomalyReport.window", convo.AnomalyWindow{}, ""},
+		{"AnomalyReport.buckets", convo.AnomalyBuckets{}, ""},
+		{"AnomalyBucket", convo.AnomalyBucket{}, ""},
+		{"BucketCount", convo.BucketCount{}, ""},
+		{"AnomalyItem", convo.AnomalyItem{}, ""},
+		{"Attachment", convo.Attachment{}, ""},
+		{"Contact", convo.Contact{}, ""},
+		{"Confirmation", convo.Confirmation{}, ""},
+		{"CancelResult", convo.CancelResult{}, ""},
+		{"InvalidBucketDetails", convo.InvalidBucketDetails{}, ""},
+		{"ErrorEnvelope", nil, "errorBody"},
+		{"ErrorMessage", nil, "errorBody.message"},
+		{"CreateContactRequest", convo.CreateContactParams{}, ""},
+		{"UpdateCustomFieldsRequest", convo.UpdateCustomFieldsParams{}, ""},
+		{"RemoveTagsRequest", nil, "removeTagsBody"},
+		{"CancelSequenceRequest", convo.CancelSequenceParams{}, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.schema, func(t *testing.T) {
 			s, err := oascheck.Schema(doc, tc.schema)
 			require.NoError(t, err)
+			if tc.source != "" {
+				names, err := oascheck.SourceJSONNames(coreDir, tc.source)
+				require.NoError(t, err)
+				assert.Equal(t, oascheck.PropertyNames(s), names, "fields of %s in the document vs the json tags of %s", tc.schema, tc.source)
+				return
+			}
 			assert.Equal(t, oascheck.PropertyNames(s), oascheck.JSONNames(reflect.TypeOf(tc.value)),
 				"fields of %s in the document vs the json tags of %T", tc.schema, tc.value)
+			if name := reflect.TypeOf(tc.value).Name(); !strings.Contains(name, "[") { // not a generic type's instance
+				names, err := oascheck.SourceJSONNames(coreDir, name)
+				require.NoError(t, err)
+				assert.Equal(t, oascheck.JSONNames(reflect.TypeOf(tc.value)), names, "the source reading of %s agrees with reflection", name)
+			}
 		})
 	}
 }
@@ -158,10 +173,10 @@ func TestOpenAPIDriftEnums(t *testing.T) {
 				s, err = oascheck.Schema(doc, tc.schema)
 				require.NoError(t, err)
 			}
-			values, err := oascheck.SourceConstsOfType(".", tc.goType)
+			values, err := oascheck.SourceConstsOfType(coreDir, tc.goType)
 			require.NoError(t, err)
 			if tc.goType == "Channel" {
-				values = slices.DeleteFunc(values, func(v string) bool { return v == string(ChannelSMS) })
+				values = slices.DeleteFunc(values, func(v string) bool { return v == string(convo.ChannelSMS) })
 			}
 			assert.Equal(t, oascheck.Enum(s), values, "values of %s in the document vs the %s constants", tc.schema, tc.goType)
 		})
@@ -175,9 +190,9 @@ func TestOpenAPIDriftErrorCodes(t *testing.T) {
 	require.NoError(t, err)
 	documented := oascheck.Enum(enum)
 
-	sdk, err := oascheck.SourceConstsOfType(".", "ErrorCode")
+	sdk, err := oascheck.SourceConstsOfType(coreDir, "ErrorCode")
 	require.NoError(t, err)
-	fakeCodes, err := oascheck.SourceConsts("fake", "code")
+	fakeCodes, err := oascheck.SourceConsts(fakeDir, "code")
 	require.NoError(t, err)
 	var union []string
 	for _, c := range append(sdk, fakeCodes...) {

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/convoapi/convo-go/api"
-	"github.com/convoapi/convo-go/internal/oascheck"
+	"github.com/convoapi/convo-go/internal/wiretest/oascheck"
 )
 
 // TestDocumentIsValidOpenAPI303 loads the document with kin-openapi and

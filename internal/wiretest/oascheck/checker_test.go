@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/convoapi/convo-go/internal/oascheck"
+	"github.com/convoapi/convo-go/internal/wiretest/oascheck"
 )
 
 const (

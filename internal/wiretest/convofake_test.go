@@ -1,0 +1,247 @@
+package wiretest
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/convoapi/convo-go/internal/wiretest/oascheck"
+)
+
+// The tests here drive convofake as a user does, as a process: this module
+// cannot reach into its package main.
+const (
+	testAdminToken = "test-admin-token-6f1d2c" // the admin token of the servers the tests start
+	// safetyTimeout bounds every wait on the server (start, stop): it is a
+	// guard against a hung test, never a timing assertion.
+	safetyTimeout = 20 * time.Second
+	uiPrefix      = "/_fake/ui/" // where convofake serves its page
+)
+
+// binDir holds the convofake binary the tests build, once per process.
+var binDir string
+
+func TestMain(m *testing.M) {
+	var err error
+	if binDir, err = os.MkdirTemp("", "wiretest-convofake-"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(binDir)
+	os.Exit(code)
+}
+
+// convofake builds cmd/convofake of the core in this repository (with the
+// race detector when the tests have it), once.
+var convofake = sync.OnceValues(func() (string, error) {
+	bin := filepath.Join(binDir, "convofake")
+	args := []string{"build", "-o", bin}
+	if raceOn {
+		args = append(args, "-race")
+	}
+	cmd := exec.Command("go", append(args, "github.com/convoapi/convo-go/cmd/convofake")...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build of convofake: %v\n%s", err, out)
+	}
+	return bin, nil
+})
+
+// syncBuffer is an io.Writer safe for the process's output copier and the
+// test.
+type syncBuffer struct {
+	mu      sync.Mutex
+	b       bytes.Buffer
+	changed chan struct{} // closed (and replaced) at each write
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.changed != nil {
+		close(s.changed)
+		s.changed = nil
+	}
+	return s.b.Write(p)
+}
+
+// waitFor waits, without polling, until the buffer contains sub or the
+// safety timeout passes; it reports whether sub appeared.
+func (s *syncBuffer) waitFor(sub string) bool {
+	deadline := time.After(safetyTimeout)
+	for {
+		s.mu.Lock()
+		if strings.Contains(s.b.String(), sub) {
+			s.mu.Unlock()
+			return true
+		}
+		if s.changed == nil {
+			s.changed = make(chan struct{})
+		}
+		ch := s.changed
+		s.mu.Unlock()
+		select {
+		case <-ch:
+		case <-deadline:
+			return false
+		}
+	}
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// proc is a convofake process on a random loopback port.
+type proc struct {
+	t      *testing.T
+	addr   string // 127.0.0.1:port
+	base   string // http://127.0.0.1:port
+	stdout *syncBuffer
+	stderr *syncBuffer
+	client *http.Client // validates every exchange against the document
+}
+
+// start runs convofake with args after --addr 127.0.0.1:0 and the test
+// admin token, waits until it has printed what to use, and stops it with
+// an interrupt (asserting exit code 0) at the end of the test.
+func start(t *testing.T, args ...string) *proc {
+	t.Helper()
+	bin, err := convofake()
+	require.NoError(t, err)
+	p := &proc{t: t, stdout: &syncBuffer{}, stderr: &syncBuffer{}}
+	cmd := exec.Command(bin, append([]string{"--addr", "127.0.0.1:0", "--admin-token", testAdminToken}, args...)...)
+	cmd.Stdout, cmd.Stderr = p.stdout, p.stderr
+	require.NoError(t, cmd.Start())
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t.Cleanup(func() {
+		p.client.CloseIdleConnections()
+		_ = cmd.Process.Signal(os.Interrupt)
+		select {
+		case err := <-done:
+			assert.NoError(t, err, "convofake's exit after an interrupt; stderr:\n%s", p.stderr.String())
+		case <-time.After(safetyTimeout):
+			_ = cmd.Process.Kill()
+			t.Error("convofake did not stop after an interrupt")
+		}
+	})
+	p.client = &http.Client{Timeout: safetyTimeout, Transport: oascheck.Transport(t, &http.Transport{})}
+	if !p.stdout.waitFor("# try: ") { // the last line it prints once it listens
+		t.Fatalf("convofake did not start; stderr:\n%s", p.stderr.String())
+	}
+	u, err := url.Parse(p.printed()["CONVO_BASE_URL"])
+	require.NoError(t, err)
+	p.addr, p.base = u.Host, u.Scheme+"://"+u.Host
+	return p
+}
+
+// printed returns the NAME=value lines printed on stdout at start.
+func (p *proc) printed() map[string]string {
+	out := map[string]string{}
+	sc := bufio.NewScanner(strings.NewReader(p.stdout.String()))
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), "="); ok && !strings.HasPrefix(k, "#") {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// do sends a request to the server; auth is the whole Authorization value
+// ("" for none).
+func (p *proc) do(method, path, auth, body string) answer {
+	p.t.Helper()
+	return send(p.t, p.client, method, p.base+path, auth, body)
+}
+
+// api calls the fake's API with an API key.
+func (p *proc) api(path, key string) answer {
+	p.t.Helper()
+	return p.do(http.MethodGet, path, "Bearer "+key, "")
+}
+
+// admin calls the admin API with the admin token.
+func (p *proc) admin(method, path, body string) answer {
+	p.t.Helper()
+	return p.do(method, path, "Bearer "+testAdminToken, body)
+}
+
+func fakeAPIKey(p *proc) string { return p.printed()["CONVO_API_KEY"] }
+
+// conversationOf returns the id of the default company's conversation
+// whose contact has that name.
+func conversationOf(t *testing.T, p *proc, name string) string {
+	t.Helper()
+	var inbox struct {
+		Items []struct {
+			ID          string `json:"id"`
+			ContactName string `json:"contact_name"`
+		} `json:"items"`
+	}
+	r := p.admin(http.MethodGet, "/_fake/state/conversations", "")
+	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+	require.NoError(t, json.Unmarshal(r.body, &inbox))
+	for _, it := range inbox.Items {
+		if it.ContactName == name {
+			return it.ID
+		}
+	}
+	t.Fatalf("no conversation of %s", name)
+	return ""
+}
+
+// inboxItems returns the admin inbox's items by contact name and status.
+func inboxItems(t *testing.T, p *proc, query string) map[string]map[string]any {
+	t.Helper()
+	r := p.admin(http.MethodGet, "/_fake/state/conversations"+query, "")
+	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+	out := map[string]map[string]any{}
+	for _, it := range r.json(t)["items"].([]any) {
+		m := it.(map[string]any)
+		out[m["contact_name"].(string)+"/"+m["status"].(string)] = m
+	}
+	return out
+}
+
+// anomalyCount returns data.buckets.unanswered.count.
+func anomalyCount(t *testing.T, p *proc, key string) float64 {
+	t.Helper()
+	r := p.api("/v1/conversations/anomalies", key)
+	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+	return r.json(t)["data"].(map[string]any)["buckets"].(map[string]any)["unanswered"].(map[string]any)["count"].(float64)
+}
+
+// The ids and key of cmd/convofake/testdata/seed.json.
+const (
+	seedKey = "seed-key"
+	convID  = "f0000000-0000-4000-8000-000000000001"
+)
+
+// startSeeded starts convofake on a frozen clock, then replaces the data
+// through the admin API with cmd/convofake/testdata/seed.json.
+func startSeeded(t *testing.T, args ...string) *proc {
+	t.Helper()
+	p := start(t, append([]string{"--clock", "frozen"}, args...)...)
+	seed, err := os.ReadFile(filepath.Join(coreDir, "cmd", "convofake", "testdata", "seed.json"))
+	require.NoError(t, err)
+	r := p.admin(http.MethodPost, "/_fake/seed", string(seed))
+	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+	assert.Equal(t, true, r.json(t)["api_key_changed"], "the seed's key replaced the demo key")
+	return p
+}
