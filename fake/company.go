@@ -130,7 +130,7 @@ func (c *Company) TagID(name string) string {
 // TagContact adds the tags (names) to a contact.
 func (c *Company) TagContact(contactID string, names ...string) {
 	c.with(func(co *company) error {
-		ct := co.contacts[contactID]
+		ct := co.contacts.get(contactID)
 		if ct == nil {
 			return fmt.Errorf("unknown contact %q", contactID)
 		}
@@ -149,7 +149,7 @@ func (c *Company) TagContact(contactID string, names ...string) {
 // ScheduleSequence schedules a sequence called name for a contact (POST /chatapp/sequences/cancel).
 func (c *Company) ScheduleSequence(contactID, name string) {
 	c.with(func(co *company) error {
-		ct := co.contacts[contactID]
+		ct := co.contacts.get(contactID)
 		if ct == nil {
 			return fmt.Errorf("unknown contact %q", contactID)
 		}
@@ -167,7 +167,7 @@ func (c *Company) AddConversation(cv Conversation) string {
 // ConversationResolved or ConversationArchived.
 func (c *Company) SetStatus(conversationID string, status convo.ConversationStatus) {
 	c.with(func(co *company) error {
-		conv := co.convsByID[conversationID]
+		conv := co.convsByID.get(conversationID)
 		if conv == nil {
 			return fmt.Errorf("unknown conversation %q", conversationID)
 		}
@@ -182,7 +182,7 @@ func (c *Company) SetStatus(conversationID string, status convo.ConversationStat
 // Assign sets the responsible agent of a conversation; "" unassigns it.
 func (c *Company) Assign(conversationID, agent string) {
 	c.with(func(co *company) error {
-		conv := co.convsByID[conversationID]
+		conv := co.convsByID.get(conversationID)
 		if conv == nil {
 			return fmt.Errorf("unknown conversation %q", conversationID)
 		}
@@ -222,13 +222,13 @@ func (c *Company) Receive(accountID, phoneNumber, name string, m Message) (conve
 		if err != nil {
 			return fmt.Errorf("phone %q: %w", phoneNumber, err)
 		}
-		ct := co.contactsByIdent[identKey{acc.id, norm}]
+		ct := co.contactOn(acc.id, norm)
 		if ct == nil {
 			id, err := c.s.addContact(co, Contact{ChannelAccountID: acc.id, PhoneNumber: norm, Name: name, CreatedAt: m.At})
 			if err != nil {
 				return err
 			}
-			ct = co.contacts[id]
+			ct = co.contacts.get(id)
 		}
 		var conv *conversation
 		for _, cv := range co.conversations {
@@ -241,7 +241,7 @@ func (c *Company) Receive(accountID, phoneNumber, name string, m Message) (conve
 			if err != nil {
 				return err
 			}
-			conv = co.convsByID[id]
+			conv = co.convsByID.get(id)
 		}
 		if m.Sender == "" {
 			m.Sender = SenderContact

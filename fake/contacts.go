@@ -56,7 +56,7 @@ func (co *company) findContact(phoneNumberID, norm string) *contact {
 	if acc == nil {
 		return nil
 	}
-	return co.contactsByIdent[identKey{acc.id, norm}]
+	return co.contactOn(acc.id, norm)
 }
 
 var errContactNotFound = errf(http.StatusNotFound, convo.CodeContactNotFound, "Contact not found.")
@@ -94,7 +94,7 @@ func (s *Server) handleCreateContact(w http.ResponseWriter, r *http.Request, co 
 		if acc == nil {
 			return errf(http.StatusNotFound, convo.CodeChannelNotFound, "Channel not found for phone_number_id "+pnid+".")
 		}
-		if co.contactsByIdent[identKey{acc.id, norm}] != nil {
+		if co.contactOn(acc.id, norm) != nil {
 			return errf(http.StatusConflict, convo.CodeContactExists, "A contact with this phone number already exists.")
 		}
 		if _, err := s.addContact(co, Contact{ChannelAccountID: acc.id, PhoneNumber: norm, Name: name}); err != nil {

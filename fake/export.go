@@ -70,7 +70,7 @@ func (co *company) export(now time.Time) CompanySeed {
 			ID: acc.id, Channel: acc.channel, DisplayName: acc.displayName, ProviderIdentifier: acc.provider,
 		})
 	}
-	contacts := slices.Collect(maps.Values(co.contacts))
+	contacts := slices.Collect(co.contacts.all())
 	slices.SortFunc(contacts, func(a, b *contact) int {
 		return cmp.Or(a.createdAt.Compare(b.createdAt), strings.Compare(a.id, b.id))
 	})

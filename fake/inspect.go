@@ -18,19 +18,14 @@ func (co *company) object(id string) any {
 	if a := co.accountsByID[id]; a != nil {
 		return a
 	}
-	if ct := co.contacts[id]; ct != nil {
+	if ct := co.contacts.get(id); ct != nil {
 		return ct
 	}
-	if cv := co.convsByID[id]; cv != nil {
+	if cv := co.convsByID.get(id); cv != nil {
 		return cv
 	}
-	if m := co.messagesByName[id]; m != nil {
+	if m := co.messages.get(id); m != nil {
 		return m
-	}
-	if u, ok := parseUUID(id); ok {
-		if m := co.messages[u]; m != nil {
-			return m
-		}
 	}
 	return nil
 }
@@ -38,10 +33,10 @@ func (co *company) object(id string) any {
 // addMessageID makes m found by its id.
 func (co *company) addMessageID(m *message) {
 	if m.hasUUID() {
-		co.messages[m.uuid] = m
+		co.messages.uuids[m.uuid] = m // the id's bytes are at hand
 		return
 	}
-	co.messagesByName[m.more.id] = m
+	co.messages.names[m.more.id] = m
 }
 
 // resetLocked empties the state. The default company keeps its id and key,
@@ -168,7 +163,7 @@ func (c *Company) ContactByPhone(accountID, phoneNumber string) (Contact, bool) 
 	if accountID == "" {
 		ct = mostRecent(co.contactsByPhone[norm])
 	} else {
-		ct = co.contactsByIdent[identKey{accountID, norm}]
+		ct = co.contactOn(accountID, norm)
 	}
 	if ct == nil {
 		return Contact{}, false
@@ -184,8 +179,8 @@ func (c *Company) Contacts() []Contact {
 	if co == nil {
 		return nil
 	}
-	out := make([]Contact, 0, len(co.contacts))
-	for _, ct := range co.contacts {
+	out := make([]Contact, 0, co.contacts.len())
+	for ct := range co.contacts.all() {
 		out = append(out, ct.state())
 	}
 	slices.SortFunc(out, func(a, b Contact) int { return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), strings.Compare(a.ID, b.ID)) })

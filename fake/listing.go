@@ -52,7 +52,7 @@ func (c *Company) Messages(conversationID string) ([]Message, bool) {
 	var out []Message
 	found := false
 	c.read(func(co *company) {
-		cv := co.convsByID[conversationID]
+		cv := co.convsByID.get(conversationID)
 		if cv == nil {
 			return
 		}
@@ -71,7 +71,7 @@ func (c *Company) LastMessage(conversationID string) (Message, bool) {
 	var out Message
 	found := false
 	c.read(func(co *company) {
-		if cv := co.convsByID[conversationID]; cv != nil && len(cv.msgs) > 0 {
+		if cv := co.convsByID.get(conversationID); cv != nil && len(cv.msgs) > 0 {
 			out, found = cv.msgs[len(cv.msgs)-1].state(), true
 		}
 	})

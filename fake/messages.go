@@ -52,7 +52,7 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request, co *comp
 		next  *string
 	)
 	e = s.withStore(readOnly, func() *apiError {
-		conv := co.convsByID[args[0]]
+		conv := co.convsByID.get(args[0])
 		if conv == nil {
 			return errf(http.StatusNotFound, convo.CodeConversationNotFound, "Conversation not found.")
 		}

@@ -237,12 +237,12 @@ func (s *Server) addContact(co *company, ct Contact) (string, error) {
 	if ident == "" {
 		ident = defaultIdentifier(acc.channel, norm, id)
 	}
-	key, dupField := identKey{acc.id, norm}, "phone"
+	other, dupField, dup := co.contactOn(acc.id, norm), "phone", norm
 	if norm == "" {
-		key, dupField = identKey{acc.id, "#" + ident}, "channel_identifier"
+		other, dupField, dup = co.contactsByIdent[identKey{acc.id, ident}], "channel_identifier", "#"+ident
 	}
-	if other := co.contactsByIdent[key]; other != nil {
-		return "", fieldErr(dupField, "%s is already contact %s on account %s (a contact is unique per account and phone)", key.ident, other.id, acc.id)
+	if other != nil {
+		return "", fieldErr(dupField, "%s is already contact %s on account %s (a contact is unique per account and phone)", dup, other.id, acc.id)
 	}
 	created, err := s.when(ct.CreatedAt, ct.CreatedAgo, "created_at", "created_ago")
 	if err != nil {
@@ -275,10 +275,11 @@ func (s *Server) addContact(co *company, ct Contact) (string, error) {
 			cn.sequence = SequenceCanceled
 		}
 	}
-	co.contacts[id] = cn
-	co.contactsByIdent[key] = cn
+	co.contacts.put(id, cn)
 	if norm != "" {
 		co.contactsByPhone[norm] = append(co.contactsByPhone[norm], cn)
+	} else {
+		co.contactsByIdent[identKey{acc.id, ident}] = cn
 	}
 	return id, nil
 }
@@ -377,7 +378,7 @@ func (ct *contact) addTag(t *tag) {
 }
 
 func (s *Server) addConversation(co *company, cv Conversation) (string, error) {
-	ct := co.contacts[cv.ContactID]
+	ct := co.contacts.get(cv.ContactID)
 	if ct == nil {
 		return "", fieldErr("contact", "unknown contact %q", cv.ContactID)
 	}
@@ -406,7 +407,7 @@ func (s *Server) addConversation(co *company, cv Conversation) (string, error) {
 	}
 	co.conversations = append(co.conversations, conv)
 	co.noteMove(conv, s.seq)
-	co.convsByID[id] = conv
+	co.convsByID.put(id, conv)
 	ct.conversationCount++
 	for k, m := range cv.Messages {
 		if _, err := s.addMessage(co, id, m); err != nil {

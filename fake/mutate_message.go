@@ -16,7 +16,7 @@ import (
 var mediaTypes = map[string]bool{"image": true, "document": true, "audio": true, "video": true, "sticker": true}
 
 func (s *Server) addMessage(co *company, conversationID string, m Message) (string, error) {
-	conv := co.convsByID[conversationID]
+	conv := co.convsByID.get(conversationID)
 	if conv == nil {
 		return "", fmt.Errorf("unknown conversation %q", conversationID)
 	}

@@ -32,23 +32,23 @@ type company struct {
 	accounts     []*account // channel accounts and webchat widgets, in creation order
 	accountsByID map[string]*account
 
-	contacts        map[string]*contact
+	contacts        byID[*contact]
 	contactsByPhone map[string][]*contact // normalized phone -> contacts on every account
-	contactsByIdent map[identKey]*contact // a contact is unique per (account, phone or channel identifier)
+	// A contact is unique per account and phone, or, without a phone, per
+	// account and channel identifier: contactOn finds the first kind
+	// among those with the phone, contactsByIdent holds the others.
+	contactsByIdent map[identKey]*contact
 
 	conversations []*conversation // creation order
-	convsByID     map[string]*conversation
+	convsByID     byID[*conversation]
 
 	media map[string]*media // media_id -> media of this company
 
-	// messages finds the company's messages by id: by its 16 bytes when it
-	// is a UUID (a map of a million messages keyed by strings would cost
-	// twice as much), else in messagesByName. Ids are unique within a
-	// company, across accounts, contacts, conversations and messages
+	// messages finds the company's messages by id. Ids are unique within
+	// a company, across accounts, contacts, conversations and messages
 	// (object), but only within it: two tenants loaded from one fixture
 	// hold the same ids, each its own.
-	messages       map[[16]byte]*message
-	messagesByName map[string]*message
+	messages byID[*message]
 	// encoded keeps the JSON of the company's messages read lately.
 	encoded messageCache
 
@@ -84,6 +84,17 @@ type move struct {
 }
 
 type identKey struct{ account, ident string }
+
+// contactOn returns the contact with the given normalized phone on the
+// account, nil for none.
+func (co *company) contactOn(accountID, norm string) *contact {
+	for _, ct := range co.contactsByPhone[norm] {
+		if ct.account.id == accountID {
+			return ct
+		}
+	}
+	return nil
+}
 
 type account struct {
 	id          string
@@ -196,16 +207,15 @@ func newCompany(apiKey string) *company {
 		apiKey:          apiKey,
 		keyHash:         sha256.Sum256([]byte(apiKey)),
 		accountsByID:    map[string]*account{},
-		contacts:        map[string]*contact{},
+		contacts:        newByID[*contact](),
 		contactsByPhone: map[string][]*contact{},
 		contactsByIdent: map[identKey]*contact{},
-		convsByID:       map[string]*conversation{},
+		convsByID:       newByID[*conversation](),
 		media:           map[string]*media{},
 		tagsByName:      map[string]*tag{},
 		tagsByID:        map[string]*tag{},
 		anomalyCache:    map[anomalyCacheKey]*anomalyResult{},
-		messages:        map[[16]byte]*message{},
-		messagesByName:  map[string]*message{},
+		messages:        newByID[*message](),
 	}
 }
 

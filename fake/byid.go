@@ -1,0 +1,52 @@
+package fake
+
+import "iter"
+
+// byID maps ids to a company's objects. An id that is a UUID in the fake's
+// form (the default) is keyed by its 16 bytes, any other by the string:
+// hashing and comparing 16 bytes reads no other memory, where a string key
+// sends every lookup, and every move of a growing map, to the id's bytes
+// elsewhere in the heap, which at a million objects is most of the cost of
+// adding one.
+type byID[V comparable] struct {
+	uuids map[[16]byte]V
+	names map[string]V
+}
+
+func newByID[V comparable]() byID[V] {
+	return byID[V]{uuids: map[[16]byte]V{}, names: map[string]V{}}
+}
+
+// get returns the object with the given id, the zero V for none.
+func (m byID[V]) get(id string) V {
+	if u, ok := parseUUID(id); ok {
+		return m.uuids[u]
+	}
+	return m.names[id]
+}
+
+func (m byID[V]) put(id string, v V) {
+	if u, ok := parseUUID(id); ok {
+		m.uuids[u] = v
+		return
+	}
+	m.names[id] = v
+}
+
+func (m byID[V]) len() int { return len(m.uuids) + len(m.names) }
+
+// all yields every object, in no particular order.
+func (m byID[V]) all() iter.Seq[V] {
+	return func(yield func(V) bool) {
+		for _, v := range m.uuids {
+			if !yield(v) {
+				return
+			}
+		}
+		for _, v := range m.names {
+			if !yield(v) {
+				return
+			}
+		}
+	}
+}
