@@ -148,8 +148,9 @@ func (s *Server) handleConversations(w http.ResponseWriter, r *http.Request, co 
 			Items      []conversationWire `json:"items"`
 			NextCursor *string            `json:"next_cursor"`
 		}{Items: make([]conversationWire, 0, len(page))}
-		for _, c := range page {
-			out.Items = append(out.Items, c.c.wire())
+		times := make([][3]time.Time, len(page)) // one allocation for the page's times
+		for i, c := range page {
+			out.Items = append(out.Items, c.c.wire(&times[i]))
 		}
 		if len(cands) > limit {
 			last := page[len(page)-1]
@@ -237,22 +238,23 @@ type conversationWire struct {
 	CreatedAt         *stamp                   `json:"created_at"`
 }
 
-// wire is the conversation as the API lists it. The caller holds the
-// store's lock.
-func (c *conversation) wire() conversationWire {
+// wire is the conversation as the API lists it, its times kept in times.
+// The caller holds the store's lock.
+func (c *conversation) wire(times *[3]time.Time) conversationWire {
+	times[0] = c.createdAt
 	w := conversationWire{ID: c.ID, ContactID: c.contact.id, Channel: c.account.channel,
 		ChannelAccountID: c.account.id, ChannelIdentifier: c.contact.ident, Status: c.status,
-		Assigned: c.assignedTo != "", UnreadCount: c.unreadCount(), CreatedAt: stampOf(c.createdAt)}
+		Assigned: c.assignedTo != "", UnreadCount: c.unreadCount(), CreatedAt: (*stamp)(&times[0])}
 	if c.lastInbound != nil {
-		w.LastInboundAt = stampOf(c.lastInbound.time())
+		times[1] = c.lastInbound.time()
+		w.LastInboundAt = (*stamp)(&times[1])
 	}
 	if !c.lastMessageAt.IsZero() {
-		w.LastMessageAt = stampOf(c.lastMessageAt)
+		times[2] = c.lastMessageAt
+		w.LastMessageAt = (*stamp)(&times[2])
 	}
 	return w
 }
-
-func stampOf(t time.Time) *stamp { return (*stamp)(&t) }
 
 // noteCursor records that a cursor lists the conversations as of seq, so
 // that what they were then is kept (noteLastMessageAt). It runs under the
