@@ -1,0 +1,608 @@
+package strictjson
+
+import (
+	"encoding/json"
+	"reflect"
+	"strconv"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// Decode decodes the JSON document data into v, a non-nil pointer to a
+// zero value, in one pass over the bytes, allocating only what the result
+// holds. It decodes what a json.Decoder with DisallowUnknownFields would,
+// as encoding/json would, when the document is one value (white space
+// around it) that keeps the rule of [Check].
+//
+// It reports false, with v partly written, for any other document: one
+// that is not valid JSON, breaks the rule, has a key no field takes, a
+// value of the wrong JSON type or a null; and for a Go type it does not
+// decode itself (an interface, an embedded struct, a fixed-size array, a
+// ",string" field, a type with its own UnmarshalJSON or UnmarshalText but
+// time.Time). The caller then decodes a fresh value with encoding/json
+// and Check, which say what is wrong and where: Decode is the fast path of
+// a valid document, and never an error message of its own.
+func Decode(data []byte, v any) bool {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return false
+	}
+	p := planOf(rv.Type().Elem())
+	d := &decoder{data: data}
+	if !d.value(p, rv.Elem()) {
+		return false
+	}
+	d.skipSpace()
+	return d.pos == len(d.data)
+}
+
+// planKind is how a Go type is decoded.
+type planKind uint8
+
+const (
+	kUnsupported planKind = iota
+	kString
+	kBool
+	kInt
+	kUint
+	kFloat
+	kTime
+	kBytes
+	kPointer
+	kSlice
+	kMap
+	kStruct
+)
+
+// plan is what Decode needs of a Go type, computed once per type.
+type plan struct {
+	kind   planKind
+	typ    reflect.Type
+	bits   int  // the size of an int, uint or float
+	intern bool // a named string type (an enum): its values are shared
+	elem   *plan
+	fields map[string]field // a struct's fields by JSON name
+}
+
+type field struct {
+	index int // in the struct
+	bit   int // in the set of the keys an object gave
+	plan  *plan
+}
+
+var (
+	plansMu   sync.Mutex
+	plans     sync.Map // reflect.Type -> *plan
+	timeType  = reflect.TypeFor[time.Time]()
+	bytesType = reflect.TypeFor[[]byte]()
+)
+
+func planOf(t reflect.Type) *plan {
+	if p, ok := plans.Load(t); ok {
+		return p.(*plan)
+	}
+	plansMu.Lock()
+	defer plansMu.Unlock()
+	building := map[reflect.Type]*plan{}
+	p := buildPlan(t, building)
+	for t, p := range building {
+		plans.Store(t, p)
+	}
+	return p
+}
+
+// buildPlan makes t's plan; building holds the plans under construction,
+// so that a recursive type refers to its own.
+func buildPlan(t reflect.Type, building map[reflect.Type]*plan) *plan {
+	if p, ok := plans.Load(t); ok {
+		return p.(*plan)
+	}
+	if p, ok := building[t]; ok {
+		return p
+	}
+	p := &plan{typ: t}
+	building[t] = p
+	ptr := reflect.PointerTo(t)
+	switch {
+	case t == timeType:
+		p.kind = kTime
+	case t.Kind() != reflect.Pointer && (ptr.Implements(jsonUnmarshaler) || ptr.Implements(textUnmarshaler)):
+		// decoded by its own method: left to encoding/json
+	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8:
+		if t == bytesType { // base64; a named byte type is left to encoding/json
+			p.kind = kBytes
+		}
+	case t.Kind() == reflect.String:
+		p.kind, p.intern = kString, t.Name() != "string"
+	case t.Kind() == reflect.Bool:
+		p.kind = kBool
+	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Int64:
+		p.kind, p.bits = kInt, t.Bits()
+	case t.Kind() >= reflect.Uint && t.Kind() <= reflect.Uint64:
+		p.kind, p.bits = kUint, t.Bits()
+	case t.Kind() == reflect.Float32 || t.Kind() == reflect.Float64:
+		p.kind, p.bits = kFloat, t.Bits()
+	case t.Kind() == reflect.Pointer:
+		p.kind, p.elem = kPointer, buildPlan(t.Elem(), building)
+	case t.Kind() == reflect.Slice:
+		p.kind, p.elem = kSlice, buildPlan(t.Elem(), building)
+	case t.Kind() == reflect.Map && t.Key().Kind() == reflect.String && !reflect.PointerTo(t.Key()).Implements(textUnmarshaler):
+		p.kind, p.elem = kMap, buildPlan(t.Elem(), building)
+	case t.Kind() == reflect.Struct:
+		if fields, ok := structFields(t, building); ok {
+			p.kind, p.fields = kStruct, fields
+		}
+	}
+	return p
+}
+
+// structFields are the fields of t by their JSON names, as encoding/json
+// names them; false for a struct Decode leaves to encoding/json.
+func structFields(t reflect.Type, building map[reflect.Type]*plan) (map[string]field, bool) {
+	fields := map[string]field{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		if f.Anonymous {
+			return nil, false
+		}
+		if !f.IsExported() {
+			continue
+		}
+		name, opts, _ := splitTag(tag)
+		if opts == "string" || !validName(name) {
+			return nil, false
+		}
+		if name == "" {
+			name = f.Name
+		}
+		if _, taken := fields[name]; taken || len(fields) == 64 {
+			return nil, false
+		}
+		fields[name] = field{index: i, bit: len(fields), plan: buildPlan(f.Type, building)}
+	}
+	return fields, true
+}
+
+// splitTag returns a json tag's name and, when one of its options is
+// "string", "string".
+func splitTag(tag string) (name, opts string, ok bool) {
+	name, rest, ok := cutComma(tag)
+	for ok {
+		var opt string
+		opt, rest, ok = cutComma(rest)
+		if opt == "string" {
+			return name, "string", true
+		}
+	}
+	return name, "", true
+}
+
+func cutComma(s string) (before, after string, found bool) {
+	for i := range len(s) {
+		if s[i] == ',' {
+			return s[:i], s[i+1:], true
+		}
+	}
+	return s, "", false
+}
+
+// validName reports a tag name made of letters, digits, '_' and '-' only
+// (encoding/json replaces some others by the field's name).
+func validName(name string) bool {
+	for _, c := range []byte(name) {
+		ok := c == '_' || c == '-' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// decoder reads data from pos. interned holds the values of the enum
+// types read so far, so that each is allocated once.
+type decoder struct {
+	data     []byte
+	pos      int
+	interned map[string]string
+	scratch  map[*plan]reflect.Value // a slice type's scratch slice not in use
+}
+
+func (d *decoder) skipSpace() {
+	for d.pos < len(d.data) {
+		switch d.data[d.pos] {
+		case ' ', '\t', '\n', '\r':
+			d.pos++
+		default:
+			return
+		}
+	}
+}
+
+// value decodes one value into v, as p says.
+func (d *decoder) value(p *plan, v reflect.Value) bool {
+	d.skipSpace()
+	if d.pos >= len(d.data) {
+		return false
+	}
+	c := d.data[d.pos]
+	switch p.kind {
+	case kString:
+		if c != '"' {
+			return false
+		}
+		s, ok := d.str(p.intern)
+		v.SetString(s)
+		return ok
+	case kBool:
+		return d.boolean(v)
+	case kInt, kUint, kFloat:
+		return d.number(p, v)
+	case kTime:
+		return d.time(v)
+	case kBytes:
+		return d.bytes(v)
+	case kPointer:
+		if c == 'n' {
+			return false
+		}
+		e := reflect.New(p.elem.typ)
+		v.Set(e)
+		return d.value(p.elem, e.Elem())
+	case kSlice:
+		return c == '[' && d.slice(p, v)
+	case kMap:
+		return c == '{' && d.mapValue(p, v)
+	case kStruct:
+		return c == '{' && d.object(p, v)
+	}
+	return false
+}
+
+// slice reads an array into a slice of its exact length: the elements
+// are read into a scratch slice of the element type, kept from one array
+// to the next, then copied, so that many short arrays (a conversation's
+// messages) cost one allocation each.
+func (d *decoder) slice(p *plan, v reflect.Value) bool {
+	d.pos++ // '['
+	d.skipSpace()
+	if d.pos < len(d.data) && d.data[d.pos] == ']' {
+		d.pos++
+		v.Set(reflect.MakeSlice(p.typ, 0, 0)) // [] is an empty slice, not nil
+		return true
+	}
+	scratch, ok := d.scratch[p]
+	if ok {
+		delete(d.scratch, p) // in use: an array of the same type inside gets its own
+	} else {
+		scratch = reflect.New(p.typ).Elem()
+	}
+	n, ok := d.elements(p, scratch)
+	if !ok {
+		return false
+	}
+	out := reflect.MakeSlice(p.typ, n, n)
+	reflect.Copy(out, scratch)
+	v.Set(out)
+	scratch.Clear() // the next array decodes into zero values, and the elements' memory is not kept
+	scratch.SetLen(0)
+	if d.scratch == nil {
+		d.scratch = map[*plan]reflect.Value{}
+	}
+	d.scratch[p] = scratch
+	return true
+}
+
+// elements reads the elements of an array, the '[' read, into scratch
+// (empty), and returns their number.
+func (d *decoder) elements(p *plan, scratch reflect.Value) (int, bool) {
+	for n := 0; ; n++ {
+		if scratch.Len() == scratch.Cap() {
+			scratch.Grow(max(4, scratch.Cap()))
+		}
+		scratch.SetLen(n + 1)
+		if !d.value(p.elem, scratch.Index(n)) {
+			return 0, false
+		}
+		d.skipSpace()
+		if d.pos >= len(d.data) {
+			return 0, false
+		}
+		switch d.data[d.pos] {
+		case ',':
+			d.pos++
+		case ']':
+			d.pos++
+			return n + 1, true
+		default:
+			return 0, false
+		}
+	}
+}
+
+// members reads the members of an object, calling member with each key
+// (decoded) once the colon is read; it stops at the first false.
+func (d *decoder) members(member func(key []byte) bool) bool {
+	d.pos++ // '{'
+	d.skipSpace()
+	if d.pos < len(d.data) && d.data[d.pos] == '}' {
+		d.pos++
+		return true
+	}
+	for {
+		d.skipSpace()
+		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
+			return false
+		}
+		key, ok := d.key()
+		if !ok {
+			return false
+		}
+		d.skipSpace()
+		if d.pos >= len(d.data) || d.data[d.pos] != ':' {
+			return false
+		}
+		d.pos++
+		if !member(key) {
+			return false
+		}
+		d.skipSpace()
+		if d.pos >= len(d.data) {
+			return false
+		}
+		switch d.data[d.pos] {
+		case ',':
+			d.pos++
+		case '}':
+			d.pos++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+func (d *decoder) object(p *plan, v reflect.Value) bool {
+	var seen uint64
+	return d.members(func(key []byte) bool {
+		f, ok := p.fields[string(key)]
+		if !ok || seen&(1<<f.bit) != 0 {
+			return false // unknown, in another case, or twice
+		}
+		seen |= 1 << f.bit
+		return d.value(f.plan, v.Field(f.index))
+	})
+}
+
+func (d *decoder) mapValue(p *plan, v reflect.Value) bool {
+	m := reflect.MakeMap(p.typ)
+	v.Set(m)
+	kt := p.typ.Key()
+	return d.members(func(key []byte) bool {
+		k := reflect.ValueOf(string(key)).Convert(kt)
+		if m.MapIndex(k).IsValid() {
+			return false // twice
+		}
+		e := reflect.New(p.elem.typ).Elem()
+		if !d.value(p.elem, e) {
+			return false
+		}
+		m.SetMapIndex(k, e)
+		return true
+	})
+}
+
+// key reads an object's key, decoded; the bytes are data's own unless
+// the key has escapes.
+func (d *decoder) key() ([]byte, bool) {
+	start := d.pos
+	plain, ok := d.skipString()
+	if !ok {
+		return nil, false
+	}
+	if plain {
+		return d.data[start+1 : d.pos-1], true
+	}
+	var k string
+	if json.Unmarshal(d.data[start:d.pos], &k) != nil {
+		return nil, false
+	}
+	return []byte(k), true
+}
+
+// skipString moves past a string; plain reports that it holds only valid
+// UTF-8 and no escape. A control character or the end of data is false.
+func (d *decoder) skipString() (plain, ok bool) {
+	plain = true
+	ascii := true
+	start := d.pos
+	d.pos++ // '"'
+	for d.pos < len(d.data) {
+		c := d.data[d.pos]
+		switch {
+		case c == '"':
+			d.pos++
+			if !ascii && plain {
+				plain = utf8.Valid(d.data[start+1 : d.pos-1])
+			}
+			return plain, true
+		case c == '\\':
+			plain = false
+			d.pos += 2
+		case c < 0x20:
+			return false, false
+		case c >= 0x80:
+			ascii = false
+			d.pos++
+		default:
+			d.pos++
+		}
+	}
+	return false, false
+}
+
+// str reads a string value: shared with earlier equal ones when intern is
+// set and it is short.
+func (d *decoder) str(intern bool) (string, bool) {
+	start := d.pos
+	plain, ok := d.skipString()
+	if !ok {
+		return "", false
+	}
+	if !plain { // escapes or invalid UTF-8: as encoding/json decodes them
+		var s string
+		err := json.Unmarshal(d.data[start:d.pos], &s)
+		return s, err == nil
+	}
+	raw := d.data[start+1 : d.pos-1]
+	if !intern || len(raw) > 32 {
+		return string(raw), true
+	}
+	if s, ok := d.interned[string(raw)]; ok {
+		return s, true
+	}
+	if d.interned == nil {
+		d.interned = map[string]string{}
+	}
+	s := string(raw)
+	if len(d.interned) < 1024 {
+		d.interned[s] = s
+	}
+	return s, true
+}
+
+func (d *decoder) boolean(v reflect.Value) bool {
+	rest := d.data[d.pos:]
+	switch {
+	case len(rest) >= 4 && string(rest[:4]) == "true":
+		v.SetBool(true)
+		d.pos += 4
+	case len(rest) >= 5 && string(rest[:5]) == "false":
+		d.pos += 5
+	default:
+		return false
+	}
+	return d.pos == len(d.data) || delimiter(d.data[d.pos])
+}
+
+// delimiter reports a byte that may follow a literal or a number.
+func delimiter(c byte) bool {
+	switch c {
+	case ',', '}', ']', ' ', '\t', '\n', '\r':
+		return true
+	}
+	return false
+}
+
+// number reads a JSON number into an int, uint or float: a fraction or an
+// exponent only into a float, as encoding/json.
+func (d *decoder) number(p *plan, v reflect.Value) bool {
+	start := d.pos
+	integer, ok := d.skipNumber()
+	if !ok {
+		return false
+	}
+	s := string(d.data[start:d.pos])
+	switch p.kind {
+	case kInt:
+		n, err := strconv.ParseInt(s, 10, p.bits)
+		if !integer || err != nil {
+			return false
+		}
+		v.SetInt(n)
+	case kUint:
+		n, err := strconv.ParseUint(s, 10, p.bits)
+		if !integer || err != nil {
+			return false
+		}
+		v.SetUint(n)
+	default:
+		f, err := strconv.ParseFloat(s, p.bits)
+		if err != nil {
+			return false
+		}
+		v.SetFloat(f)
+	}
+	return true
+}
+
+// skipNumber moves past a number of JSON's grammar; integer reports one
+// without fraction or exponent.
+func (d *decoder) skipNumber() (integer, ok bool) {
+	digits := func() int {
+		n := 0
+		for d.pos < len(d.data) && d.data[d.pos] >= '0' && d.data[d.pos] <= '9' {
+			d.pos++
+			n++
+		}
+		return n
+	}
+	if d.pos < len(d.data) && d.data[d.pos] == '-' {
+		d.pos++
+	}
+	first := d.pos
+	if n := digits(); n == 0 || (n > 1 && d.data[first] == '0') {
+		return false, false
+	}
+	integer = true
+	if d.pos < len(d.data) && d.data[d.pos] == '.' {
+		d.pos++
+		if digits() == 0 {
+			return false, false
+		}
+		integer = false
+	}
+	if d.pos < len(d.data) && (d.data[d.pos] == 'e' || d.data[d.pos] == 'E') {
+		d.pos++
+		if d.pos < len(d.data) && (d.data[d.pos] == '+' || d.data[d.pos] == '-') {
+			d.pos++
+		}
+		if digits() == 0 {
+			return false, false
+		}
+		integer = false
+	}
+	return integer, d.pos == len(d.data) || delimiter(d.data[d.pos])
+}
+
+// time reads a time.Time with its own UnmarshalJSON, as encoding/json.
+func (d *decoder) time(v reflect.Value) bool {
+	start := d.pos
+	if d.data[d.pos] != '"' {
+		return false
+	}
+	if _, ok := d.skipString(); !ok {
+		return false
+	}
+	t := v.Addr().Interface().(*time.Time)
+	return t.UnmarshalJSON(d.data[start:d.pos]) == nil
+}
+
+// bytes reads a []byte from a base64 string (standard encoding, padded),
+// as encoding/json. Anything but the alphabet and padding is left to
+// encoding/json.
+func (d *decoder) bytes(v reflect.Value) bool {
+	start := d.pos
+	if d.data[d.pos] != '"' {
+		return false
+	}
+	if plain, ok := d.skipString(); !plain || !ok {
+		return false
+	}
+	raw := d.data[start+1 : d.pos-1]
+	for _, c := range raw {
+		if !(c == '+' || c == '/' || c == '=' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
+			return false
+		}
+	}
+	var b []byte
+	if err := json.Unmarshal(d.data[start:d.pos], &b); err != nil {
+		return false
+	}
+	v.SetBytes(b)
+	return true
+}
