@@ -3,9 +3,11 @@ package fake_test
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
@@ -229,6 +231,36 @@ func TestDecodeSeed_OnePass(t *testing.T) {
 			got, err := fake.DecodeSeed(bytes.NewReader(doc))
 			require.NoError(t, err)
 			assert.Equal(t, want, *got)
+		})
+	}
+}
+
+// shortSized tells a size smaller than what it holds.
+type shortSized struct{ io.Reader }
+
+func (shortSized) Size() int64 { return 10 }
+
+// DecodeSeed reads the whole document whatever the reader tells of its
+// size: a Len, a Size (right or too small), a file's Stat, or nothing.
+func TestDecodeSeed_Readers(t *testing.T) {
+	doc, err := os.ReadFile("testdata/sample-seed.json")
+	require.NoError(t, err)
+	want, err := fake.DecodeSeed(iotest.OneByteReader(bytes.NewReader(doc)))
+	require.NoError(t, err)
+	file, err := os.Open("testdata/sample-seed.json")
+	require.NoError(t, err)
+	defer file.Close()
+	for name, r := range map[string]io.Reader{
+		"Len":             bytes.NewReader(doc),
+		"Size":            io.NewSectionReader(bytes.NewReader(doc), 0, int64(len(doc))),
+		"Size, too small": shortSized{bytes.NewReader(doc)},
+		"Stat":            file,
+		"nothing":         io.MultiReader(bytes.NewReader(doc)),
+	} {
+		t.Run(name, func(t *testing.T) {
+			got, err := fake.DecodeSeed(r)
+			require.NoError(t, err)
+			assert.Equal(t, want, got)
 		})
 	}
 }
