@@ -264,7 +264,7 @@ func (d *decoder) value(p *plan, v reflect.Value) bool {
 }
 
 // slice reads an array into a slice of its exact length: the elements
-// are read into a scratch slice of the element type, kept from one array
+// are read into a scratch slice of the slice type, kept from one array
 // to the next, then copied, so that many short arrays (a conversation's
 // messages) cost one allocation each.
 func (d *decoder) slice(p *plan, v reflect.Value) bool {
@@ -275,8 +275,8 @@ func (d *decoder) slice(p *plan, v reflect.Value) bool {
 		v.Set(reflect.MakeSlice(p.typ, 0, 0)) // [] is an empty slice, not nil
 		return true
 	}
-	scratch, ok := d.scratch[p]
-	if ok {
+	scratch, reused := d.scratch[p]
+	if reused {
 		delete(d.scratch, p) // in use: an array of the same type inside gets its own
 	} else {
 		scratch = reflect.New(p.typ).Elem()
@@ -284,6 +284,12 @@ func (d *decoder) slice(p *plan, v reflect.Value) bool {
 	n, ok := d.elements(p, scratch)
 	if !ok {
 		return false
+	}
+	if !reused && n > 64 {
+		// A long array read first (the conversations of a company): its
+		// scratch slice is the value, rather than a copy of it.
+		v.Set(scratch)
+		return true
 	}
 	out := reflect.MakeSlice(p.typ, n, n)
 	reflect.Copy(out, scratch)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -145,4 +146,20 @@ func FuzzDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, doc []byte) {
 		agrees[every](t, doc)
 	})
+}
+
+// Long arrays, first and again (the scratch slice handed over, then
+// reused), and arrays inside arrays of the same type.
+func TestDecode_LongArrays(t *testing.T) {
+	tags := `"t0"` + strings.Repeat(`,"t"`, 69)
+	leaf := `{"name":"x","tags":[` + tags + `]}`
+	leaves := leaf + strings.Repeat(","+leaf, 99)
+	ints := "0" + strings.Repeat(",1", 69)
+	doc := `{"leaves":[` + leaves + `],"nested":[[` + ints + `],[],[` + ints + `]]}`
+	require.True(t, agrees[every](t, []byte(doc)))
+	var v every
+	require.True(t, Decode([]byte(doc), &v))
+	assert.Len(t, v.Leaves, 100)
+	assert.Len(t, v.Leaves[99].Tags, 70)
+	assert.Equal(t, []int{}, v.Nested[1])
 }
