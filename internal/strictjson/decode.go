@@ -210,7 +210,12 @@ type decoder struct {
 	pos      int
 	interned map[string]string
 	scratch  map[*plan]reflect.Value // a slice type's scratch slice not in use
+	depth    int                     // of the arrays and objects being read
 }
+
+// maxDepth is encoding/json's bound on nesting: a recursive type is not
+// read deeper.
+const maxDepth = 10000
 
 func (d *decoder) skipSpace() {
 	for d.pos < len(d.data) {
@@ -253,12 +258,20 @@ func (d *decoder) value(p *plan, v reflect.Value) bool {
 		e := reflect.New(p.elem.typ)
 		v.Set(e)
 		return d.value(p.elem, e.Elem())
-	case kSlice:
-		return c == '[' && d.slice(p, v)
-	case kMap:
-		return c == '{' && d.mapValue(p, v)
-	case kStruct:
-		return c == '{' && d.object(p, v)
+	case kSlice, kMap, kStruct:
+		d.depth++
+		ok := d.depth <= maxDepth
+		switch {
+		case !ok:
+		case p.kind == kSlice:
+			ok = c == '[' && d.slice(p, v)
+		case p.kind == kMap:
+			ok = c == '{' && d.mapValue(p, v)
+		default:
+			ok = c == '{' && d.object(p, v)
+		}
+		d.depth--
+		return ok
 	}
 	return false
 }

@@ -163,3 +163,18 @@ func TestDecode_LongArrays(t *testing.T) {
 	assert.Len(t, v.Leaves[99].Tags, 70)
 	assert.Equal(t, []int{}, v.Nested[1])
 }
+
+type node struct {
+	Kids []node `json:"kids"`
+}
+
+// A recursive type is read as deep as encoding/json reads it, and no
+// deeper.
+func TestDecode_Depth(t *testing.T) {
+	nest := func(n int) []byte {
+		return []byte(strings.Repeat(`{"kids":[`, n) + strings.Repeat(`]}`, n))
+	}
+	assert.True(t, agrees[node](t, nest(100)))
+	var v node
+	assert.False(t, Decode(nest(6000), &v), "past encoding/json's depth")
+}
