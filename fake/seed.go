@@ -87,7 +87,9 @@ func LoadSeed(r io.Reader) (*Seed, error) {
 // encoding/json alone would take. Errors name the place: a line
 // and column for JSON syntax; a JSON path for wrong types and unknown
 // fields. It reads r to its end; bound r (io.LimitReader) to bound the
-// memory.
+// memory. A valid document is decoded in one pass over its bytes, keys
+// given twice and unknown fields looked for in the same pass; only a
+// document with a fault is read again, to name the place.
 func DecodeSeed(r io.Reader) (*Seed, error) {
 	data, err := readAll(r)
 	if err != nil {
