@@ -10,9 +10,9 @@ import (
 
 // Decode decodes the JSON document data into v, a non-nil pointer to a
 // zero value, in one pass over the bytes, allocating little but what the
-// result holds. It decodes what a json.Decoder with DisallowUnknownFields would,
-// as encoding/json would, when the document is one value (white space
-// around it) that keeps the rule of [Check].
+// result holds. When the document is one value (white space around it)
+// that keeps the rule of [Check], v gets what a json.Decoder with
+// DisallowUnknownFields would give it.
 //
 // It reports false, with v partly written, for any other document: one
 // that is not valid JSON, breaks the rule, has a key no field takes, a
