@@ -274,6 +274,13 @@ func (d *decoder) skipString() (plain, ok bool) {
 	start := d.pos
 	d.pos++ // '"'
 	for d.pos < len(d.data) {
+		// The run of plain ASCII first, one table look-up a byte.
+		for d.pos < len(d.data) && plainASCII[d.data[d.pos]] {
+			d.pos++
+		}
+		if d.pos >= len(d.data) {
+			break
+		}
 		c := d.data[d.pos]
 		switch {
 		case c == '"':
@@ -287,15 +294,22 @@ func (d *decoder) skipString() (plain, ok bool) {
 			d.pos += 2
 		case c < 0x20:
 			return false, false
-		case c >= 0x80:
+		default: // c >= 0x80
 			ascii = false
-			d.pos++
-		default:
 			d.pos++
 		}
 	}
 	return false, false
 }
+
+// plainASCII marks the bytes a string holds as they are: printable ASCII
+// but the quote and the backslash.
+var plainASCII = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // str reads a string value: shared with earlier equal ones when intern is
 // set and it is short.
