@@ -138,9 +138,10 @@ func stateDocument(b *testing.B, convs, perConv int) []byte {
 }
 
 // BenchmarkScaleLoadSeed reads the state document of 100,000 messages
-// (10,000 conversations of 10) with LoadSeed, with LoadSeed and a server
-// built from it (what a --state start does), and with a plain
-// json.Unmarshal into any (the floor), and reports the file's size.
+// (10,000 conversations of 10) with LoadSeed, with DecodeSeed alone (the
+// decoding part of LoadSeed), with LoadSeed and a server built from it
+// (what a --state start does), and with a plain json.Unmarshal into any
+// (the floor), and reports the file's size.
 func BenchmarkScaleLoadSeed(b *testing.B) {
 	doc := stateDocument(b, 10_000, 10)
 	b.Run("unmarshal-any", func(b *testing.B) {
@@ -156,6 +157,14 @@ func BenchmarkScaleLoadSeed(b *testing.B) {
 		b.SetBytes(int64(len(doc)))
 		for b.Loop() {
 			if _, err := fake.LoadSeed(bytes.NewReader(doc)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("DecodeSeed", func(b *testing.B) { // LoadSeed less its check in a scratch server
+		b.SetBytes(int64(len(doc)))
+		for b.Loop() {
+			if _, err := fake.DecodeSeed(bytes.NewReader(doc)); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"reflect"
 	"time"
 
@@ -86,22 +87,31 @@ func LoadSeed(r io.Reader) (*Seed, error) {
 // encoding/json alone would take. Errors name the place: a line
 // and column for JSON syntax; a JSON path for wrong types and unknown
 // fields. It reads r to its end; bound r (io.LimitReader) to bound the
-// memory.
+// memory. A valid document is decoded in one pass over its bytes, keys
+// given twice and unknown fields looked for in the same pass; only a
+// document with a fault is read again, to name the place.
 func DecodeSeed(r io.Reader) (*Seed, error) {
-	data, err := io.ReadAll(r)
+	data, err := readAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("seed: %w", err)
 	}
 	if kind := topKind(data); kind != "object" {
 		return nil, fmt.Errorf("seed: the document is %s; want a JSON object ({\"companies\": [...]}, fake/SEED.md)", kind)
 	}
+	// A valid document is decoded in one pass, the strictness rule with
+	// it. Any other is decoded again by encoding/json, whose errors name
+	// the place.
+	seed := new(Seed)
+	if strictjson.Decode(data, seed) {
+		return seed, nil
+	}
 	// The strictness rule is reported before a decoding error, as if it
 	// were checked first; it is checked after, so that a document the
 	// decoder read whole is not validated a second time.
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	var seed Seed
-	if err := dec.Decode(&seed); err != nil {
+	*seed = Seed{}
+	if err := dec.Decode(seed); err != nil {
 		if err := strictjson.Check(data, reflect.TypeFor[Seed]()); err != nil {
 			return nil, fmt.Errorf("seed: %w", err)
 		}
@@ -113,7 +123,44 @@ func DecodeSeed(r io.Reader) (*Seed, error) {
 	if err := strictjson.CheckValid(data, reflect.TypeFor[Seed]()); err != nil {
 		return nil, fmt.Errorf("seed: %w", err)
 	}
-	return &seed, nil
+	return seed, nil
+}
+
+// readAll reads r to its end, into a buffer of the size r tells when it
+// tells one (Len, as a bytes.Reader; Size, as an io.SectionReader; Stat,
+// as an *os.File): a large document is then not copied as the buffer
+// grows.
+func readAll(r io.Reader) ([]byte, error) {
+	size := int64(-1)
+	switch r := r.(type) {
+	case interface{ Len() int }:
+		size = int64(r.Len())
+	case interface{ Size() int64 }:
+		size = r.Size()
+	case interface{ Stat() (fs.FileInfo, error) }:
+		if fi, err := r.Stat(); err == nil && fi.Mode().IsRegular() {
+			size = fi.Size()
+		}
+	}
+	if size < 0 || size > 1<<30 {
+		return io.ReadAll(r)
+	}
+	// One byte more than told, so that the read which finds the end does
+	// not grow the buffer.
+	buf := make([]byte, 0, size+1)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)] // more than told: grow
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
 }
 
 // topKind names the JSON type of a document by its first character:

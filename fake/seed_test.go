@@ -1,16 +1,20 @@
 package fake_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/convoapi/convo-go/fake"
+	"github.com/convoapi/convo-go/internal/strictjson"
 )
 
 func loadSample(t *testing.T) *fake.Seed {
@@ -201,4 +205,62 @@ func TestSeedIDsAreUUIDs(t *testing.T) {
 	ct := co.AddContact(fake.Contact{ID: "ana", ChannelAccountID: acc, PhoneNumber: "5511987654321"})
 	assert.Equal(t, "c-1", co.AddConversation(fake.Conversation{ID: "c-1", ContactID: ct}))
 	assert.Equal(t, "acc-1", acc)
+}
+
+// DecodeSeed reads the seed documents it is given in one pass (its
+// decoder's fast path), into the Seed encoding/json makes of them: the
+// sample seed, the demo data and an export with media, reactions, tags and
+// custom fields.
+func TestDecodeSeed_OnePass(t *testing.T) {
+	sample, err := os.ReadFile("testdata/sample-seed.json")
+	require.NoError(t, err)
+	demo, err := json.Marshal(fake.DemoSeed())
+	require.NoError(t, err)
+	s := fake.New(t, fake.WithSeed(loadSample(t)))
+	export, err := json.Marshal(s.ExportSeed())
+	require.NoError(t, err)
+	for name, doc := range map[string][]byte{"sample": sample, "demo": demo, "export": export} {
+		t.Run(name, func(t *testing.T) {
+			var fast fake.Seed
+			require.True(t, strictjson.Decode(doc, &fast), "the one-pass decoder takes it")
+			var want fake.Seed
+			dec := json.NewDecoder(bytes.NewReader(doc))
+			dec.DisallowUnknownFields()
+			require.NoError(t, dec.Decode(&want))
+			assert.Equal(t, want, fast)
+			got, err := fake.DecodeSeed(bytes.NewReader(doc))
+			require.NoError(t, err)
+			assert.Equal(t, want, *got)
+		})
+	}
+}
+
+// shortSized tells a size smaller than what it holds.
+type shortSized struct{ io.Reader }
+
+func (shortSized) Size() int64 { return 10 }
+
+// DecodeSeed reads the whole document whatever the reader tells of its
+// size: a Len, a Size (right or too small), a file's Stat, or nothing.
+func TestDecodeSeed_Readers(t *testing.T) {
+	doc, err := os.ReadFile("testdata/sample-seed.json")
+	require.NoError(t, err)
+	want, err := fake.DecodeSeed(iotest.OneByteReader(bytes.NewReader(doc)))
+	require.NoError(t, err)
+	file, err := os.Open("testdata/sample-seed.json")
+	require.NoError(t, err)
+	defer file.Close()
+	for name, r := range map[string]io.Reader{
+		"Len":             bytes.NewReader(doc),
+		"Size":            io.NewSectionReader(bytes.NewReader(doc), 0, int64(len(doc))),
+		"Size, too small": shortSized{bytes.NewReader(doc)},
+		"Stat":            file,
+		"nothing":         io.MultiReader(bytes.NewReader(doc)),
+	} {
+		t.Run(name, func(t *testing.T) {
+			got, err := fake.DecodeSeed(r)
+			require.NoError(t, err)
+			assert.Equal(t, want, got)
+		})
+	}
 }

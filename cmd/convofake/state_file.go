@@ -117,7 +117,10 @@ func readSeedFile(flagName, path string, limit int64) (*fake.Seed, error) {
 		return nil, fmt.Errorf("%s: %w", flagName, err)
 	}
 	defer f.Close()
-	r := &capped{r: f, left: limit}
+	r := &capped{r: f, left: limit, size: -1}
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		r.size = min(fi.Size(), limit)
+	}
 	seed, err := loadSeed(r)
 	if r.over {
 		return nil, fmt.Errorf("%s %s: larger than --max-seed-size (%d bytes); raise it to read this file", flagName, path, limit)
@@ -129,11 +132,17 @@ func readSeedFile(flagName, path string, limit int64) (*fake.Seed, error) {
 }
 
 // capped reads at most left bytes of r; over is set when r holds more.
+// size is what r holds as far as known (-1: unknown), so that the reader
+// of the document sizes its buffer once.
 type capped struct {
 	r    io.Reader
 	left int64
 	over bool
+	size int64
 }
+
+// Size is the number of bytes r holds, at most the cap; -1 when unknown.
+func (c *capped) Size() int64 { return c.size }
 
 func (c *capped) Read(p []byte) (int, error) {
 	if c.left <= 0 {

@@ -7,6 +7,9 @@
 // ({"status": 503, "status": 500} is 500), and would match a struct's keys
 // without regard to case ({"status": 503, "Status": 502} is 502), so the
 // caller's mistake would pass silently.
+//
+// Check finds a breach of the rule; Decode decodes a document that keeps
+// it, and has no other fault, in one pass over its bytes.
 package strictjson
 
 import (
