@@ -71,10 +71,12 @@ func (s *Server) Reset() {
 	if s.clock.Manual() {
 		s.clock.Set(s.startNow)
 	}
-	if s.cfg.seed != nil {
+	if s.startDoc != nil {
 		// It loaded at start, so it loads again; if it did not, the server
 		// started empty and stays so.
-		_ = s.Load(s.cfg.seed)
+		if seed, err := decodeSeed(s.startDoc); err == nil {
+			_ = s.load(seed, s.startDoc)
+		}
 	}
 }
 

@@ -71,7 +71,7 @@ func LoadSeed(r io.Reader) (*Seed, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := scratch.Load(seed); err != nil {
+	if err := scratch.load(seed, nil); err != nil { // a scratch server is never reset: no JSON to keep
 		return nil, err
 	}
 	return seed, nil
@@ -196,10 +196,16 @@ func topKind(data []byte) string {
 // A seed's now sets a manual clock (after the seed loaded). A real clock
 // cannot be set: a seed with now on a server with a real clock is an error,
 // and nothing changes.
-func (s *Server) Load(seed *Seed) (err error) {
+func (s *Server) Load(seed *Seed) error {
 	if seed == nil {
 		return errors.New("seed: nil")
 	}
+	return s.load(seed, encodeSeed(seed))
+}
+
+// load is Load of seed, which doc holds in JSON (what the companies are
+// reset to; nil: they are reset to no data).
+func (s *Server) load(seed *Seed, doc []byte) (err error) {
 	now := s.clock.Now()
 	if seed.Now != nil {
 		if !s.clock.Manual() {
@@ -223,7 +229,7 @@ func (s *Server) Load(seed *Seed) (err error) {
 	// One now for the whole seed: its relative times and defaults agree.
 	s.loadNow = now
 	defer func() { s.loadNow = time.Time{} }()
-	if err := s.loadLocked(seed); err != nil {
+	if err := s.loadLocked(seed, doc); err != nil {
 		s.restore(saved)
 		return err
 	}
@@ -315,7 +321,7 @@ func (refs seedRefs) note(kind, ref, id string) {
 
 // loadLocked adds the seed's companies: each entry goes through the
 // mutation the Go seeding methods use, once its refs are resolved.
-func (s *Server) loadLocked(seed *Seed) error {
+func (s *Server) loadLocked(seed *Seed, doc []byte) error {
 	for i, cs := range seed.Companies {
 		path := fmt.Sprintf("seed: companies[%d]", i)
 		if err := seedKeyCheck(seed, i, s.defaultCo.apiKey); err != nil {
@@ -325,7 +331,9 @@ func (s *Server) loadLocked(seed *Seed) error {
 		if err != nil {
 			return companyError(path, err)
 		}
-		co.start = &seed.Companies[i]
+		if doc != nil {
+			co.start = &startSeed{doc: doc, index: i}
+		}
 		if err := s.loadCompanyLocked(path, co, cs); err != nil {
 			return err
 		}

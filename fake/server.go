@@ -59,6 +59,7 @@ type Server struct {
 	mem      *pipeNet // WithInMemoryNetwork: the server behind Client and HTTPClient
 	cfg      config
 	startNow time.Time // the clock's reading once the server started, for Reset
+	startDoc []byte    // the seed of WithSeed, in JSON, for Reset
 	closeOne sync.Once
 }
 
@@ -124,6 +125,9 @@ func WithDefaultCompanyID(id string) Option { return func(cfg *config) { cfg.def
 
 // WithSeed loads seed at start (see [Server.Load]). When the seed has a now
 // and no [WithClock] is given, the server runs on a manual clock frozen at it.
+// The server keeps a compact JSON copy of the seed for [Server.Reset], not
+// seed itself: changing seed afterwards changes nothing, and a big seed is
+// not held twice.
 func WithSeed(seed *Seed) Option { return func(cfg *config) { cfg.seed = seed } }
 
 // WithLogger logs every request at debug level and seeding problems at warn
@@ -237,7 +241,10 @@ func newServer(listen bool, opts ...Option) (*Server, error) {
 	s.resetLocked()
 	var err error
 	if cfg.seed != nil {
-		err = s.Load(cfg.seed)
+		// The seed is kept as JSON for Reset, not as given: see startSeed.
+		s.startDoc = encodeSeed(cfg.seed)
+		err = s.load(cfg.seed, s.startDoc)
+		s.cfg.seed = nil
 	}
 	s.startNow = clock.Now()
 	switch {

@@ -27,7 +27,7 @@ type company struct {
 	// start is the data the company was added with, which Company.Reset
 	// loads again: its seed company (AddCompanySeed, or its part of the
 	// seed Server.Load loaded); nil for none.
-	start *CompanySeed
+	start *startSeed
 
 	accounts     []*account // channel accounts and webchat widgets, in creation order
 	accountsByID map[string]*account

@@ -71,13 +71,20 @@ func (c *Company) Load(cs CompanySeed) error {
 func (c *Company) Reset() error {
 	c.s.mu.RLock()
 	co := c.s.byID[c.id]
-	var cs CompanySeed
-	if co != nil && co.start != nil {
-		cs = *co.start
+	var start *startSeed
+	if co != nil {
+		start = co.start
 	}
 	c.s.mu.RUnlock()
 	if co == nil {
 		return ErrNoCompany
+	}
+	var cs CompanySeed
+	if start != nil {
+		var err error
+		if cs, err = start.company(); err != nil {
+			return err
+		}
 	}
 	cs.APIKey, cs.ID = "", ""
 	if err := c.Load(cs); err != nil {
@@ -158,7 +165,7 @@ func (s *Server) AddCompanySeed(cs CompanySeed) (*Company, error) {
 	}
 	s.loadNow = now
 	defer func() { s.loadNow = time.Time{} }()
-	co.start = &cs
+	co.start = &startSeed{doc: encodeSeed(&Seed{Companies: []CompanySeed{cs}})}
 	if err := s.loadCompanyLocked("seed: company", co, cs); err != nil {
 		s.companies = s.companies[:len(s.companies)-1]
 		delete(s.byID, co.id)

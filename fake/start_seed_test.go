@@ -1,0 +1,58 @@
+package fake
+
+import (
+	"os"
+	"runtime"
+	"slices"
+	"testing"
+	"weak"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The server keeps its start data as JSON, not the decoded seed it was
+// given: a big state file is not held twice. Reset still brings it back.
+func TestServerKeepsNoDecodedSeed(t *testing.T) {
+	f, err := os.Open("testdata/sample-seed.json")
+	require.NoError(t, err)
+	defer f.Close()
+	seed, err := LoadSeed(f)
+	require.NoError(t, err)
+	require.NotNil(t, seed.Now, "the sample pins its clock")
+	ref := weak.Make(seed)
+	s, err := NewHandler(WithSeed(seed))
+	require.NoError(t, err)
+	want := shape(s)
+	seed = nil
+	runtime.GC()
+	assert.Nil(t, ref.Value(), "the server holds the seed it was given")
+
+	s.Clear()
+	require.Empty(t, s.Company().Contacts())
+	s.Reset()
+	assert.Equal(t, want, shape(s))
+	s.Company().AddContact(Contact{ChannelAccountID: "0b6f2c1e-1111-4a5b-9c3d-000000000001", PhoneNumber: "5511900001111"})
+	require.NoError(t, s.Company().Reset())
+	assert.Equal(t, want, shape(s))
+}
+
+// shape is what a seed made of the server, apart from generated ids: the
+// companies' contacts' names and their conversations' message texts.
+func shape(s *Server) [][]string {
+	var out [][]string
+	for _, cs := range s.ExportSeed().Companies {
+		var names []string
+		for _, ct := range cs.Contacts {
+			names = append(names, ct.Name)
+		}
+		for _, cv := range cs.Conversations {
+			for _, m := range cv.Messages {
+				names = append(names, m.Text)
+			}
+		}
+		slices.Sort(names)
+		out = append(out, names)
+	}
+	return out
+}
