@@ -20,9 +20,9 @@ func (s *Server) authenticate(r *http.Request) (*company, *apiError) {
 	if why != "" {
 		return nil, errf(http.StatusUnauthorized, convo.CodeUnauthorized, msgUnauthorizedPrefix+why)
 	}
-	unauthorized := errf(http.StatusUnauthorized, convo.CodeUnauthorized, msgUnauthorized)
+	unauthorized := func() *apiError { return errf(http.StatusUnauthorized, convo.CodeUnauthorized, msgUnauthorized) }
 	if key == "" {
-		return nil, unauthorized
+		return nil, unauthorized()
 	}
 	h := sha256.Sum256([]byte(key))
 	s.mu.RLock()
@@ -34,7 +34,7 @@ func (s *Server) authenticate(r *http.Request) (*company, *apiError) {
 		}
 	}
 	if found == nil {
-		return nil, unauthorized
+		return nil, unauthorized()
 	}
 	return found, nil
 }

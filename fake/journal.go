@@ -2,6 +2,7 @@ package fake
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -131,10 +132,15 @@ type entry struct {
 
 	path     string      // the escaped path as sent
 	rawQuery string      // the query string as the handler saw it
-	header   http.Header // a copy of the request's headers
-	body     []byte      // a copy of the body; redacted and cut already when bodyDone
-	bodyDone bool
-	keys     *keySet // every company's key when the request came
+	header   http.Header // a copy of the request's headers, unless packed holds them
+	// packed holds the request's headers (see packHeader) followed by the
+	// body: one allocation without pointers, that the garbage collector
+	// never scans. body, when set by record, is its tail.
+	packed     []byte
+	packedSize int    // the packed header's part of the byte budget
+	body       []byte // a copy of the body; redacted and cut already when bodyDone
+	bodyDone   bool
+	keys       *keySet // every company's key when the request came
 }
 
 // bodyCap is the most of one body an entry keeps: 64 KiB, or an eighth of
@@ -155,21 +161,25 @@ func (e *entry) rawSize() int64 {
 	for name, vs := range e.header {
 		n += len(name)
 		for _, v := range vs {
-			switch name {
-			case "Authorization":
-				if scheme, _, found := strings.Cut(v, " "); found {
-					n += len(scheme) + 1 + len(Redacted)
-				} else {
-					n += len(Redacted)
-				}
-			case "X-Api-Key":
-				n += len(Redacted)
-			default:
-				n += len(v)
-			}
+			n += headerValueSize(name, v)
 		}
 	}
-	return int64(n)
+	return int64(n + e.packedSize)
+}
+
+// headerValueSize is the budget's count of one value of the header name:
+// its size once redacted, for the Authorization and X-Api-Key headers.
+func headerValueSize(name, v string) int {
+	switch name {
+	case "Authorization":
+		if scheme, _, found := strings.Cut(v, " "); found {
+			return len(scheme) + 1 + len(Redacted)
+		}
+		return len(Redacted)
+	case "X-Api-Key":
+		return len(Redacted)
+	}
+	return len(v)
 }
 
 // queryLen is the length of the names and values of a raw query string
@@ -231,25 +241,107 @@ func (s *Server) record(r *http.Request, co *company, keys *keySet, body []byte,
 	}
 	e := entry{
 		req: Request{
-			Method: r.Method, BodySize: len(body), Status: status, Time: s.clock.Now(),
+			Method: internMethod(r.Method), BodySize: len(body), Status: status, Time: s.clock.Now(),
 		},
-		path: r.URL.EscapedPath(), rawQuery: r.URL.RawQuery, header: r.Header.Clone(), keys: keys,
+		path: r.URL.EscapedPath(), rawQuery: r.URL.RawQuery, keys: keys,
 	}
 	if co != nil {
 		e.req.CompanyID = co.id
 	}
-	if secs, err := strconv.Atoi(retryAfter); err == nil && secs > 0 {
-		e.req.RetryAfter = time.Duration(secs) * time.Second
-	}
-	if body != nil {
-		if len(body) > j.bodyCap() {
-			e.body, e.bodyDone = truncateBody([]byte(keys.matcher().Redact(string(body))), j.bodyCap()), true
-		} else {
-			e.body = bytes.Clone(body)
+	if retryAfter != "" {
+		if secs, err := strconv.Atoi(retryAfter); err == nil && secs > 0 {
+			e.req.RetryAfter = time.Duration(secs) * time.Second
 		}
+	}
+	if body != nil && len(body) > j.bodyCap() {
+		body, e.bodyDone = truncateBody([]byte(keys.matcher().Redact(string(body))), j.bodyCap()), true
+	}
+	e.packed, e.packedSize = packHeader(r.Header, len(body))
+	if body != nil {
+		n := len(e.packed)
+		e.packed = append(e.packed, body...)
+		e.body = e.packed[n:len(e.packed):len(e.packed)]
 	}
 	j.add(e)
 }
+
+// internMethod returns the usual methods as constants, so that an entry
+// does not keep alive the request line its method was cut from.
+func internMethod(m string) string {
+	for _, c := range [...]string{http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodDelete, http.MethodHead, http.MethodPut} {
+		if m == c {
+			return c
+		}
+	}
+	return m
+}
+
+// packHeader copies h into one byte slice, with room for extra more bytes
+// after it: for each name, its length and bytes, the number of its values,
+// then each value's length and bytes (lengths as uvarints). A copy made
+// this way is one allocation without pointers, where [http.Header.Clone]
+// makes a map and a slice of strings for the collector to scan at each
+// cycle. size is the header's part of the journal's byte budget, as
+// rawSize counts an unpacked header.
+func packHeader(h http.Header, extra int) (packed []byte, size int) {
+	var stack [512]byte // one pass over the map into it, then one exact copy
+	b := stack[:0]
+	for name, vs := range h {
+		size += len(name)
+		b = appendPacked(b, name)
+		b = binary.AppendUvarint(b, uint64(len(vs)))
+		for _, v := range vs {
+			size += headerValueSize(name, v)
+			b = appendPacked(b, v)
+		}
+	}
+	out := make([]byte, len(b), len(b)+extra)
+	copy(out, b)
+	return out, size
+}
+
+func appendPacked(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+}
+
+// unpackHeader is the header packHeader packed in b. A name without values
+// comes back with nil values, as [http.Header.Clone] keeps it.
+func unpackHeader(b []byte) http.Header {
+	h := http.Header{}
+	for len(b) > 0 {
+		var name string
+		name, b = unpackString(b)
+		count, w := binary.Uvarint(b)
+		if w <= 0 {
+			break
+		}
+		b = b[w:]
+		var vs []string
+		if count > 0 {
+			vs = make([]string, 0, count)
+		}
+		for range count {
+			var v string
+			v, b = unpackString(b)
+			vs = append(vs, v)
+		}
+		h[name] = vs
+	}
+	return h
+}
+
+// unpackString reads one length-prefixed string of a packed header.
+func unpackString(b []byte) (string, []byte) {
+	n, w := binary.Uvarint(b)
+	if w <= 0 || uint64(len(b)-w) < n {
+		return "", nil
+	}
+	return string(b[w : w+int(n)]), b[w+int(n):]
+}
+
+// packedHeader is the header part of e.packed: all of it but the body at
+// its end.
+func (e *entry) packedHeader() []byte { return e.packed[:len(e.packed)-len(e.body)] }
 
 // build makes the entry's Request: the path, query, headers and body
 // redacted with the entry's keys. Afterwards the entry holds only its
@@ -260,7 +352,11 @@ func (e *entry) build(bodyCap int) {
 	q, _ := url.ParseQuery(e.rawQuery) // as r.URL.Query() parses it
 	e.req.Prefix, e.req.Path = prefix, m.Redact(rel)
 	e.req.Query = redactQuery(q, m)
-	e.req.Header = redactHeader(e.header, e.keys.keys, m)
+	header := e.header
+	if e.packed != nil {
+		header = unpackHeader(e.packedHeader())
+	}
+	e.req.Header = redactHeader(header, e.keys.keys, m)
 	if e.body != nil {
 		if e.bodyDone {
 			e.req.Body = e.body
@@ -269,7 +365,7 @@ func (e *entry) build(bodyCap int) {
 		}
 	}
 	e.built = true
-	e.path, e.rawQuery, e.header, e.body, e.keys = "", "", nil, nil, nil
+	e.path, e.rawQuery, e.header, e.packed, e.body, e.keys = "", "", nil, nil, nil, nil
 }
 
 // requestsLocked builds the entries not built yet and returns their

@@ -55,6 +55,7 @@ type Server struct {
 	faults   faultSet
 	journal  journal
 	keys     atomic.Pointer[keySet] // the last set of every company's key (companyKeys)
+	times    timeCache              // the last Date header and timestamp made
 	ts       *httptest.Server
 	mem      *pipeNet // WithInMemoryNetwork: the server behind Client and HTTPClient
 	cfg      config
