@@ -51,7 +51,7 @@ const msgUnauthorizedPrefix = "Invalid or missing API key: "
 // are refused (docs/behaviour.md, Strict input).
 func requestKey(h http.Header) (key, why string) {
 	const once = "; send the key once."
-	auths, xs := h.Values("Authorization"), h.Values("X-Api-Key")
+	auths, xs := h["Authorization"], h["X-Api-Key"] // canonical names: what Values would look up
 	switch {
 	case len(auths) > 1:
 		return "", "the Authorization header is given more than once" + once

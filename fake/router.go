@@ -168,6 +168,9 @@ func internalPath(escaped string) string {
 // segment. ServeMux would redirect such a path to its cleaned form; the
 // service's paths are exact, so the fake answers 404 instead.
 func isClean(escaped string) bool {
+	if strings.HasPrefix(escaped, "/") && !strings.Contains(escaped, "//") && !strings.Contains(escaped, "/.") {
+		return true // nothing for path.Clean to change: no empty, "." or ".." segment
+	}
 	clean := path.Clean(escaped)
 	if strings.HasSuffix(escaped, "/") && clean != "/" {
 		clean += "/"

@@ -2,6 +2,7 @@ package fake
 
 import (
 	"net/http/httptest"
+	"path"
 	"strings"
 	"testing"
 
@@ -54,5 +55,20 @@ func TestFastRouteAgreesWithTheMux(t *testing.T) {
 		got, _, ok := fastRoute(ep.method, p)
 		assert.True(t, ok, "%s %s", ep.method, p)
 		assert.Same(t, ep, got, "%s %s", ep.method, p)
+	}
+}
+
+// isClean's quick answer is path.Clean's: a path is clean when cleaning
+// leaves it as it is (a trailing slash kept).
+func TestIsClean(t *testing.T) {
+	for _, p := range []string{
+		"/", "", "*", "v1/channels", "/v1/channels", "/v1/channels/", "/v1//channels", "//", "/v1/./x", "/v1/../x",
+		"/v1/x/.", "/v1/x/..", "/v1/.hidden", "/v1/x.y", "/v1/x/..y", "/v1/x/.../y", "/.", "/..", "/a%2F..%2Fb",
+	} {
+		clean := path.Clean(p)
+		if strings.HasSuffix(p, "/") && clean != "/" {
+			clean += "/"
+		}
+		assert.Equal(t, clean == p, isClean(p), "%q", p)
 	}
 }

@@ -48,6 +48,7 @@ type Server struct {
 	clock      *Clock
 	errIDs     *errorIDs
 	cursorKey  []byte
+	cursorMACs sync.Pool // of hash.Hash: HMACs under cursorKey (cursorMAC)
 	log        *slog.Logger
 	publicBase string // WithPublicURL: scheme://host[/prefix] of attachment URLs
 
