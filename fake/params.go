@@ -197,6 +197,28 @@ type cursor struct {
 }
 
 func (s *Server) encodeCursor(c cursor) string {
+	if c.Filters != nil { // compared by pointer: not kept
+		return s.signCursor(c)
+	}
+	if last := s.lastCursor.Load(); last != nil && last.c == c {
+		return last.text // a client polling the same page gets the same cursor
+	}
+	text := s.signCursor(c)
+	s.lastCursor.Store(&encodedCursor{c: c, text: text})
+	return text
+}
+
+// encodedCursor is a cursor without filters and its text: the text depends
+// on nothing else (the server's key never changes), so the last one made
+// is kept.
+type encodedCursor struct {
+	c    cursor
+	text string
+}
+
+// signCursor is the text of c: its JSON and the start of its HMAC, each in
+// base64, joined by a dot.
+func (s *Server) signCursor(c cursor) string {
 	payload, _ := json.Marshal(c)
 	var sum [sha256.Size]byte
 	s.cursorMAC(payload, &sum)

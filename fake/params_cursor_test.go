@@ -40,6 +40,12 @@ func TestCursorSigning(t *testing.T) {
 		})
 	}
 	wg.Wait()
+	f := convFilters{}
+	withFilters := cursor{Kind: "c", Seq: 3, At: 1, ID: "c-1", Filters: &f}
+	assert.Equal(t, want(withFilters), s.encodeCursor(withFilters))
+	again := cursor{Kind: "m", Conv: "conv", At: 7, ID: "id"}
+	assert.Equal(t, s.encodeCursor(again), s.encodeCursor(again), "the last cursor, kept")
+	assert.Equal(t, want(again), s.encodeCursor(again))
 	good := s.encodeCursor(cursor{Kind: "m", At: 1, ID: "x"})
 	payload, sig, _ := strings.Cut(good, ".")
 	flipped := string(rune('A' + (sig[0]-'A'+1)%26))

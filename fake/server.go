@@ -49,6 +49,7 @@ type Server struct {
 	errIDs     *errorIDs
 	cursorKey  []byte
 	cursorMACs sync.Pool // of hash.Hash: HMACs under cursorKey (cursorMAC)
+	lastCursor atomic.Pointer[encodedCursor]
 	log        *slog.Logger
 	publicBase string // WithPublicURL: scheme://host[/prefix] of attachment URLs
 
