@@ -17,7 +17,9 @@ import (
 // the escaped path segment by segment (so an id holding an escaped "/" is
 // one segment), answers HEAD wherever GET is registered and knows which
 // methods a path allows. The server only uses it to find the endpoint, then
-// runs its own pipeline (auth, rate limit, body, query) around the handler.
+// runs its own pipeline (auth, rate limit, body, query) around the handler;
+// the plain paths, which need nothing but comparing text, are matched
+// without it, as it would match them (fastRoute).
 type endpoint struct {
 	method string
 	// path is relative to the base URL, with at most one {id} wildcard.
