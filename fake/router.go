@@ -276,7 +276,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		body, bodyErr = readBody(r)
 	}
 	keys := s.journalKeys()
-	defer func() { s.record(r, co, keys, body, rec.Status, w.Header().Get("Retry-After")) }()
+	defer func() { s.record(r, co, keys, body, rec.Status, firstValue(w.Header()["Retry-After"])) }()
 
 	out, answered := s.applyFaults(out, r)
 	if answered {
@@ -311,6 +311,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.log.Debug("fake: request", "method", r.Method, "path", s.RedactKeys(r.URL.Path)) // a key sent as an id
 	}
 	ep.handle(s, out, r, co, args)
+}
+
+// firstValue is the first of a header's values, "" when there is none: what
+// Header.Get returns, for a name given in its canonical form.
+func firstValue(vs []string) string {
+	if len(vs) == 0 {
+		return ""
+	}
+	return vs[0]
 }
 
 // normalizeQuery parses the query string the way the service's stack does:
