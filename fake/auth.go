@@ -20,9 +20,9 @@ func (s *Server) authenticate(r *http.Request) (*company, *apiError) {
 	if why != "" {
 		return nil, errf(http.StatusUnauthorized, convo.CodeUnauthorized, msgUnauthorizedPrefix+why)
 	}
-	unauthorized := errf(http.StatusUnauthorized, convo.CodeUnauthorized, msgUnauthorized)
+	unauthorized := func() *apiError { return errf(http.StatusUnauthorized, convo.CodeUnauthorized, msgUnauthorized) }
 	if key == "" {
-		return nil, unauthorized
+		return nil, unauthorized()
 	}
 	h := sha256.Sum256([]byte(key))
 	s.mu.RLock()
@@ -34,7 +34,7 @@ func (s *Server) authenticate(r *http.Request) (*company, *apiError) {
 		}
 	}
 	if found == nil {
-		return nil, unauthorized
+		return nil, unauthorized()
 	}
 	return found, nil
 }
@@ -51,7 +51,7 @@ const msgUnauthorizedPrefix = "Invalid or missing API key: "
 // are refused (docs/behaviour.md, Strict input).
 func requestKey(h http.Header) (key, why string) {
 	const once = "; send the key once."
-	auths, xs := h.Values("Authorization"), h.Values("X-Api-Key")
+	auths, xs := h["Authorization"], h["X-Api-Key"] // canonical names: what Values would look up
 	switch {
 	case len(auths) > 1:
 		return "", "the Authorization header is given more than once" + once

@@ -131,10 +131,15 @@ type entry struct {
 
 	path     string      // the escaped path as sent
 	rawQuery string      // the query string as the handler saw it
-	header   http.Header // a copy of the request's headers
-	body     []byte      // a copy of the body; redacted and cut already when bodyDone
-	bodyDone bool
-	keys     *keySet // every company's key when the request came
+	header   http.Header // a copy of the request's headers, unless packed holds them
+	// packed holds the request's headers (see packHeader) followed by the
+	// body: one allocation without pointers, that the garbage collector
+	// never scans. body, when set by record, is its tail.
+	packed     []byte
+	packedSize int    // the packed header's part of the byte budget
+	body       []byte // a copy of the body; redacted and cut already when bodyDone
+	bodyDone   bool
+	keys       *keySet // every company's key when the request came
 }
 
 // bodyCap is the most of one body an entry keeps: 64 KiB, or an eighth of
@@ -155,21 +160,25 @@ func (e *entry) rawSize() int64 {
 	for name, vs := range e.header {
 		n += len(name)
 		for _, v := range vs {
-			switch name {
-			case "Authorization":
-				if scheme, _, found := strings.Cut(v, " "); found {
-					n += len(scheme) + 1 + len(Redacted)
-				} else {
-					n += len(Redacted)
-				}
-			case "X-Api-Key":
-				n += len(Redacted)
-			default:
-				n += len(v)
-			}
+			n += headerValueSize(name, v)
 		}
 	}
-	return int64(n)
+	return int64(n + e.packedSize)
+}
+
+// headerValueSize is the budget's count of one value of the header name:
+// its size once redacted, for the Authorization and X-Api-Key headers.
+func headerValueSize(name, v string) int {
+	switch name {
+	case "Authorization":
+		if scheme, _, found := strings.Cut(v, " "); found {
+			return len(scheme) + 1 + len(Redacted)
+		}
+		return len(Redacted)
+	case "X-Api-Key":
+		return len(Redacted)
+	}
+	return len(v)
 }
 
 // queryLen is the length of the names and values of a raw query string
@@ -231,22 +240,26 @@ func (s *Server) record(r *http.Request, co *company, keys *keySet, body []byte,
 	}
 	e := entry{
 		req: Request{
-			Method: r.Method, BodySize: len(body), Status: status, Time: s.clock.Now(),
+			Method: internMethod(r.Method), BodySize: len(body), Status: status, Time: s.clock.Now(),
 		},
-		path: r.URL.EscapedPath(), rawQuery: r.URL.RawQuery, header: r.Header.Clone(), keys: keys,
+		path: r.URL.EscapedPath(), rawQuery: r.URL.RawQuery, keys: keys,
 	}
 	if co != nil {
 		e.req.CompanyID = co.id
 	}
-	if secs, err := strconv.Atoi(retryAfter); err == nil && secs > 0 {
-		e.req.RetryAfter = time.Duration(secs) * time.Second
-	}
-	if body != nil {
-		if len(body) > j.bodyCap() {
-			e.body, e.bodyDone = truncateBody([]byte(keys.matcher().Redact(string(body))), j.bodyCap()), true
-		} else {
-			e.body = bytes.Clone(body)
+	if retryAfter != "" {
+		if secs, err := strconv.Atoi(retryAfter); err == nil && secs > 0 {
+			e.req.RetryAfter = time.Duration(secs) * time.Second
 		}
+	}
+	if body != nil && len(body) > j.bodyCap() {
+		body, e.bodyDone = truncateBody([]byte(keys.matcher().Redact(string(body))), j.bodyCap()), true
+	}
+	e.packed, e.packedSize = packHeader(r.Header, len(body))
+	if body != nil {
+		n := len(e.packed)
+		e.packed = append(e.packed, body...)
+		e.body = e.packed[n:len(e.packed):len(e.packed)]
 	}
 	j.add(e)
 }
@@ -260,7 +273,11 @@ func (e *entry) build(bodyCap int) {
 	q, _ := url.ParseQuery(e.rawQuery) // as r.URL.Query() parses it
 	e.req.Prefix, e.req.Path = prefix, m.Redact(rel)
 	e.req.Query = redactQuery(q, m)
-	e.req.Header = redactHeader(e.header, e.keys.keys, m)
+	header := e.header
+	if e.packed != nil {
+		header = unpackHeader(e.packedHeader())
+	}
+	e.req.Header = redactHeader(header, e.keys.keys, m)
 	if e.body != nil {
 		if e.bodyDone {
 			e.req.Body = e.body
@@ -269,7 +286,7 @@ func (e *entry) build(bodyCap int) {
 		}
 	}
 	e.built = true
-	e.path, e.rawQuery, e.header, e.body, e.keys = "", "", nil, nil, nil
+	e.path, e.rawQuery, e.header, e.packed, e.body, e.keys = "", "", nil, nil, nil, nil
 }
 
 // requestsLocked builds the entries not built yet and returns their

@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"hash"
 	"mime"
 	"net/http"
 	"net/url"
@@ -196,32 +197,72 @@ type cursor struct {
 }
 
 func (s *Server) encodeCursor(c cursor) string {
+	if c.Filters != nil { // compared by pointer: not kept
+		return s.signCursor(c)
+	}
+	if last := s.lastCursor.Load(); last != nil && last.c == c {
+		return last.text // a client polling the same page gets the same cursor
+	}
+	text := s.signCursor(c)
+	s.lastCursor.Store(&encodedCursor{c: c, text: text})
+	return text
+}
+
+// encodedCursor is a cursor without filters and its text: the text depends
+// on nothing else (the server's key never changes), so the last one made
+// is kept.
+type encodedCursor struct {
+	c    cursor
+	text string
+}
+
+// signCursor is the text of c: its JSON and the start of its HMAC, each in
+// base64, joined by a dot.
+func (s *Server) signCursor(c cursor) string {
 	payload, _ := json.Marshal(c)
-	mac := hmac.New(sha256.New, s.cursorKey)
+	var sum [sha256.Size]byte
+	s.cursorMAC(payload, &sum)
+	enc := base64.RawURLEncoding
+	b := make([]byte, 0, enc.EncodedLen(len(payload))+1+enc.EncodedLen(16))
+	b = append(enc.AppendEncode(b, payload), '.')
+	return string(enc.AppendEncode(b, sum[:16]))
+}
+
+// cursorMAC puts the HMAC of payload under the server's cursor key in sum.
+// The HMACs are pooled: making one hashes the key twice, which would cost
+// more than signing a cursor.
+func (s *Server) cursorMAC(payload []byte, sum *[sha256.Size]byte) {
+	mac, _ := s.cursorMACs.Get().(hash.Hash)
+	if mac == nil {
+		mac = hmac.New(sha256.New, s.cursorKey)
+	}
+	mac.Reset()
 	mac.Write(payload)
-	sum := mac.Sum(nil)[:16]
-	return base64.RawURLEncoding.EncodeToString(payload) + "." + base64.RawURLEncoding.EncodeToString(sum)
+	mac.Sum(sum[:0])
+	s.cursorMACs.Put(mac)
 }
 
 func (s *Server) decodeCursor(v, kind string) (cursor, *apiError) {
-	bad := invalidParam("cursor is invalid: pass the next_cursor of the previous page unchanged")
+	bad := func() (cursor, *apiError) {
+		return cursor{}, invalidParam("cursor is invalid: pass the next_cursor of the previous page unchanged")
+	}
 	p, sig, ok := strings.Cut(v, ".")
 	if !ok {
-		return cursor{}, bad
+		return bad()
 	}
 	payload, err1 := base64.RawURLEncoding.DecodeString(p)
 	got, err2 := base64.RawURLEncoding.DecodeString(sig)
 	if err1 != nil || err2 != nil {
-		return cursor{}, bad
+		return bad()
 	}
-	mac := hmac.New(sha256.New, s.cursorKey)
-	mac.Write(payload)
-	if !hmac.Equal(mac.Sum(nil)[:16], got) {
-		return cursor{}, bad
+	var sum [sha256.Size]byte
+	s.cursorMAC(payload, &sum)
+	if !hmac.Equal(sum[:16], got) {
+		return bad()
 	}
 	var c cursor
 	if err := json.Unmarshal(payload, &c); err != nil || c.Kind != kind {
-		return cursor{}, bad
+		return bad()
 	}
 	return c, nil
 }

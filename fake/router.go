@@ -17,7 +17,9 @@ import (
 // the escaped path segment by segment (so an id holding an escaped "/" is
 // one segment), answers HEAD wherever GET is registered and knows which
 // methods a path allows. The server only uses it to find the endpoint, then
-// runs its own pipeline (auth, rate limit, body, query) around the handler.
+// runs its own pipeline (auth, rate limit, body, query) around the handler;
+// the plain paths, which need nothing but comparing text, are matched
+// without it, as it would match them (fastRoute).
 type endpoint struct {
 	method string
 	// path is relative to the base URL, with at most one {id} wildcard.
@@ -85,6 +87,62 @@ func newRouter() *http.ServeMux {
 	return mux
 }
 
+// exactRoutes and wildRoutes find the endpoints of the API without the
+// mux, for the requests whose answer needs nothing of what the mux does
+// beyond matching (see fastRoute): exactRoutes by method and relative
+// path, wildRoutes by method, each with the text around its {id}.
+var exactRoutes, wildRoutes = newFastRoutes()
+
+// wildRoute is an endpoint whose relative path is before + {id} + after.
+type wildRoute struct {
+	before, after string
+	ep            *endpoint
+}
+
+func newFastRoutes() (map[string]map[string]*endpoint, map[string][]wildRoute) {
+	exact, wild := map[string]map[string]*endpoint{}, map[string][]wildRoute{}
+	for _, ep := range endpoints {
+		before, after, found := strings.Cut(ep.path, "{id}")
+		if !found {
+			if exact[ep.method] == nil {
+				exact[ep.method] = map[string]*endpoint{}
+			}
+			exact[ep.method][ep.path] = ep
+			continue
+		}
+		wild[ep.method] = append(wild[ep.method], wildRoute{before: before, after: after, ep: ep})
+	}
+	return exact, wild
+}
+
+// fastRoute finds the API endpoint of a request the way the mux does, for
+// the common case where that takes no more than comparing text: an escaped
+// path that is clean and holds no escape ("%": each segment is then the
+// same escaped or not), under an API prefix, and a method an endpoint has
+// (HEAD, which the mux answers with GET's endpoint, is left to the mux).
+// ok is false when it cannot tell: route then asks the mux. arg is the
+// {id}, "" for an endpoint without one.
+func fastRoute(method, escaped string) (ep *endpoint, arg string, ok bool) {
+	if strings.IndexByte(escaped, '%') >= 0 {
+		return nil, "", false
+	}
+	prefix, rel := splitPrefix(escaped)
+	if prefix == "" {
+		return nil, "", false
+	}
+	if ep := exactRoutes[method][rel]; ep != nil {
+		return ep, "", true
+	}
+	for _, w := range wildRoutes[method] {
+		if id, found := strings.CutPrefix(rel, w.before); found {
+			if id, found = strings.CutSuffix(id, w.after); found && id != "" && !strings.Contains(id, "/") {
+				return w.ep, id, true
+			}
+		}
+	}
+	return nil, "", false
+}
+
 // splitPrefix cuts an escaped request path into the API prefix ("/v1" or
 // "/api/v1") and the path relative to the base URL ("/channels"). A path
 // outside the API (the attachment files, or no prefix at all) has prefix ""
@@ -112,6 +170,9 @@ func internalPath(escaped string) string {
 // segment. ServeMux would redirect such a path to its cleaned form; the
 // service's paths are exact, so the fake answers 404 instead.
 func isClean(escaped string) bool {
+	if strings.HasPrefix(escaped, "/") && !strings.Contains(escaped, "//") && !strings.Contains(escaped, "/.") {
+		return true // nothing for path.Clean to change: no empty, "." or ".." segment
+	}
 	clean := path.Clean(escaped)
 	if strings.HasSuffix(escaped, "/") && clean != "/" {
 		clean += "/"
@@ -124,9 +185,17 @@ func isClean(escaped string) bool {
 // set on w for a 405).
 func route(w http.ResponseWriter, r *http.Request) (*endpoint, []string, *apiError) {
 	escaped := r.URL.EscapedPath()
-	notFound := errf(http.StatusNotFound, codeNotFound, "Cannot "+r.Method+" "+internalPath(escaped))
+	notFound := func() *apiError {
+		return errf(http.StatusNotFound, codeNotFound, "Cannot "+r.Method+" "+internalPath(escaped))
+	}
 	if !isClean(escaped) {
-		return nil, nil, notFound
+		return nil, nil, notFound()
+	}
+	if ep, arg, ok := fastRoute(r.Method, escaped); ok {
+		if arg == "" {
+			return ep, nil, nil
+		}
+		return ep, []string{arg}, nil
 	}
 	h, pattern := router.Handler(r)
 	if ep, ok := h.(*endpoint); ok && pattern != "" {
@@ -136,11 +205,11 @@ func route(w http.ResponseWriter, r *http.Request) (*endpoint, []string, *apiErr
 		_, rel := splitPrefix(escaped)
 		segs := strings.Split(rel, "/")
 		if ep.wildcard >= len(segs) {
-			return nil, nil, notFound
+			return nil, nil, notFound()
 		}
 		arg, err := url.PathUnescape(segs[ep.wildcard])
 		if err != nil {
-			return nil, nil, notFound
+			return nil, nil, notFound()
 		}
 		return ep, []string{arg}, nil
 	}
@@ -152,7 +221,7 @@ func route(w http.ResponseWriter, r *http.Request) (*endpoint, []string, *apiErr
 		w.Header().Set("Allow", probe.header.Get("Allow"))
 		return nil, nil, errf(http.StatusMethodNotAllowed, codeMethodNotAllowed, "Method "+r.Method+" is not allowed on "+internalPath(escaped)+".")
 	}
-	return nil, nil, notFound
+	return nil, nil, notFound()
 }
 
 // probeWriter records the status and headers of the mux's 404 or 405
@@ -176,6 +245,14 @@ func (b bodiless) Write(p []byte) (int, error) { return len(p), nil }
 // Unwrap lets http.ResponseController reach the connection.
 func (b bodiless) Unwrap() http.ResponseWriter { return b.ResponseWriter }
 
+// exchange is what ServeHTTP needs for one request, allocated in one
+// piece: the writer that records the answer's status, and the value of the
+// Date header.
+type exchange struct {
+	rec  statuswriter.Writer
+	date [1]string
+}
+
 // ServeHTTP runs the request pipeline: journal, fault rules, routing (404,
 // 405), authentication (401), rate limits (429), body (400), query string
 // (400), then the endpoint. The key is checked before anything else is read:
@@ -184,8 +261,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// The Date header tells the service's time, like the envelope's
 	// timestamp: both come from the fake's clock, never the machine's (a
 	// client measures a Retry-After date against it).
-	w.Header().Set("Date", s.clock.Now().UTC().Format(http.TimeFormat))
-	rec := &statuswriter.Writer{ResponseWriter: w}
+	x := &exchange{rec: statuswriter.Writer{ResponseWriter: w}}
+	x.date[0] = s.times.dateHeader(s.clock.Now())
+	w.Header()["Date"] = x.date[:]
+	rec := &x.rec
 	var out http.ResponseWriter = rec
 	if r.Method == http.MethodHead {
 		out = bodiless{rec}
@@ -197,7 +276,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		body, bodyErr = readBody(r)
 	}
 	keys := s.journalKeys()
-	defer func() { s.record(r, co, keys, body, rec.Status, w.Header().Get("Retry-After")) }()
+	defer func() { s.record(r, co, keys, body, rec.Status, firstValue(w.Header()["Retry-After"])) }()
 
 	out, answered := s.applyFaults(out, r)
 	if answered {
@@ -232,6 +311,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.log.Debug("fake: request", "method", r.Method, "path", s.RedactKeys(r.URL.Path)) // a key sent as an id
 	}
 	ep.handle(s, out, r, co, args)
+}
+
+// firstValue is the first of a header's values, "" when there is none: what
+// Header.Get returns, for a name given in its canonical form.
+func firstValue(vs []string) string {
+	if len(vs) == 0 {
+		return ""
+	}
+	return vs[0]
 }
 
 // normalizeQuery parses the query string the way the service's stack does:

@@ -78,36 +78,13 @@ func BenchmarkScaleHeapPerMessage(b *testing.B) {
 // bounds and off, and through a static handler writing the same bytes, in
 // memory (no socket: the figures are the handlers' own CPU).
 func BenchmarkScaleRequest(b *testing.B) {
-	s, err := fake.NewHandler(fake.WithClock(fake.NewManualClock(t0)), fake.WithRateLimit(0, 0))
-	if err != nil {
-		b.Fatal(err)
-	}
-	off, err := fake.NewHandler(fake.WithClock(fake.NewManualClock(t0)), fake.WithRateLimit(0, 0), fake.WithJournalLimit(0))
-	if err != nil {
-		b.Fatal(err)
-	}
-	var page string
-	for _, srv := range []*fake.Server{s, off} {
-		co := srv.Company()
-		co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, DisplayName: "Sales"})
-		co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelBotapp, DisplayName: "Bot"})
-		acc := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, DisplayName: "Support"})
-		ct := co.AddContact(fake.Contact{ChannelAccountID: acc, PhoneNumber: "5511900000001"})
-		cv := co.AddConversation(fake.Conversation{ID: "f0000000-0000-4000-8000-000000000001", ContactID: ct})
-		for i := range 150 {
-			co.AddMessage(cv, fake.Message{Sender: fake.SenderContact, Text: text60, At: t0.Add(-time.Duration(i+1) * time.Minute)})
-		}
-		page = "/v1/conversations/" + cv + "/messages?limit=100"
-	}
+	s, page := requestBenchServer(b)
+	off, _ := requestBenchServer(b, fake.WithJournalLimit(0))
 	for _, target := range []struct{ name, path string }{
 		{"channels", "/v1/channels"},
 		{"messages-100", page},
 	} {
-		body := serveInMemory(b, s.Handler(), s.APIKey(), target.path)
-		static := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "application/json; charset=utf-8")
-			_, _ = w.Write(body)
-		})
+		static := staticHandler(serveInMemory(b, s.Handler(), s.APIKey(), target.path))
 		for _, h := range []struct {
 			name string
 			h    http.Handler
@@ -120,6 +97,36 @@ func BenchmarkScaleRequest(b *testing.B) {
 			})
 		}
 	}
+}
+
+// requestBenchServer is the store of the request benchmarks, without rate
+// limit, with opts: three channel accounts and a conversation of 150
+// messages, whose page of 100 is at page.
+func requestBenchServer(b *testing.B, opts ...fake.Option) (s *fake.Server, page string) {
+	b.Helper()
+	s, err := fake.NewHandler(append([]fake.Option{fake.WithClock(fake.NewManualClock(t0)), fake.WithRateLimit(0, 0)}, opts...)...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	co := s.Company()
+	co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, DisplayName: "Sales"})
+	co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelBotapp, DisplayName: "Bot"})
+	acc := co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, DisplayName: "Support"})
+	ct := co.AddContact(fake.Contact{ChannelAccountID: acc, PhoneNumber: "5511900000001"})
+	cv := co.AddConversation(fake.Conversation{ID: "f0000000-0000-4000-8000-000000000001", ContactID: ct})
+	for i := range 150 {
+		co.AddMessage(cv, fake.Message{Sender: fake.SenderContact, Text: text60, At: t0.Add(-time.Duration(i+1) * time.Minute)})
+	}
+	return s, "/v1/conversations/" + cv + "/messages?limit=100"
+}
+
+// staticHandler writes body as the fake writes an answer's JSON, and does
+// nothing else: the floor of the request benchmarks.
+func staticHandler(body []byte) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		_, _ = w.Write(body)
+	})
 }
 
 // stateDocument is the export of a store of convs conversations of perConv

@@ -48,6 +48,8 @@ type Server struct {
 	clock      *Clock
 	errIDs     *errorIDs
 	cursorKey  []byte
+	cursorMACs sync.Pool // of hash.Hash: HMACs under cursorKey (cursorMAC)
+	lastCursor atomic.Pointer[encodedCursor]
 	log        *slog.Logger
 	publicBase string // WithPublicURL: scheme://host[/prefix] of attachment URLs
 
@@ -55,6 +57,7 @@ type Server struct {
 	faults   faultSet
 	journal  journal
 	keys     atomic.Pointer[keySet] // the last set of every company's key (companyKeys)
+	times    timeCache              // the last Date header and timestamp made
 	ts       *httptest.Server
 	mem      *pipeNet // WithInMemoryNetwork: the server behind Client and HTTPClient
 	cfg      config

@@ -21,14 +21,24 @@ func logRequests(logger *slog.Logger, keys keyRedactor, next http.Handler) http.
 		start := time.Now()
 		rec := &statuswriter.Writer{ResponseWriter: w}
 		defer func() {
+			ctx := r.Context()
+			if !logger.Enabled(ctx, slog.LevelInfo) {
+				return
+			}
+			// The record is made here rather than by LogAttrs, which would
+			// also look up the caller's program counter on every request:
+			// the line names no source (convofake's handlers log none).
+			end := time.Now()
+			line := slog.NewRecord(end, slog.LevelInfo, "request", 0)
 			// Status 0: the connection was dropped (a drop fault) or the
 			// client went away before any answer.
-			logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
+			line.AddAttrs(
 				slog.String("method", r.Method),
 				slog.String("path", keys.RedactKeys(logPath(r.URL.Path))),
 				slog.Int("status", rec.Status),
-				slog.Duration("duration", time.Since(start)),
+				slog.Duration("duration", end.Sub(start)),
 			)
+			_ = logger.Handler().Handle(ctx, line)
 		}()
 		next.ServeHTTP(rec, r)
 	})
