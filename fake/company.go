@@ -267,6 +267,7 @@ func (c *Company) AddReaction(messageID string, r Reaction) {
 		}
 		m.extra().reactions = append(m.extra().reactions, rr)
 		co.encoded.forget(m)
+		m.conv.version++
 		return nil
 	})
 }

@@ -165,10 +165,10 @@ func TestMessageCache(t *testing.T) {
 		c.encodeAll([]*message{m})
 	}
 	held := 0
-	for _, b := range c.cur {
+	for _, b := range c.messages.cur {
 		held += len(b)
 	}
-	for _, b := range c.prev {
+	for _, b := range c.messages.prev {
 		held += len(b)
 	}
 	assert.LessOrEqual(t, held, messageCacheBytes)

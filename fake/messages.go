@@ -44,13 +44,10 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request, co *comp
 	}
 	now := s.clock.Now()
 
-	// The page is encoded under the read lock (from the message cache, for
-	// the most part), and written after it, so a slow client never holds
-	// up writers.
-	var (
-		items [][]byte
-		next  *string
-	)
+	// The page is encoded under the read lock, from the cache of pages and
+	// messages read lately for the most part, and written after it, so a
+	// slow client never holds up writers.
+	var data []byte
 	e = s.withStore(readOnly, func() *apiError {
 		conv := co.convsByID.get(args[0])
 		if conv == nil {
@@ -74,25 +71,39 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request, co *comp
 			hi = sort.Search(len(msgs), func(i int) bool { return !msgs[i].before(probe) })
 		}
 		start := max(lo, hi-limit)
-
-		page := slices.Clone(msgs[start:hi])
-		slices.Reverse(page) // newest first
-		items = co.encoded.encodeAll(page)
-		if start > lo && start < hi {
-			last := msgs[start]
-			c := s.encodeCursor(cursor{Kind: "m", Conv: conv.ID, Since: nanos(since), At: last.at, ID: last.id()})
-			next = &c
+		key := pageKey{conv: conv, since: nanos(since), start: start, hi: hi, version: conv.version}
+		var ok bool
+		if data, ok = co.encoded.page(key); ok {
+			return nil
 		}
+		data = s.messagePage(co, conv, since, lo, start, hi)
+		co.encoded.keepPage(key, data)
 		return nil
 	})
 	if e != nil {
 		s.writeError(w, r, e)
 		return
 	}
+	s.writeEncoded(w, http.StatusOK, part{json: data})
+}
+
+// messagePage is the data of a page: the stored messages [start, hi),
+// newest first, the cursor of the next page (none when start is the
+// window's first message, lo) and the window. The caller holds the store's
+// lock, at least for reading.
+func (s *Server) messagePage(co *company, conv *conversation, since time.Time, lo, start, hi int) []byte {
+	page := slices.Clone(conv.msgs[start:hi])
+	slices.Reverse(page) // newest first
+	var next *string
+	if start > lo && start < hi {
+		last := conv.msgs[start]
+		c := s.encodeCursor(cursor{Kind: "m", Conv: conv.ID, Since: nanos(since), At: last.at, ID: last.id()})
+		next = &c
+	}
 	window := struct {
 		RecentWindowDays int    `json:"recent_window_days"`
 		Since            string `json:"since"`
 	}{RecentWindowDays, formatTime(since)}
-	s.writeEncoded(w, http.StatusOK, part{fields: []part{{name: "items", items: items},
-		{name: "next_cursor", json: encode(next)}, {name: "window", json: encode(window)}}})
+	return part{fields: []part{{name: "items", items: co.encoded.encodeAll(page)},
+		{name: "next_cursor", json: encode(next)}, {name: "window", json: encode(window)}}}.append(nil)
 }

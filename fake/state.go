@@ -149,6 +149,9 @@ type conversation struct {
 	createdAt0 time.Time
 
 	msgs []*message // sorted ascending by (at, id)
+	// version moves whenever a message is added or changes: a message page
+	// kept encoded is good while it has not moved (messageCache).
+	version uint64
 
 	// orderKey is the list key the conversation has in company.order
 	// (valid when inOrder); movedSeq the insert sequence of its latest key
@@ -235,6 +238,7 @@ func newToken() string { return rand.Text() }
 // insertMessage places m in c.msgs (binary search; appending is the common
 // case) and updates the derived fields.
 func (c *conversation) insertMessage(m *message, seq uint64) {
+	c.version++
 	n := len(c.msgs)
 	if n == 0 || c.msgs[n-1].before(m) {
 		c.msgs = append(c.msgs, m)
