@@ -45,7 +45,7 @@ func (co *company) chatappAccount(phoneNumberID string) *account {
 func (co *company) findContact(phoneNumberID, norm string) *contact {
 	if phoneNumberID == "" {
 		var onChatapp []*contact
-		for _, ct := range co.contactsByPhone[norm] {
+		for ct := range co.withPhone(norm) {
 			if ct.account.channel == convo.ChannelChatapp {
 				onChatapp = append(onChatapp, ct)
 			}
@@ -213,6 +213,9 @@ func (s *Server) handleFields(w http.ResponseWriter, r *http.Request, co *compan
 		fields[k] = sv
 	}
 	found := s.updateContact(w, r, co, pnid, norm, func(ct *contact) {
+		if ct.customFields == nil {
+			ct.customFields = make(map[string]string, len(fields))
+		}
 		for k, v := range fields {
 			ct.customFields[k] = v
 		}

@@ -94,12 +94,21 @@ func (s *Server) Clear() {
 	s.limiter.resetLocked()
 }
 
+// cloneFields is a copy of a contact's custom fields, empty (not nil) for
+// none.
+func cloneFields(f map[string]string) map[string]string {
+	if f == nil {
+		return map[string]string{}
+	}
+	return maps.Clone(f)
+}
+
 // state is the contact as inspection shows it.
 func (ct *contact) state() Contact {
 	st := Contact{
 		ID: ct.id, CompanyID: ct.account.company.id, ChannelAccountID: ct.account.id,
 		PhoneNumber: ct.phone, ChannelIdentifier: ct.ident, Name: ct.name,
-		CustomFields: maps.Clone(ct.customFields), SequenceStatus: ct.sequence, SequenceName: ct.sequenceName,
+		CustomFields: cloneFields(ct.customFields), SequenceStatus: ct.sequence, SequenceName: ct.sequenceName,
 		CreatedAt: ct.createdAt, LastInteractionAt: ct.lastInteraction(), Email: deref(ct.email), Gender: deref(ct.gender),
 	}
 	for _, t := range ct.tags {
@@ -163,7 +172,7 @@ func (c *Company) ContactByPhone(accountID, phoneNumber string) (Contact, bool) 
 	}
 	var ct *contact
 	if accountID == "" {
-		ct = mostRecent(co.contactsByPhone[norm])
+		ct = mostRecent(slices.Collect(co.withPhone(norm)))
 	} else {
 		ct = co.contactOn(accountID, norm)
 	}

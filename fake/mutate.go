@@ -263,9 +263,6 @@ func (s *Server) addContact(co *company, ct Contact) (string, error) {
 		email: optString(ct.Email), gender: optString(ct.Gender),
 		customFields: maps.Clone(ct.CustomFields), createdAt: created,
 	}
-	if cn.customFields == nil {
-		cn.customFields = map[string]string{}
-	}
 	if err := cn.seedTags(co, ct.Tags, ct.TagIDs); err != nil {
 		return "", err
 	}
@@ -277,7 +274,8 @@ func (s *Server) addContact(co *company, ct Contact) (string, error) {
 	}
 	co.contacts.put(id, cn)
 	if norm != "" {
-		co.contactsByPhone[norm] = append(co.contactsByPhone[norm], cn)
+		cn.samePhone = co.contactsByPhone[norm]
+		co.contactsByPhone[norm] = cn
 	} else {
 		co.contactsByIdent[identKey{acc.id, ident}] = cn
 	}

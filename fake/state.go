@@ -3,6 +3,7 @@ package fake
 import (
 	"crypto/rand"
 	"crypto/sha256"
+	"iter"
 	"slices"
 	"sort"
 	"sync"
@@ -33,7 +34,7 @@ type company struct {
 	accountsByID map[string]*account
 
 	contacts        byID[*contact]
-	contactsByPhone map[string][]*contact // normalized phone -> contacts on every account
+	contactsByPhone map[string]*contact // normalized phone -> a contact with it, the others by samePhone
 	// A contact is unique per account and phone, or, without a phone, per
 	// account and channel identifier: contactOn finds the first kind
 	// among those with the phone, contactsByIdent holds the others.
@@ -88,12 +89,24 @@ type identKey struct{ account, ident string }
 // contactOn returns the contact with the given normalized phone on the
 // account, nil for none.
 func (co *company) contactOn(accountID, norm string) *contact {
-	for _, ct := range co.contactsByPhone[norm] {
+	for ct := range co.withPhone(norm) {
 		if ct.account.id == accountID {
 			return ct
 		}
 	}
 	return nil
+}
+
+// withPhone yields the company's contacts with the given normalized phone,
+// on every account.
+func (co *company) withPhone(norm string) iter.Seq[*contact] {
+	return func(yield func(*contact) bool) {
+		for ct := co.contactsByPhone[norm]; ct != nil; ct = ct.samePhone {
+			if !yield(ct) {
+				return
+			}
+		}
+	}
 }
 
 type account struct {
@@ -114,8 +127,9 @@ type contact struct {
 	name              string
 	email, gender     *string
 	tags              []*tag
-	customFields      map[string]string
-	sequence          string // "", SequenceScheduled, SequenceCanceled
+	customFields      map[string]string // nil until one is set
+	samePhone         *contact          // the next contact of the company with the same phone
+	sequence          string            // "", SequenceScheduled, SequenceCanceled
 	sequenceName      string
 	createdAt         time.Time
 	lastMessageAt     time.Time // latest message of any of its conversations
@@ -211,7 +225,7 @@ func newCompany(apiKey string) *company {
 		keyHash:         sha256.Sum256([]byte(apiKey)),
 		accountsByID:    map[string]*account{},
 		contacts:        newByID[*contact](),
-		contactsByPhone: map[string][]*contact{},
+		contactsByPhone: map[string]*contact{},
 		contactsByIdent: map[identKey]*contact{},
 		convsByID:       newByID[*conversation](),
 		media:           map[string]*media{},
