@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/convoapi/convo-go/internal/netx"
@@ -376,7 +377,13 @@ func (f *fileTransfer) receive(resp *http.Response) error {
 // copy writes the body from the byte reached, at most up to the limit.
 func (f *fileTransfer) copy(body io.Reader) error {
 	r := &readErrors{r: body}
-	n, err := io.CopyN(f.w, r, f.limit-f.written)
+	left := f.limit - f.written
+	buf := copyBuffers.Get().(*[]byte)
+	n, err := io.CopyBuffer(writerOnly{f.w}, io.LimitReader(r, left), *buf)
+	copyBuffers.Put(buf)
+	if err == nil && n < left {
+		err = io.EOF // the body ended before the limit
+	}
 	f.written += n
 	if n > 0 {
 		f.stuck = 0
@@ -399,6 +406,15 @@ func (f *fileTransfer) copy(body io.Reader) error {
 	}
 	return nil
 }
+
+// copyBuffers hold the buffers a file is copied through: 64 KiB, so that a
+// file arrives in a quarter of the reads a writer's own ReadFrom would make
+// (io.Discard reads 8 KiB at a time).
+var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
+
+// writerOnly hides a writer's ReadFrom, so that io.CopyBuffer uses its
+// buffer.
+type writerOnly struct{ io.Writer }
 
 // cutError is a transfer cut while the body was read: resumable.
 type cutError struct{ err error }
