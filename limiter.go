@@ -44,8 +44,10 @@ const (
 // rate), it grows its rate by doubling until refused, because a
 // whole-second Retry-After parks the first refused requests for a second
 // however fast the service refills. A request sent again after a refusal
-// takes the next turn before requests sent for the first time, so that a
-// call refused once is not refused again and again.
+// takes the next turn before requests sent for the first time, and the
+// rate does not probe upwards while such a request waits for its turn (the
+// probe's first turn would be its), so that a call refused once is not
+// refused again and again.
 func AdaptiveRate() RateLimiter { return RateLimiter{kind: limiterAdaptive} }
 
 // FixedRate paces every request of the Client at perSecond, never faster
@@ -92,7 +94,9 @@ func WithRateLimiter(r RateLimiter) Option {
 // while that is more, else adds a gain that starts at firstGain after
 // each cut and grows by gainGrowth per step up to maxGain. The probe is
 // slow on purpose: a window's limit answers late, and every refusal parks
-// its caller for a whole Retry-After.
+// its caller for a whole Retry-After. No step is taken while a request
+// refused before waits for its turn: it goes first, so the probe's first
+// turn, the one a service at its limit refuses, would be its again.
 const (
 	cutFactor   = 0.95
 	stepWindow  = 50 * time.Millisecond
@@ -324,9 +328,10 @@ func (l *limiter) accepted(sent, now time.Time) {
 	case now.Sub(l.stepAt) < stepWindow:
 	case l.rising:
 		l.rise(now)
-	case l.answers >= stepAnswers && now.Sub(l.stepAt) >= probeWindow:
+	case l.answers >= stepAnswers && now.Sub(l.stepAt) >= probeWindow && l.retrying == 0:
 		// Back near the rate of the last refusal quickly, then onwards
-		// gently: a window's limit answers late.
+		// gently: a window's limit answers late. Not while a retry waits
+		// for its turn (see the constants).
 		next := l.rate * (1 + l.gain)
 		if back := l.rate + regrowth*(cutFactor*l.wmax-l.rate); back > next {
 			next = back
