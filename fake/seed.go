@@ -200,7 +200,7 @@ func (s *Server) Load(seed *Seed) error {
 	if seed == nil {
 		return errors.New("seed: nil")
 	}
-	return s.load(seed, encodeSeed(seed))
+	return s.load(seed, encode(seed))
 }
 
 // load is Load of seed, which doc holds in JSON (what the companies are

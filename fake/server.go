@@ -245,7 +245,7 @@ func newServer(listen bool, opts ...Option) (*Server, error) {
 	var err error
 	if cfg.seed != nil {
 		// The seed is kept as JSON for Reset, not as given: see startSeed.
-		s.startDoc = encodeSeed(cfg.seed)
+		s.startDoc = encode(cfg.seed)
 		err = s.load(cfg.seed, s.startDoc)
 		s.cfg.seed = nil
 	}

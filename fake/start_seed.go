@@ -1,6 +1,6 @@
 package fake
 
-import "encoding/json"
+import "bytes"
 
 // startSeed is the data a company is reset to ([Company.Reset]): its part
 // of the seed it was loaded from. The seed is kept as compact JSON, shared
@@ -13,20 +13,9 @@ type startSeed struct {
 	index int    // the company's place in it
 }
 
-// encodeSeed is seed as compact JSON. Nothing in a seed fails to encode.
-func encodeSeed(seed *Seed) []byte {
-	b, _ := json.Marshal(seed)
-	return b
-}
-
-// decodeSeed reads a document encodeSeed made.
-func decodeSeed(doc []byte) (*Seed, error) {
-	var seed Seed
-	if err := json.Unmarshal(doc, &seed); err != nil {
-		return nil, err
-	}
-	return &seed, nil
-}
+// decodeSeed reads a document the fake encoded (encode of a Seed), through
+// DecodeSeed's one pass.
+func decodeSeed(doc []byte) (*Seed, error) { return DecodeSeed(bytes.NewReader(doc)) }
 
 // company is the company's seed.
 func (st *startSeed) company() (CompanySeed, error) {
