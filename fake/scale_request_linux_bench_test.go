@@ -3,13 +3,10 @@
 package fake_test
 
 import (
-	"runtime"
-	"syscall"
 	"testing"
-	"time"
-	"unsafe"
 
 	"github.com/convoapi/convo-go/fake"
+	"github.com/convoapi/convo-go/internal/cpupair"
 )
 
 // BenchmarkScaleRequestCPU serves the pairs of BenchmarkScaleRequest (the
@@ -36,30 +33,7 @@ func BenchmarkScaleRequestCPU(b *testing.B) {
 					serveInMemory(b, s.Handler(), s.APIKey(), target.path)
 				}
 			}
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
-			var inFake, inStatic time.Duration
-			for b.Loop() {
-				start := threadCPU()
-				serveInMemory(b, s.Handler(), s.APIKey(), target.path)
-				mid := threadCPU()
-				serveInMemory(b, static, s.APIKey(), target.path)
-				end := threadCPU()
-				inFake, inStatic = inFake+mid-start, inStatic+end-mid
-			}
-			b.ReportMetric(float64(inFake)/float64(inStatic), "x-static")
-			b.ReportMetric(float64(inFake)/float64(b.N), "fake-cpu-ns/op")
-			b.ReportMetric(float64(inStatic)/float64(b.N), "static-cpu-ns/op")
+			cpupair.Run(b, "fake", func() { serveInMemory(b, s.Handler(), s.APIKey(), target.path) }, func() { serveInMemory(b, static, s.APIKey(), target.path) })
 		})
 	}
-}
-
-// threadCPU is the CPU time the calling thread has used.
-func threadCPU() time.Duration {
-	const clockThreadCPUTime = 3 // CLOCK_THREAD_CPUTIME_ID
-	var ts syscall.Timespec
-	if _, _, errno := syscall.Syscall(syscall.SYS_CLOCK_GETTIME, clockThreadCPUTime, uintptr(unsafe.Pointer(&ts)), 0); errno != 0 {
-		panic(errno)
-	}
-	return time.Duration(ts.Nano())
 }

@@ -3,13 +3,10 @@
 package main
 
 import (
-	"runtime"
-	"syscall"
 	"testing"
-	"time"
-	"unsafe"
 
 	"github.com/convoapi/convo-go/fake"
+	"github.com/convoapi/convo-go/internal/cpupair"
 )
 
 // BenchmarkScaleRequestCPU serves the pairs of BenchmarkScaleRequest
@@ -38,30 +35,7 @@ func BenchmarkScaleRequestCPU(b *testing.B) {
 					serveBench(b, api, host, key, target.path)
 				}
 			}
-			runtime.LockOSThread()
-			defer runtime.UnlockOSThread()
-			var inFake, inStatic time.Duration
-			for b.Loop() {
-				start := threadCPU()
-				serveBench(b, api, host, key, target.path)
-				mid := threadCPU()
-				serveBench(b, static, host, key, target.path)
-				end := threadCPU()
-				inFake, inStatic = inFake+mid-start, inStatic+end-mid
-			}
-			b.ReportMetric(float64(inFake)/float64(inStatic), "x-static")
-			b.ReportMetric(float64(inFake)/float64(b.N), "convofake-cpu-ns/op")
-			b.ReportMetric(float64(inStatic)/float64(b.N), "static-cpu-ns/op")
+			cpupair.Run(b, "convofake", func() { serveBench(b, api, host, key, target.path) }, func() { serveBench(b, static, host, key, target.path) })
 		})
 	}
-}
-
-// threadCPU is the CPU time the calling thread has used.
-func threadCPU() time.Duration {
-	const clockThreadCPUTime = 3 // CLOCK_THREAD_CPUTIME_ID
-	var ts syscall.Timespec
-	if _, _, errno := syscall.Syscall(syscall.SYS_CLOCK_GETTIME, clockThreadCPUTime, uintptr(unsafe.Pointer(&ts)), 0); errno != 0 {
-		panic(errno)
-	}
-	return time.Duration(ts.Nano())
 }
