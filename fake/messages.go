@@ -62,8 +62,8 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request, co *comp
 		case !hasSince: // the window starts exactly 30 days ago (inclusive), to the millisecond
 			since = now.Add(-RecentWindowDays * 24 * time.Hour).Truncate(time.Millisecond)
 		}
-		msgs := conv.msgs
-		lo := sort.Search(len(msgs), func(i int) bool { return msgs[i].at >= nanos(since) })
+		msgs, from := conv.msgs, nanos(since)
+		lo := sort.Search(len(msgs), func(i int) bool { return msgs[i].at >= from })
 		hi := len(msgs)
 		if hasCursor {
 			probe := &message{at: cur.At}
@@ -71,7 +71,7 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request, co *comp
 			hi = sort.Search(len(msgs), func(i int) bool { return !msgs[i].before(probe) })
 		}
 		start := max(lo, hi-limit)
-		key := pageKey{conv: conv, since: nanos(since), start: start, hi: hi, version: conv.version}
+		key := pageKey{conv: conv, since: from, start: start, hi: hi, version: conv.version}
 		var ok bool
 		if data, ok = co.encoded.page(key); ok {
 			return nil
