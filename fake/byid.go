@@ -1,6 +1,10 @@
 package fake
 
-import "iter"
+import (
+	"iter"
+	"maps"
+	"slices"
+)
 
 // byID maps ids to a company's objects. An id that is a UUID in the fake's
 // form (the default) is keyed by its 16 bytes, any other by the string:
@@ -33,6 +37,21 @@ func (m byID[V]) put(id string, v V) {
 	m.names[id] = v
 }
 
+// reserve makes room for n more objects with UUID ids (the usual kind).
+func (m *byID[V]) reserve(n int) { m.uuids = grown(m.uuids, n) }
+
+// grown returns m, or when n is large a copy of m with room for n more
+// entries: a map sized once does not double, moving every entry, some
+// twenty times on its way to a million.
+func grown[K comparable, V any](m map[K]V, n int) map[K]V {
+	if n < 1024 {
+		return m
+	}
+	g := make(map[K]V, len(m)+n)
+	maps.Copy(g, m)
+	return g
+}
+
 func (m byID[V]) len() int { return len(m.uuids) + len(m.names) }
 
 // all yields every object, in no particular order.
@@ -49,4 +68,18 @@ func (m byID[V]) all() iter.Seq[V] {
 			}
 		}
 	}
+}
+
+// reserve makes room in the company's indexes for what cs adds, so that
+// loading a large seed sizes each of them once.
+func (co *company) reserve(cs CompanySeed) {
+	msgs := 0
+	for _, cv := range cs.Conversations {
+		msgs += len(cv.Messages)
+	}
+	co.contacts.reserve(len(cs.Contacts))
+	co.contactsByPhone = grown(co.contactsByPhone, len(cs.Contacts))
+	co.convsByID.reserve(len(cs.Conversations))
+	co.messages.reserve(msgs)
+	co.conversations = slices.Grow(co.conversations, len(cs.Conversations))
 }

@@ -274,8 +274,9 @@ func (s *Server) addContact(co *company, ct Contact) (string, error) {
 	}
 	co.contacts.put(id, cn)
 	if norm != "" {
-		cn.samePhone = co.contactsByPhone[norm]
-		co.contactsByPhone[norm] = cn
+		k := phoneKey(norm)
+		cn.samePhone = co.contactsByPhone[k]
+		co.contactsByPhone[k] = cn
 	} else {
 		co.contactsByIdent[identKey{acc.id, ident}] = cn
 	}

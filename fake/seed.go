@@ -347,6 +347,7 @@ func (s *Server) loadCompanyLocked(path string, co *company, cs CompanySeed) (er
 	s.allowFuture = cs.AllowFuture
 	defer func() { s.allowFuture = false }()
 	refs := seedRefs{}
+	co.reserve(cs)
 	for j, ch := range cs.Channels {
 		id, err := s.addAccount(co, ch, ch.Channel == convo.ChannelWebchat)
 		if err != nil {

@@ -34,7 +34,7 @@ type company struct {
 	accountsByID map[string]*account
 
 	contacts        byID[*contact]
-	contactsByPhone map[string]*contact // normalized phone -> a contact with it, the others by samePhone
+	contactsByPhone map[uint64]*contact // phoneKey(normalized phone) -> a contact with it, the others by samePhone
 	// A contact is unique per account and phone, or, without a phone, per
 	// account and channel identifier: contactOn finds the first kind
 	// among those with the phone, contactsByIdent holds the others.
@@ -101,12 +101,25 @@ func (co *company) contactOn(accountID, norm string) *contact {
 // on every account.
 func (co *company) withPhone(norm string) iter.Seq[*contact] {
 	return func(yield func(*contact) bool) {
-		for ct := co.contactsByPhone[norm]; ct != nil; ct = ct.samePhone {
+		for ct := co.contactsByPhone[phoneKey(norm)]; ct != nil; ct = ct.samePhone {
 			if !yield(ct) {
 				return
 			}
 		}
 	}
+}
+
+// phoneKey is a normalized phone (8 to 15 digits, phone.Normalize) as a
+// map key: its digit count and its value, one for one. A number key is
+// hashed and compared without reading the phone's bytes elsewhere in the
+// heap, which, when the map grows past a million contacts, every move of
+// an entry would.
+func phoneKey(norm string) uint64 {
+	var v uint64
+	for i := range len(norm) {
+		v = v*10 + uint64(norm[i]-'0')
+	}
+	return uint64(len(norm))<<56 | v
 }
 
 type account struct {
@@ -225,7 +238,7 @@ func newCompany(apiKey string) *company {
 		keyHash:         sha256.Sum256([]byte(apiKey)),
 		accountsByID:    map[string]*account{},
 		contacts:        newByID[*contact](),
-		contactsByPhone: map[string]*contact{},
+		contactsByPhone: map[uint64]*contact{},
 		contactsByIdent: map[identKey]*contact{},
 		convsByID:       newByID[*conversation](),
 		media:           map[string]*media{},
