@@ -22,11 +22,27 @@ func newByID[V comparable]() byID[V] {
 }
 
 // get returns the object with the given id, the zero V for none.
-func (m byID[V]) get(id string) V {
-	if u, ok := parseUUID(id); ok {
-		return m.uuids[u]
+func (m byID[V]) get(id string) V { return m.find(parseID(id)) }
+
+// find is get for an id parsed already: a lookup in several maps parses
+// it once.
+func (m byID[V]) find(id parsedID) V {
+	if id.isUUID {
+		return m.uuids[id.uuid]
 	}
-	return m.names[id]
+	return m.names[id.text]
+}
+
+// parsedID is an id with its 16 bytes when it is a UUID in the fake's form.
+type parsedID struct {
+	text   string
+	uuid   [16]byte
+	isUUID bool
+}
+
+func parseID(id string) parsedID {
+	u, ok := parseUUID(id)
+	return parsedID{text: id, uuid: u, isUUID: ok}
 }
 
 func (m byID[V]) put(id string, v V) {

@@ -18,13 +18,14 @@ func (co *company) object(id string) any {
 	if a := co.accountsByID[id]; a != nil {
 		return a
 	}
-	if ct := co.contacts.get(id); ct != nil {
+	p := parseID(id)
+	if ct := co.contacts.find(p); ct != nil {
 		return ct
 	}
-	if cv := co.convsByID.get(id); cv != nil {
+	if cv := co.convsByID.find(p); cv != nil {
 		return cv
 	}
-	if m := co.messages.get(id); m != nil {
+	if m := co.messages.find(p); m != nil {
 		return m
 	}
 	return nil

@@ -3,6 +3,8 @@
 package main
 
 import (
+	"io"
+	"log/slog"
 	"testing"
 
 	"github.com/convoapi/convo-go/fake"
@@ -17,7 +19,9 @@ import (
 // so the time the thread waits for a core on a busy machine counts for
 // neither, and the load of the moment weighs on both alike; the background
 // work of the garbage collector, on other threads, counts for neither
-// either:
+// either. The -nolog pairs serve the same requests through the same
+// handler with the request log's level above Info (no line is made), to
+// show what the log line costs:
 //
 //	go test ./cmd/convofake -run '^$' -bench ScaleRequestCPU -benchtime 20000x -count 5
 func BenchmarkScaleRequestCPU(b *testing.B) {
@@ -25,6 +29,10 @@ func BenchmarkScaleRequestCPU(b *testing.B) {
 	a := startBenchApp(b, path)
 	defer stopBenchApp(a)
 	api, _ := a.handlers()
+	logger := a.logger
+	a.logger = slog.New(slog.NewTextHandler(io.Discard, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	apiNoLog, _ := a.handlers()
+	a.logger = logger
 	host, key := a.apiLn.Addr().String(), a.srv.APIKey()
 	for _, target := range requestBenchTargets {
 		static := staticHandler(serveBench(b, api, host, key, target.path))
@@ -36,6 +44,9 @@ func BenchmarkScaleRequestCPU(b *testing.B) {
 				}
 			}
 			cpupair.Run(b, "convofake", func() { serveBench(b, api, host, key, target.path) }, func() { serveBench(b, static, host, key, target.path) })
+		})
+		b.Run(target.name+"-nolog", func(b *testing.B) {
+			cpupair.Run(b, "convofake", func() { serveBench(b, apiNoLog, host, key, target.path) }, func() { serveBench(b, static, host, key, target.path) })
 		})
 	}
 }
