@@ -244,9 +244,7 @@ func newServer(listen bool, opts ...Option) (*Server, error) {
 	s.resetLocked()
 	var err error
 	if cfg.seed != nil {
-		// The seed is kept as JSON for Reset, not as given: see startSeed.
-		s.startDoc = encode(cfg.seed)
-		err = s.load(cfg.seed, s.startDoc)
+		err = s.loadStart(cfg.seed)
 		s.cfg.seed = nil
 	}
 	s.startNow = clock.Now()

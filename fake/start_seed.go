@@ -25,3 +25,24 @@ func (st *startSeed) company() (CompanySeed, error) {
 	}
 	return seed.Companies[st.index], nil
 }
+
+// loadStart loads the seed of WithSeed and keeps it as JSON for Reset, not
+// as given (see startSeed). Encoding the seed and loading it only read it,
+// and for a large seed each takes about as long: the encoding runs beside
+// the load, and the companies get their start data once both are done.
+func (s *Server) loadStart(seed *Seed) error {
+	encoded := make(chan []byte, 1)
+	go func() { encoded <- encode(seed) }()
+	err := s.load(seed, nil)
+	doc := <-encoded
+	if err != nil {
+		return err
+	}
+	s.startDoc = doc
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range seed.Companies {
+		s.companies[i].start = &startSeed{doc: doc, index: i}
+	}
+	return nil
+}

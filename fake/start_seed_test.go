@@ -28,6 +28,12 @@ func TestServerKeepsNoDecodedSeed(t *testing.T) {
 	runtime.GC()
 	assert.Nil(t, ref.Value(), "the server holds the seed it was given")
 
+	second, ok := s.CompanyByKey("second-company-key")
+	require.True(t, ok, "the sample's second company")
+	second.AddContact(Contact{ChannelAccountID: second.Channels()[0].ID, PhoneNumber: "5521900002222"})
+	require.NoError(t, second.Reset())
+	assert.Equal(t, want, shape(s), "each company keeps its own part of the start seed")
+
 	s.Clear()
 	require.Empty(t, s.Company().Contacts())
 	s.Reset()
