@@ -400,7 +400,8 @@ func (s *Server) addConversation(co *company, cv Conversation) (string, error) {
 		return "", err
 	}
 	s.seq++
-	conv := &conversation{
+	conv := co.newConversation()
+	*conv = conversation{
 		ID: id, status: status, company: co, contact: ct, account: ct.account,
 		assignedTo: cv.AssignedTo, createdAt: created, createdAt0: created, createdSeq: s.seq, unreadOverride: cv.UnreadCount,
 	}
