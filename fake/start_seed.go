@@ -41,6 +41,8 @@ func (s *Server) loadStart(seed *Seed) error {
 	s.startDoc = doc
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// load made the server's companies from the seed's, in its order (the
+	// first is the default company).
 	for i := range seed.Companies {
 		s.companies[i].start = &startSeed{doc: doc, index: i}
 	}
