@@ -1,7 +1,6 @@
 package convo
 
 import (
-	"bytes"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -12,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/convoapi/convo-go/internal/syncbuf"
 	"github.com/convoapi/convo-go/internal/wirerecord"
 )
 
@@ -20,28 +20,10 @@ const testKey = "sk_test_SECRET_7f3a9c1e5b"
 
 const mockBase = "https://api.convo.test/v1"
 
-// syncBuffer is a bytes.Buffer safe for the concurrent writes of a logger.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 type mockEnv struct {
 	c    *Client
 	mock *httpmock.MockTransport
-	logs *syncBuffer
+	logs *syncbuf.Buffer
 }
 
 // newMock builds a client whose retrying client's inner transport is an
@@ -50,7 +32,7 @@ type mockEnv struct {
 func newMock(t *testing.T, opts ...Option) *mockEnv {
 	t.Helper()
 	mock := httpmock.NewMockTransport()
-	logs := &syncBuffer{}
+	logs := &syncbuf.Buffer{}
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	base := []Option{
 		WithAPIKey(testKey),

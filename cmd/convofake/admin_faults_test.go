@@ -60,7 +60,7 @@ func TestAdminDropFault(t *testing.T) {
 	}
 	assert.Equal(t, http.StatusOK, p.api("/v1/channels", seedKey).status)
 	// The client sees the connection close before the server logs it.
-	assert.True(t, p.stderr.waitFor("path=/v1/channels status=0"), "the drop is logged with status 0:\n%s", p.stderr.String())
+	assert.True(t, p.stderr.WaitFor("path=/v1/channels status=0", safetyTimeout), "the drop is logged with status 0:\n%s", p.stderr.String())
 }
 
 // GET /_fake/faults lists the rules; DELETE /_fake/faults/{id} is 404 for

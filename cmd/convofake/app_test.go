@@ -179,6 +179,6 @@ func TestAttachmentURLsPointAtTheListeningAddress(t *testing.T) {
 	assert.Equal(t, http.StatusOK, file.status)
 	assert.Equal(t, "hello", string(file.body))
 	token := strings.TrimPrefix(u, p.base+"/_files/")
-	assert.True(t, p.stderr.waitFor("path=/_files/[REDACTED] status=200"), p.stderr.String())
+	assert.True(t, p.stderr.WaitFor("path=/_files/[REDACTED] status=200", safetyTimeout), p.stderr.String())
 	assert.NotContains(t, p.stderr.String(), token, "the URL's token is not logged")
 }

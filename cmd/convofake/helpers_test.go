@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -10,10 +9,10 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/convoapi/convo-go/internal/syncbuf"
 	"github.com/convoapi/convo-go/internal/wirerecord"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -31,59 +30,13 @@ const (
 	accountID = "a0000000-0000-4000-8000-000000000001"
 )
 
-// syncBuffer is an io.Writer safe for the server's goroutines and the test.
-type syncBuffer struct {
-	mu      sync.Mutex
-	b       bytes.Buffer
-	changed chan struct{} // closed (and replaced) at each write
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.changed != nil {
-		close(s.changed)
-		s.changed = nil
-	}
-	return s.b.Write(p)
-}
-
-// waitFor waits, without polling, until the buffer contains sub or the
-// safety timeout passes; it reports whether sub appeared.
-func (s *syncBuffer) waitFor(sub string) bool {
-	deadline := time.After(safetyTimeout)
-	for {
-		s.mu.Lock()
-		if strings.Contains(s.b.String(), sub) {
-			s.mu.Unlock()
-			return true
-		}
-		if s.changed == nil {
-			s.changed = make(chan struct{})
-		}
-		ch := s.changed
-		s.mu.Unlock()
-		select {
-		case <-ch:
-		case <-deadline:
-			return false
-		}
-	}
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // proc is a convofake started by run() on a random loopback port.
 type proc struct {
 	t      *testing.T
 	addr   string // 127.0.0.1:port
 	base   string // http://127.0.0.1:port
-	stdout *syncBuffer
-	stderr *syncBuffer
+	stdout *syncbuf.Buffer
+	stderr *syncbuf.Buffer
 	client *http.Client
 	cancel context.CancelFunc
 	done   chan int
@@ -101,7 +54,7 @@ func start(t *testing.T, args ...string) *proc {
 func startArgs(t *testing.T, args ...string) *proc {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &proc{t: t, stdout: &syncBuffer{}, stderr: &syncBuffer{}, cancel: cancel, done: make(chan int, 1)}
+	p := &proc{t: t, stdout: &syncbuf.Buffer{}, stderr: &syncbuf.Buffer{}, cancel: cancel, done: make(chan int, 1)}
 	ready := make(chan string, 1)
 	go func() { p.done <- run(ctx, args, p.stdout, p.stderr, func(addr string) { ready <- addr }) }()
 	select {
@@ -219,7 +172,7 @@ func (p *proc) printed() map[string]string {
 // code and stderr.
 func runOnce(t *testing.T, args ...string) (int, string) {
 	t.Helper()
-	var stdout, stderr syncBuffer
+	var stdout, stderr syncbuf.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), safetyTimeout)
 	defer cancel()
 	code := run(ctx, args, &stdout, &stderr, func(addr string) {

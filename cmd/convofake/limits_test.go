@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/convoapi/convo-go/internal/syncbuf"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -162,7 +163,7 @@ func (p *proc) raw(request string) response {
 func TestShutdownCutsWhatOutlivesTheGraceAndExits3(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var stdout, stderr syncBuffer
+	var stdout, stderr syncbuf.Buffer
 	ready, done := make(chan string, 1), make(chan int, 1)
 	go func() {
 		done <- run(ctx, []string{"--addr", "127.0.0.1:0", "--read-timeout", "1h", "--shutdown-grace", "200ms"},
@@ -265,6 +266,6 @@ func TestDropFaultOnARequestWithABody(t *testing.T) {
 	got, closed := readUntilClosed(c)
 	assert.True(t, closed)
 	assert.Empty(t, got, "dropped unanswered")
-	require.True(t, p.stderr.waitFor("path=/v1/chatapp/contacts status=0"), p.stderr.String())
+	require.True(t, p.stderr.WaitFor("path=/v1/chatapp/contacts status=0", safetyTimeout), p.stderr.String())
 	assert.NotContains(t, p.stderr.String(), "hijacked")
 }

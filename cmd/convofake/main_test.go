@@ -54,7 +54,7 @@ func TestRequestLogNeverShowsSecretsOrQueries(t *testing.T) {
 		"msg=request method=GET path=/_fake/clock status=200 duration=",
 		"msg=request method=GET path=/_fake/clock status=401 duration=",
 	} {
-		assert.True(t, p.stderr.waitFor(line), "%s in:\n%s", line, p.stderr.String())
+		assert.True(t, p.stderr.WaitFor(line, safetyTimeout), "%s in:\n%s", line, p.stderr.String())
 	}
 	logs := p.stderr.String()
 	for _, secret := range []string{"very-secret-key", testAdminToken, "5511987654321", "status=all", "phone"} {
@@ -65,7 +65,7 @@ func TestRequestLogNeverShowsSecretsOrQueries(t *testing.T) {
 func TestJSONLogFormat(t *testing.T) {
 	p := start(t, "--log-format", "json")
 	assert.Equal(t, http.StatusOK, p.api("/v1/channels", "fake-api-key").status)
-	require.True(t, p.stderr.waitFor(`"path":"/v1/channels"`), p.stderr.String())
+	require.True(t, p.stderr.WaitFor(`"path":"/v1/channels"`, safetyTimeout), p.stderr.String())
 	var found bool
 	for _, line := range strings.Split(strings.TrimSpace(p.stderr.String()), "\n") {
 		var m map[string]any

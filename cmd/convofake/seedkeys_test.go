@@ -43,7 +43,7 @@ func TestAdminSeedThatChangesTheKeySaysSo(t *testing.T) {
 			}
 			assert.Equal(t, http.StatusUnauthorized, p.api("/v1/channels", fake.DefaultAPIKey).status)
 			line := "seed: the API key of the default company changed"
-			require.True(t, p.stderr.waitFor(line), p.stderr.String())
+			require.True(t, p.stderr.WaitFor(line, safetyTimeout), p.stderr.String())
 			assert.Contains(t, p.stderr.String(), "company="+company)
 			assert.NotContains(t, p.stderr.String(), "brand-new-key", "the log never shows a key")
 

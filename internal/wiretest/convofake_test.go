@@ -2,7 +2,6 @@ package wiretest
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -18,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/convoapi/convo-go/internal/syncbuf"
 	"github.com/convoapi/convo-go/internal/wiretest/oascheck"
 )
 
@@ -60,60 +60,13 @@ var convofake = sync.OnceValues(func() (string, error) {
 	return bin, nil
 })
 
-// syncBuffer is an io.Writer safe for the process's output copier and the
-// test.
-type syncBuffer struct {
-	mu      sync.Mutex
-	b       bytes.Buffer
-	changed chan struct{} // closed (and replaced) at each write
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.changed != nil {
-		close(s.changed)
-		s.changed = nil
-	}
-	return s.b.Write(p)
-}
-
-// waitFor waits, without polling, until the buffer contains sub or the
-// safety timeout passes; it reports whether sub appeared.
-func (s *syncBuffer) waitFor(sub string) bool {
-	deadline := time.After(safetyTimeout)
-	for {
-		s.mu.Lock()
-		if strings.Contains(s.b.String(), sub) {
-			s.mu.Unlock()
-			return true
-		}
-		if s.changed == nil {
-			s.changed = make(chan struct{})
-		}
-		ch := s.changed
-		s.mu.Unlock()
-		select {
-		case <-ch:
-		case <-deadline:
-			return false
-		}
-	}
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // proc is a convofake process on a random loopback port.
 type proc struct {
 	t      *testing.T
 	addr   string // 127.0.0.1:port
 	base   string // http://127.0.0.1:port
-	stdout *syncBuffer
-	stderr *syncBuffer
+	stdout *syncbuf.Buffer
+	stderr *syncbuf.Buffer
 	client *http.Client // validates every exchange against the document
 }
 
@@ -124,7 +77,7 @@ func start(t *testing.T, args ...string) *proc {
 	t.Helper()
 	bin, err := convofake()
 	require.NoError(t, err)
-	p := &proc{t: t, stdout: &syncBuffer{}, stderr: &syncBuffer{}}
+	p := &proc{t: t, stdout: &syncbuf.Buffer{}, stderr: &syncbuf.Buffer{}}
 	cmd := exec.Command(bin, append([]string{"--addr", "127.0.0.1:0", "--admin-token", testAdminToken}, args...)...)
 	cmd.Stdout, cmd.Stderr = p.stdout, p.stderr
 	require.NoError(t, cmd.Start())
@@ -142,7 +95,7 @@ func start(t *testing.T, args ...string) *proc {
 		}
 	})
 	p.client = &http.Client{Timeout: safetyTimeout, Transport: oascheck.Transport(t, &http.Transport{})}
-	if !p.stdout.waitFor("# try: ") { // the last line it prints once it listens
+	if !p.stdout.WaitFor("# try: ", safetyTimeout) { // the last line it prints once it listens
 		t.Fatalf("convofake did not start; stderr:\n%s", p.stderr.String())
 	}
 	u, err := url.Parse(p.printed()["CONVO_BASE_URL"])
