@@ -13,6 +13,7 @@ import (
 
 	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
+	"github.com/convoapi/convo-go/internal/cpupair"
 )
 
 // benchClient keeps connections alive, as SDK clients do.
@@ -162,18 +163,6 @@ func seedAnomalies(co *fake.Company, n int) {
 //
 //	go test ./fake -run '^$' -bench 'Edge' -benchtime 2s
 
-// serveInMemory answers one GET through the handler and returns the body.
-func serveInMemory(b *testing.B, h http.Handler, key, target string) []byte {
-	req := httptest.NewRequest(http.MethodGet, target, nil)
-	req.Header.Set("Authorization", "Bearer "+key)
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	if rec.Code != http.StatusOK {
-		b.Fatalf("%s: %d %s", target, rec.Code, rec.Body.String())
-	}
-	return rec.Body.Bytes()
-}
-
 // benchStore is an in-memory fake (no listener) on a manual clock, without
 // rate limit or journal.
 func benchStore(b *testing.B) *fake.Server {
@@ -222,7 +211,7 @@ func readPages(b *testing.B, h http.Handler, key, first string, max int) (pages 
 		if cursor != "" {
 			target += "&cursor=" + url.QueryEscape(cursor)
 		}
-		cursor = nextCursorOf(b, serveInMemory(b, h, key, target))
+		cursor = nextCursorOf(b, cpupair.Serve(b, h, target, key))
 		if pages++; cursor == "" {
 			break
 		}
@@ -238,11 +227,11 @@ func BenchmarkEdgeConversationPage(b *testing.B) {
 	for _, n := range []int{1_000, 100_000} {
 		b.Run(fmt.Sprintf("store=%d", n), func(b *testing.B) {
 			s := conversationStore(b, n)
-			first := serveInMemory(b, s.Handler(), s.APIKey(), "/v1/conversations?limit=100")
+			first := cpupair.Serve(b, s.Handler(), "/v1/conversations?limit=100", s.APIKey())
 			target := "/v1/conversations?limit=100&cursor=" + url.QueryEscape(nextCursorOf(b, first))
 			b.ReportAllocs()
 			for b.Loop() {
-				serveInMemory(b, s.Handler(), s.APIKey(), target)
+				cpupair.Serve(b, s.Handler(), target, s.APIKey())
 			}
 		})
 	}
@@ -278,7 +267,7 @@ func BenchmarkEdgeAnomaliesCached(b *testing.B) {
 		co.AddMessage(cv, fake.Message{Sender: fake.SenderContact, Text: "hi", At: t0.Add(-time.Duration(5*3600+i%(15*3600)) * time.Second)})
 	}
 	target := "/v1/conversations/anomalies?include=unassigned,automation_only&limit=100"
-	body := serveInMemory(b, s.Handler(), s.APIKey(), target) // fills the cache
+	body := cpupair.Serve(b, s.Handler(), target, s.APIKey()) // fills the cache
 	static := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		_, _ = w.Write(body)
@@ -290,14 +279,14 @@ func BenchmarkEdgeAnomaliesCached(b *testing.B) {
 		b.Run(h.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				serveInMemory(b, h.h, s.APIKey(), target)
+				cpupair.Serve(b, h.h, target, s.APIKey())
 			}
 		})
 		b.Run(h.name+"-parallel", func(b *testing.B) {
 			b.ReportAllocs()
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
-					serveInMemory(b, h.h, s.APIKey(), target)
+					cpupair.Serve(b, h.h, target, s.APIKey())
 				}
 			})
 		})

@@ -14,6 +14,7 @@ import (
 
 	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
+	"github.com/convoapi/convo-go/internal/cpupair"
 )
 
 // The fake at scale: memory per stored message, the cost of a request
@@ -86,7 +87,7 @@ func BenchmarkScaleRequest(b *testing.B) {
 		{"channels", "/v1/channels"},
 		{"messages-100", page},
 	} {
-		static := staticHandler(serveInMemory(b, s.Handler(), s.APIKey(), target.path))
+		static := cpupair.Static(cpupair.Serve(b, s.Handler(), target.path, s.APIKey()))
 		for _, h := range []struct {
 			name string
 			h    http.Handler
@@ -94,7 +95,7 @@ func BenchmarkScaleRequest(b *testing.B) {
 			b.Run(target.name+"/"+h.name, func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
-					serveInMemory(b, h.h, s.APIKey(), target.path)
+					cpupair.Serve(b, h.h, target.path, s.APIKey())
 				}
 			})
 		}
@@ -120,15 +121,6 @@ func requestBenchServer(b *testing.B, opts ...fake.Option) (s *fake.Server, page
 		co.AddMessage(cv, fake.Message{Sender: fake.SenderContact, Text: text60, At: t0.Add(-time.Duration(i+1) * time.Minute)})
 	}
 	return s, "/v1/conversations/" + cv + "/messages?limit=100"
-}
-
-// staticHandler writes body as the fake writes an answer's JSON, and does
-// nothing else: the floor of the request benchmarks.
-func staticHandler(body []byte) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		_, _ = w.Write(body)
-	})
 }
 
 // stateDocument is the export of a store of convs conversations of perConv
@@ -212,7 +204,7 @@ func BenchmarkScaleAnomalies(b *testing.B) {
 			seedAnomalies(s.Company(), n)
 			runtime.GC()
 			for b.Loop() {
-				serveInMemory(b, s.Handler(), s.APIKey(), "/v1"+anomalyReport)
+				cpupair.Serve(b, s.Handler(), "/v1"+anomalyReport, s.APIKey())
 			}
 		})
 	}

@@ -25,15 +25,15 @@ func BenchmarkScaleRequestCPU(b *testing.B) {
 		{"channels", "/v1/channels"},
 		{"messages-100", page},
 	} {
-		static := staticHandler(serveInMemory(b, s.Handler(), s.APIKey(), target.path))
+		static := cpupair.Static(cpupair.Serve(b, s.Handler(), target.path, s.APIKey()))
 		filled := false
 		b.Run(target.name, func(b *testing.B) {
 			for ; !filled; filled = true {
 				for range fake.DefaultJournalLimit {
-					serveInMemory(b, s.Handler(), s.APIKey(), target.path)
+					cpupair.Serve(b, s.Handler(), target.path, s.APIKey())
 				}
 			}
-			cpupair.Run(b, "fake", func() { serveInMemory(b, s.Handler(), s.APIKey(), target.path) }, func() { serveInMemory(b, static, s.APIKey(), target.path) })
+			cpupair.Run(b, "fake", func() { cpupair.Serve(b, s.Handler(), target.path, s.APIKey()) }, func() { cpupair.Serve(b, static, target.path, s.APIKey()) })
 		})
 	}
 }

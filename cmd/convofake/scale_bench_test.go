@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -14,6 +13,7 @@ import (
 
 	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
+	"github.com/convoapi/convo-go/internal/cpupair"
 )
 
 // convofake at scale, each figure against its floor in the same run:
@@ -100,10 +100,10 @@ func BenchmarkScaleRequest(b *testing.B) {
 	key := a.srv.APIKey()
 
 	serve := func(b *testing.B, h http.Handler, host, target string) []byte {
-		return serveBench(b, h, host, key, target)
+		return cpupair.Serve(b, h, "http://"+host+target, key)
 	}
 	for _, target := range requestBenchTargets {
-		static := staticHandler(serve(b, api, host, target.path))
+		static := cpupair.Static(serve(b, api, host, target.path))
 		for _, h := range []struct {
 			name, host string
 			h          http.Handler
@@ -122,28 +122,6 @@ func BenchmarkScaleRequest(b *testing.B) {
 var requestBenchTargets = []struct{ name, path string }{
 	{"channels", "/v1/channels"},
 	{"messages-100", "/v1/conversations/f0000000-0000-4000-8000-000000000000/messages?limit=100"},
-}
-
-// serveBench answers one GET of target to host with key through h and
-// returns the body.
-func serveBench(b *testing.B, h http.Handler, host, key, target string) []byte {
-	req := httptest.NewRequest(http.MethodGet, "http://"+host+target, nil)
-	req.Header.Set("Authorization", "Bearer "+key)
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	if rec.Code != http.StatusOK {
-		b.Fatalf("%s: %d %s", target, rec.Code, rec.Body.String())
-	}
-	return rec.Body.Bytes()
-}
-
-// staticHandler writes body as the fake writes an answer's JSON, and does
-// nothing else: the floor of the request benchmarks.
-func staticHandler(body []byte) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		_, _ = w.Write(body)
-	})
 }
 
 // BenchmarkScaleStateLoad starts convofake on a state file of 100,000

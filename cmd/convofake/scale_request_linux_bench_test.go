@@ -35,18 +35,19 @@ func BenchmarkScaleRequestCPU(b *testing.B) {
 	a.logger = logger
 	host, key := a.apiLn.Addr().String(), a.srv.APIKey()
 	for _, target := range requestBenchTargets {
-		static := staticHandler(serveBench(b, api, host, key, target.path))
+		url := "http://" + host + target.path
+		static := cpupair.Static(cpupair.Serve(b, api, url, key))
 		filled := false
 		b.Run(target.name, func(b *testing.B) {
 			for ; !filled; filled = true {
 				for range fake.DefaultJournalLimit {
-					serveBench(b, api, host, key, target.path)
+					cpupair.Serve(b, api, url, key)
 				}
 			}
-			cpupair.Run(b, "convofake", func() { serveBench(b, api, host, key, target.path) }, func() { serveBench(b, static, host, key, target.path) })
+			cpupair.Run(b, "convofake", func() { cpupair.Serve(b, api, url, key) }, func() { cpupair.Serve(b, static, url, key) })
 		})
 		b.Run(target.name+"-nolog", func(b *testing.B) {
-			cpupair.Run(b, "convofake", func() { serveBench(b, apiNoLog, host, key, target.path) }, func() { serveBench(b, static, host, key, target.path) })
+			cpupair.Run(b, "convofake", func() { cpupair.Serve(b, apiNoLog, url, key) }, func() { cpupair.Serve(b, static, url, key) })
 		})
 	}
 }

@@ -1,8 +1,5 @@
 //go:build linux
 
-// Package cpupair measures two handlers against each other by the CPU time
-// of the benchmark's own thread, for the scale benchmarks of fake and
-// cmd/convofake.
 package cpupair
 
 import (
