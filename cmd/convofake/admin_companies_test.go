@@ -87,22 +87,22 @@ func TestAdminCompaniesIsolateParallelJobs(t *testing.T) {
 	for i, j := range jobs {
 		other := jobs[1-i]
 		for _, who := range []string{j.id, j.key} {
-			reqs := p.admin(http.MethodGet, "/_fake/requests?company="+who, "").json(t)
+			reqs := p.admin(http.MethodGet, "/_fake/requests?company="+who, "").JSON(t)
 			assert.EqualValues(t, 100, reqs["count"], "its own 100 requests, none of the other's")
 			for _, it := range reqs["items"].([]any) {
 				assert.Equal(t, j.id, it.(map[string]any)["company_id"])
 			}
 		}
-		contacts := p.admin(http.MethodGet, "/_fake/state/contacts?company="+j.key, "").json(t)["items"].([]any)
+		contacts := p.admin(http.MethodGet, "/_fake/state/contacts?company="+j.key, "").JSON(t)["items"].([]any)
 		assert.Len(t, contacts, 50)
 		seed := p.admin(http.MethodGet, "/_fake/seed?company="+j.id, "")
-		assert.NotContains(t, string(seed.body), other.phones[0])
-		assert.NotContains(t, string(seed.body), other.key)
+		assert.NotContains(t, string(seed.Body), other.phones[0])
+		assert.NotContains(t, string(seed.Body), other.key)
 		// Its key does not reach the other's contacts.
 		r := p.do(http.MethodGet, "/v1/chatapp/contacts/lookup?phone_number="+other.phones[0], "Bearer "+j.key, "")
-		assert.Equal(t, http.StatusNotFound, r.status, "%s", r.body)
+		assert.Equal(t, http.StatusNotFound, r.Status, "%s", r.Body)
 	}
-	companies := p.admin(http.MethodGet, "/_fake/companies", "").json(t)["items"].([]any)
+	companies := p.admin(http.MethodGet, "/_fake/companies", "").JSON(t)["items"].([]any)
 	assert.Len(t, companies, 3, "the default company and the two jobs'")
 }
 
@@ -111,34 +111,34 @@ func TestAdminCompanyResetAndJournal(t *testing.T) {
 	p := start(t)
 	r := p.admin(http.MethodPost, "/_fake/companies", `{"api_key": "job-key", "channels": [{"ref": "a", "channel": "chatapp", "provider_identifier": "5511940009999"}],
 		"contacts": [{"channel": "a", "phone": "5511988887777"}]}`)
-	require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
-	id := r.json(t)["id"].(string)
-	assert.Equal(t, "job-key", r.json(t)["api_key"])
+	require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
+	id := r.JSON(t)["id"].(string)
+	assert.Equal(t, "job-key", r.JSON(t)["api_key"])
 	add := `{"phone_number_id":"5511940009999","phone_number":"5511988886666","name":"x"}`
-	require.Equal(t, http.StatusCreated, p.do(http.MethodPost, "/v1/chatapp/contacts", "Bearer job-key", add).status)
+	require.Equal(t, http.StatusCreated, p.do(http.MethodPost, "/v1/chatapp/contacts", "Bearer job-key", add).Status)
 	p.api("/v1/channels", fake.DefaultAPIKey)
 	defaultBefore := contactCount(t, p)
 
 	r = p.admin(http.MethodPost, "/_fake/reset?company="+id, "")
-	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
-	assert.Len(t, p.admin(http.MethodGet, "/_fake/state/contacts?company="+id, "").json(t)["items"], 1, "back to its creation data")
-	assert.EqualValues(t, 0, p.admin(http.MethodGet, "/_fake/requests?company="+id, "").json(t)["count"])
-	assert.EqualValues(t, 1, p.admin(http.MethodGet, "/_fake/requests?path=/channels", "").json(t)["count"], "the others' requests stay")
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	assert.Len(t, p.admin(http.MethodGet, "/_fake/state/contacts?company="+id, "").JSON(t)["items"], 1, "back to its creation data")
+	assert.EqualValues(t, 0, p.admin(http.MethodGet, "/_fake/requests?company="+id, "").JSON(t)["count"])
+	assert.EqualValues(t, 1, p.admin(http.MethodGet, "/_fake/requests?path=/channels", "").JSON(t)["count"], "the others' requests stay")
 	assert.Equal(t, defaultBefore, contactCount(t, p), "the others' data stays")
 
 	r = p.admin(http.MethodPost, "/_fake/reset?company=job-key", `{"empty": true}`)
-	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
-	assert.Empty(t, p.admin(http.MethodGet, "/_fake/state/contacts?company="+id, "").json(t)["items"])
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	assert.Empty(t, p.admin(http.MethodGet, "/_fake/state/contacts?company="+id, "").JSON(t)["items"])
 
-	r = p.admin(http.MethodPost, "/_fake/reset?company="+p.admin(http.MethodGet, "/_fake/", "").json(t)["company_id"].(string), "")
-	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+	r = p.admin(http.MethodPost, "/_fake/reset?company="+p.admin(http.MethodGet, "/_fake/", "").JSON(t)["company_id"].(string), "")
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
 	assert.Equal(t, defaultBefore, contactCount(t, p), "the default company goes back to the start seed's first company")
 
 	p.api("/v1/channels", "job-key")
 	p.api("/v1/channels", fake.DefaultAPIKey)
-	require.Equal(t, http.StatusOK, p.admin(http.MethodDelete, "/_fake/requests?company="+id, "").status)
-	assert.EqualValues(t, 0, p.admin(http.MethodGet, "/_fake/requests?company="+id, "").json(t)["count"])
-	assert.EqualValues(t, 1, p.admin(http.MethodGet, "/_fake/requests", "").json(t)["count"], "the default company's request stays")
+	require.Equal(t, http.StatusOK, p.admin(http.MethodDelete, "/_fake/requests?company="+id, "").Status)
+	assert.EqualValues(t, 0, p.admin(http.MethodGet, "/_fake/requests?company="+id, "").JSON(t)["count"])
+	assert.EqualValues(t, 1, p.admin(http.MethodGet, "/_fake/requests", "").JSON(t)["count"], "the default company's request stays")
 }
 
 func TestAdminCreateCompanyErrors(t *testing.T) {
@@ -159,9 +159,9 @@ func TestAdminCreateCompanyErrors(t *testing.T) {
 		})
 	}
 	r := p.admin(http.MethodPost, "/_fake/companies", "")
-	require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
-	assert.True(t, strings.HasPrefix(r.json(t)["api_key"].(string), "ck_"), "a random key")
-	assert.Equal(t, []any{}, r.json(t)["replaced"])
+	require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
+	assert.True(t, strings.HasPrefix(r.JSON(t)["api_key"].(string), "ck_"), "a random key")
+	assert.Equal(t, []any{}, r.JSON(t)["replaced"])
 	assertAdminError(t, p.admin(http.MethodGet, "/_fake/requests?company=nope", ""), http.StatusNotFound, "not_found")
 	assertAdminError(t, p.admin(http.MethodGet, "/_fake/seed?company=nope", ""), http.StatusNotFound, "not_found")
 	assertAdminError(t, p.admin(http.MethodPost, "/_fake/reset?company=nope", ""), http.StatusNotFound, "not_found")
@@ -173,14 +173,14 @@ func TestAdminCreateCompanyErrors(t *testing.T) {
 func TestAdminCompanySeedCarriesOver(t *testing.T) {
 	p := start(t)
 	r := p.admin(http.MethodPost, "/_fake/companies", `{"channels": [{"ref": "a", "channel": "chatapp"}], "contacts": [{"channel": "a", "phone": "5511988887777", "tags": ["vip"]}]}`)
-	require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
-	id := r.json(t)["id"].(string)
+	require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
+	id := r.JSON(t)["id"].(string)
 	seed := p.admin(http.MethodGet, "/_fake/seed?company="+id, "")
 	other := start(t)
-	r = other.admin(http.MethodPost, "/_fake/companies", string(seed.body))
-	require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
-	assert.Equal(t, id, r.json(t)["id"])
-	assert.JSONEq(t, string(seed.body), string(other.admin(http.MethodGet, "/_fake/seed?company="+id, "").body))
+	r = other.admin(http.MethodPost, "/_fake/companies", string(seed.Body))
+	require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
+	assert.Equal(t, id, r.JSON(t)["id"])
+	assert.JSONEq(t, string(seed.Body), string(other.admin(http.MethodGet, "/_fake/seed?company="+id, "").Body))
 }
 
 // A company's api_key or id that another company has is replaced by a new
@@ -189,8 +189,8 @@ func TestAdminCompanySeedCarriesOver(t *testing.T) {
 func TestAdminCreateCompanyReplacesTakenKeyAndID(t *testing.T) {
 	p := start(t)
 	first := p.admin(http.MethodPost, "/_fake/companies", `{"api_key": "job-key"}`)
-	require.Equal(t, http.StatusCreated, first.status, "%s", first.body)
-	firstID := first.json(t)["id"].(string)
+	require.Equal(t, http.StatusCreated, first.Status, "%s", first.Body)
+	firstID := first.JSON(t)["id"].(string)
 	tests := []struct {
 		name, body string
 		replaced   []any
@@ -202,14 +202,14 @@ func TestAdminCreateCompanyReplacesTakenKeyAndID(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := p.admin(http.MethodPost, "/_fake/companies", tt.body)
-			require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
-			got := r.json(t)
+			require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
+			got := r.JSON(t)
 			assert.ElementsMatch(t, tt.replaced, got["replaced"])
 			assert.Contains(t, got["notice"], "got a new one")
 			assert.NotEqual(t, firstID, got["id"])
-			assert.NotContains(t, string(r.body), "fake-api-key")
-			assert.NotContains(t, string(r.body), `"job-key"`)
-			assert.Equal(t, http.StatusOK, p.api("/v1/channels", got["api_key"].(string)).status, "the new key works")
+			assert.NotContains(t, string(r.Body), "fake-api-key")
+			assert.NotContains(t, string(r.Body), `"job-key"`)
+			assert.Equal(t, http.StatusOK, p.api("/v1/channels", got["api_key"].(string)).Status, "the new key works")
 		})
 	}
 }
@@ -230,8 +230,8 @@ func TestAdminTenantsFromOneFixture(t *testing.T) {
 	ids := make([]string, 2)
 	for i := range keys {
 		r := p.admin(http.MethodPost, "/_fake/companies", idFixture)
-		require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
-		keys[i], ids[i] = r.json(t)["api_key"].(string), r.json(t)["id"].(string)
+		require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
+		keys[i], ids[i] = r.JSON(t)["api_key"].(string), r.JSON(t)["id"].(string)
 	}
 	type tally struct{ reads, writes, own, foreign int }
 	tallies := make([]tally, 2)
@@ -274,14 +274,14 @@ func TestAdminTenantsFromOneFixture(t *testing.T) {
 		t.Logf("job %d: %d reads, %d writes; %d answers of its own, %d holding the other job's data", i, tallies[i].reads, tallies[i].writes, tallies[i].own, tallies[i].foreign)
 		assert.Equal(t, tally{reads: 200, writes: 50, own: 150, foreign: 0}, tallies[i],
 			"job %d: 150 reads of its own answer 200, the 50 lookups of the other's phones 404", i)
-		contacts := p.admin(http.MethodGet, "/_fake/state/contacts?company="+ids[i], "").json(t)["items"].([]any)
+		contacts := p.admin(http.MethodGet, "/_fake/state/contacts?company="+ids[i], "").JSON(t)["items"].([]any)
 		assert.Len(t, contacts, 51, "the fixture's contact and its own 50")
 		for _, c := range contacts {
 			assert.NotEqual(t, fmt.Sprintf("job %d", 1-i), c.(map[string]any)["name"])
 		}
 		cv := p.admin(http.MethodGet, "/_fake/state/conversations/d0000000-0000-4000-8000-0000000000dd?company="+ids[i], "")
-		require.Equal(t, http.StatusOK, cv.status, "%s", cv.body)
-		assert.Equal(t, ids[i], cv.json(t)["company_id"])
-		assert.EqualValues(t, 250, p.admin(http.MethodGet, "/_fake/requests?company="+ids[i], "").json(t)["count"])
+		require.Equal(t, http.StatusOK, cv.Status, "%s", cv.Body)
+		assert.Equal(t, ids[i], cv.JSON(t)["company_id"])
+		assert.EqualValues(t, 250, p.admin(http.MethodGet, "/_fake/requests?company="+ids[i], "").JSON(t)["count"])
 	}
 }

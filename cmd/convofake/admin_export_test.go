@@ -24,20 +24,20 @@ func TestAdminExportSeedRoundTrip(t *testing.T) {
 	} {
 		p := start(t, args...)
 		first := p.admin(http.MethodGet, "/_fake/state/seed", "")
-		require.Equal(t, http.StatusOK, first.status, "%s", first.body)
-		seed := first.json(t)
+		require.Equal(t, http.StatusOK, first.Status, "%s", first.Body)
+		seed := first.JSON(t)
 		assert.NotEmpty(t, seed["now"], "%v: a frozen clock's now", args)
-		r := p.admin(http.MethodPost, "/_fake/seed", string(first.body))
-		require.Equal(t, http.StatusOK, r.status, "%v: %s", args, r.body)
-		assert.Equal(t, false, r.json(t)["api_key_changed"])
+		r := p.admin(http.MethodPost, "/_fake/seed", string(first.Body))
+		require.Equal(t, http.StatusOK, r.Status, "%v: %s", args, r.Body)
+		assert.Equal(t, false, r.JSON(t)["api_key_changed"])
 		again := p.admin(http.MethodGet, "/_fake/state/seed", "")
-		assert.JSONEq(t, string(first.body), string(again.body), "%v", args)
+		assert.JSONEq(t, string(first.Body), string(again.Body), "%v", args)
 	}
 }
 
 func TestAdminExportSeedRealClock(t *testing.T) {
 	p := start(t, "--clock", "real")
-	seed := p.admin(http.MethodGet, "/_fake/state/seed", "").json(t)
+	seed := p.admin(http.MethodGet, "/_fake/state/seed", "").JSON(t)
 	assert.NotContains(t, seed, "now", "a real clock has no now to export")
 	companies := seed["companies"].([]any)
 	require.Len(t, companies, 1)
@@ -52,18 +52,18 @@ func TestAdminExportSeedRealClock(t *testing.T) {
 func TestAdminExportSeedLoadsIntoANewServer(t *testing.T) {
 	a := start(t, "--clock", uiClock)
 	seed := a.admin(http.MethodGet, "/_fake/seed", "")
-	require.Equal(t, http.StatusOK, seed.status)
+	require.Equal(t, http.StatusOK, seed.Status)
 	path := filepath.Join(t.TempDir(), "export.json")
-	require.NoError(t, os.WriteFile(path, seed.body, 0o600))
+	require.NoError(t, os.WriteFile(path, seed.Body, 0o600))
 	b := start(t, "--seed", path)
 
 	sig := regexp.MustCompile(`("next_cursor":"[A-Za-z0-9_-]+)\.[A-Za-z0-9_-]+"`)
 	same := func(path string) map[string]any {
 		t.Helper()
 		ra, rb := a.api(path, fake.DefaultAPIKey), b.api(path, fake.DefaultAPIKey)
-		require.Equal(t, http.StatusOK, ra.status, "%s: %s", path, ra.body)
-		assert.Equal(t, string(sig.ReplaceAll(ra.body, []byte(`$1"`))), string(sig.ReplaceAll(rb.body, []byte(`$1"`))), path)
-		return ra.json(t)["data"].(map[string]any)
+		require.Equal(t, http.StatusOK, ra.Status, "%s: %s", path, ra.Body)
+		assert.Equal(t, string(sig.ReplaceAll(ra.Body, []byte(`$1"`))), string(sig.ReplaceAll(rb.Body, []byte(`$1"`))), path)
+		return ra.JSON(t)["data"].(map[string]any)
 	}
 	same("/v1/channels")
 	same("/v1/conversations/anomalies?include=unassigned,automation_only")
@@ -78,10 +78,10 @@ func TestAdminExportSeedIsCompact(t *testing.T) {
 	p := start(t, "--clock", uiClock)
 	for _, path := range []string{"/_fake/seed", "/_fake/state/seed"} {
 		r := p.admin(http.MethodGet, path, "")
-		require.Equal(t, http.StatusOK, r.status)
+		require.Equal(t, http.StatusOK, r.Status)
 		var compact bytes.Buffer
-		require.NoError(t, json.Compact(&compact, r.body))
-		assert.Equal(t, compact.String()+"\n", string(r.body), path)
+		require.NoError(t, json.Compact(&compact, r.Body))
+		assert.Equal(t, compact.String()+"\n", string(r.Body), path)
 	}
-	assert.Contains(t, string(p.admin(http.MethodGet, "/_fake/clock", "").body), "\n  \"", "other answers are indented")
+	assert.Contains(t, string(p.admin(http.MethodGet, "/_fake/clock", "").Body), "\n  \"", "other answers are indented")
 }

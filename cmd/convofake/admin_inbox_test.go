@@ -10,20 +10,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/convoapi/convo-go/fake"
+	"github.com/convoapi/convo-go/internal/callfake"
 )
 
-// inboxItems reads GET /_fake/state/conversations?query: contact name →
-// item.
+// inboxItems reads GET /_fake/state/conversations with the query: the
+// items by "contact name/status".
 func inboxItems(t *testing.T, p *proc, query string) map[string]map[string]any {
 	t.Helper()
-	r := p.admin(http.MethodGet, "/_fake/state/conversations"+query, "")
-	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
-	out := map[string]map[string]any{}
-	for _, it := range r.json(t)["items"].([]any) {
-		m := it.(map[string]any)
-		out[m["contact_name"].(string)+"/"+m["status"].(string)] = m
-	}
-	return out
+	return callfake.InboxItems(t, p.admin, query)
 }
 
 func TestAdminInboxFilters(t *testing.T) {
@@ -63,7 +57,7 @@ func TestAdminInboxItem(t *testing.T) {
 	assert.Nil(t, carla["waiting_hours"], "the last message is outbound: nobody waits")
 
 	r := p.admin(http.MethodPost, "/_fake/clock", `{"advance": "4h"}`)
-	require.Equal(t, http.StatusOK, r.status)
+	require.Equal(t, http.StatusOK, r.Status)
 	assert.Contains(t, inboxItems(t, p, "?bucket=unanswered"), "Emma Clarke/open")
 }
 
@@ -80,17 +74,17 @@ func TestAdminInboxErrors(t *testing.T) {
 		{"/_fake/state/conversations/nope/messages", http.StatusNotFound, "not_found"},
 	} {
 		r := p.admin(http.MethodGet, tc.path, "")
-		assert.Equal(t, tc.status, r.status, tc.path)
-		assert.Equal(t, tc.code, r.json(t)["error"], tc.path)
+		assert.Equal(t, tc.status, r.Status, tc.path)
+		assert.Equal(t, tc.code, r.JSON(t)["error"], tc.path)
 	}
 }
 
 func TestAdminChannels(t *testing.T) {
 	p := start(t)
 	r := p.admin(http.MethodGet, "/_fake/state/channels", "")
-	require.Equal(t, http.StatusOK, r.status)
-	assert.NotContains(t, string(r.body), p.printed()["CONVO_API_KEY"], "the key is masked")
-	body := r.json(t)
+	require.Equal(t, http.StatusOK, r.Status)
+	assert.NotContains(t, string(r.Body), p.printed()["CONVO_API_KEY"], "the key is masked")
+	body := r.JSON(t)
 	assert.Equal(t, "fake••••••••", body["api_key_masked"])
 	var names []string
 	for _, it := range body["items"].([]any) {
@@ -113,9 +107,9 @@ func TestAdminThread(t *testing.T) {
 	p := start(t, "--clock", uiClock)
 	id := conversationOf(t, p, "Ana Souza")
 	r := p.admin(http.MethodGet, "/_fake/state/conversations/"+id+"/messages", "")
-	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
 	var th threadJSON
-	require.NoError(t, json.Unmarshal(r.body, &th))
+	require.NoError(t, json.Unmarshal(r.Body, &th))
 	assert.Equal(t, "Ana Souza", th.ContactName)
 	require.Len(t, th.Messages, th.Conversation.MessageCount)
 	assert.Equal(t, "Hi! My order #4521 hasn't arrived yet.", th.Messages[0].Text, "oldest first")
@@ -125,9 +119,9 @@ func TestAdminThread(t *testing.T) {
 			links++
 			assert.True(t, strings.HasPrefix(m.MediaURL, "/_fake/state/media/"), m.MediaURL)
 			got := p.admin(http.MethodGet, m.MediaURL, "")
-			assert.Equal(t, http.StatusOK, got.status)
-			assert.Equal(t, "application/octet-stream", got.header.Get("Content-Type"), "never run on the admin origin")
-			assert.Equal(t, int(m.Media.FileSize), len(got.body))
+			assert.Equal(t, http.StatusOK, got.Status)
+			assert.Equal(t, "application/octet-stream", got.Header.Get("Content-Type"), "never run on the admin origin")
+			assert.Equal(t, int(m.Media.FileSize), len(got.Body))
 		}
 	}
 	assert.Positive(t, links, "available media have an admin address")
@@ -140,31 +134,31 @@ func TestAdminThread(t *testing.T) {
 func TestAdminViewsChangeNothing(t *testing.T) {
 	p := start(t, "--clock", uiClock, "--rate-limit", "0.001", "--rate-burst", "2")
 	r := p.admin(http.MethodPost, "/_fake/faults", `{"path": "*", "status": 500, "times": 1}`)
-	require.Equal(t, http.StatusCreated, r.status)
-	clock := p.admin(http.MethodGet, "/_fake/clock", "").json(t)
+	require.Equal(t, http.StatusCreated, r.Status)
+	clock := p.admin(http.MethodGet, "/_fake/clock", "").JSON(t)
 	id := conversationOf(t, p, "Ana Souza")
 	for _, path := range []string{"/_fake/companies", "/_fake/state/channels", "/_fake/state/conversations",
 		"/_fake/state/conversations/" + id + "/messages", "/_fake/state/contacts", "/_fake/state/conversations/" + id} {
 		r := p.admin(http.MethodGet, path, "")
-		require.Equal(t, http.StatusOK, r.status, "%s: %s", path, r.body)
+		require.Equal(t, http.StatusOK, r.Status, "%s: %s", path, r.Body)
 	}
 	var th threadJSON
-	require.NoError(t, json.Unmarshal(p.admin(http.MethodGet, "/_fake/state/conversations/"+id+"/messages", "").body, &th))
+	require.NoError(t, json.Unmarshal(p.admin(http.MethodGet, "/_fake/state/conversations/"+id+"/messages", "").Body, &th))
 	for _, m := range th.Messages {
 		if m.MediaURL != "" {
-			require.Equal(t, http.StatusOK, p.admin(http.MethodGet, m.MediaURL, "").status)
+			require.Equal(t, http.StatusOK, p.admin(http.MethodGet, m.MediaURL, "").Status)
 		}
 	}
-	faults := p.admin(http.MethodGet, "/_fake/faults", "").json(t)["items"].([]any)
+	faults := p.admin(http.MethodGet, "/_fake/faults", "").JSON(t)["items"].([]any)
 	require.Len(t, faults, 1)
 	assert.EqualValues(t, 1, faults[0].(map[string]any)["remaining"], "the fault rule is not used")
-	assert.EqualValues(t, 0, p.admin(http.MethodGet, "/_fake/requests", "").json(t)["count"], "the journal is empty")
-	assert.Equal(t, clock, p.admin(http.MethodGet, "/_fake/clock", "").json(t), "the clock has not moved")
-	require.Equal(t, http.StatusOK, p.admin(http.MethodDelete, "/_fake/faults", "").status)
+	assert.EqualValues(t, 0, p.admin(http.MethodGet, "/_fake/requests", "").JSON(t)["count"], "the journal is empty")
+	assert.Equal(t, clock, p.admin(http.MethodGet, "/_fake/clock", "").JSON(t), "the clock has not moved")
+	require.Equal(t, http.StatusOK, p.admin(http.MethodDelete, "/_fake/faults", "").Status)
 
 	before := anomalyCount(t, p, fake.DefaultAPIKey) // the first token; the report is cached now
-	assert.Equal(t, http.StatusOK, p.api("/v1/channels", fake.DefaultAPIKey).status, "the second token: the views took none")
-	assert.Equal(t, http.StatusTooManyRequests, p.api("/v1/channels", fake.DefaultAPIKey).status, "the budget held 2")
+	assert.Equal(t, http.StatusOK, p.api("/v1/channels", fake.DefaultAPIKey).Status, "the second token: the views took none")
+	assert.Equal(t, http.StatusTooManyRequests, p.api("/v1/channels", fake.DefaultAPIKey).Status, "the budget held 2")
 	assert.Positive(t, before)
 }
 
@@ -173,11 +167,11 @@ func TestAdminViewsChangeNothing(t *testing.T) {
 func TestAdminViewsLeaveTheAnomalyCache(t *testing.T) {
 	p := start(t, "--clock", uiClock)
 	for _, path := range []string{"/_fake/state/conversations", "/_fake/state/conversations?bucket=unanswered"} {
-		require.Equal(t, http.StatusOK, p.admin(http.MethodGet, path, "").status)
+		require.Equal(t, http.StatusOK, p.admin(http.MethodGet, path, "").Status)
 	}
 	inbox := inboxItems(t, p, "?bucket=unanswered")
-	require.Equal(t, http.StatusOK, p.admin(http.MethodPost, "/_fake/clock", `{"advance": "4h"}`).status)
-	require.Equal(t, http.StatusOK, p.admin(http.MethodGet, "/_fake/state/conversations", "").status)
+	require.Equal(t, http.StatusOK, p.admin(http.MethodPost, "/_fake/clock", `{"advance": "4h"}`).Status)
+	require.Equal(t, http.StatusOK, p.admin(http.MethodGet, "/_fake/state/conversations", "").Status)
 	assert.EqualValues(t, len(inboxItems(t, p, "?bucket=unanswered")), anomalyCount(t, p, fake.DefaultAPIKey),
 		"the API's count is the page's, computed now (it was %d before the clock moved)", len(inbox))
 }
@@ -187,5 +181,5 @@ func TestAdminMedia(t *testing.T) {
 	r := p.admin(http.MethodGet, "/_fake/state/media/nope", "")
 	assertAdminError(t, r, http.StatusNotFound, "not_found")
 	r = p.do(http.MethodGet, "/_fake/state/media/nope", "", "")
-	assert.Equal(t, http.StatusUnauthorized, r.status, "the admin token is needed")
+	assert.Equal(t, http.StatusUnauthorized, r.Status, "the admin token is needed")
 }

@@ -15,22 +15,22 @@ import (
 // parameters, headers and JSON body fields.
 func TestAdminJournalRedactsKeys(t *testing.T) {
 	p := startSeeded(t)
-	require.Equal(t, http.StatusOK, p.admin(http.MethodDelete, "/_fake/requests", "").status)
+	require.Equal(t, http.StatusOK, p.admin(http.MethodDelete, "/_fake/requests", "").Status)
 
-	assert.Equal(t, http.StatusOK, p.api("/v1/conversations?phone=5511987654321&access_token=tok-777", seedKey).status)
-	assert.Equal(t, http.StatusOK, p.do(http.MethodGet, "/api/v1/channels", "ApiKey "+seedKey, "").status)
-	assert.Equal(t, http.StatusOK, p.do(http.MethodGet, "/v1/channels", "", "", "X-Api-Key", seedKey).status)
+	assert.Equal(t, http.StatusOK, p.api("/v1/conversations?phone=5511987654321&access_token=tok-777", seedKey).Status)
+	assert.Equal(t, http.StatusOK, p.do(http.MethodGet, "/api/v1/channels", "ApiKey "+seedKey, "").Status)
+	assert.Equal(t, http.StatusOK, p.do(http.MethodGet, "/v1/channels", "", "", "X-Api-Key", seedKey).Status)
 	r := p.do(http.MethodPatch, "/v1/chatapp/contacts/custom-fields", "Bearer "+seedKey,
 		`{"phone_number_id":"5511940000001","phone_number":"5511987654321","custom_fields":{"plan":"gold","api_token":"tok-999"},"api_key":"`+seedKey+`"}`)
-	assert.Equal(t, http.StatusOK, r.status, "%s", r.body)
-	assert.Equal(t, http.StatusUnauthorized, p.api("/v1/channels", "not-the-key").status)
+	assert.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	assert.Equal(t, http.StatusUnauthorized, p.api("/v1/channels", "not-the-key").Status)
 
 	r = p.admin(http.MethodGet, "/_fake/requests", "")
-	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
-	assert.NotContains(t, string(r.body), seedKey, "the API key never appears")
-	assert.NotContains(t, string(r.body), "not-the-key", "nor a wrong one")
-	assert.NotContains(t, string(r.body), testAdminToken, "admin calls are not journaled")
-	assert.NotContains(t, string(r.body), "tok-")
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	assert.NotContains(t, string(r.Body), seedKey, "the API key never appears")
+	assert.NotContains(t, string(r.Body), "not-the-key", "nor a wrong one")
+	assert.NotContains(t, string(r.Body), testAdminToken, "admin calls are not journaled")
+	assert.NotContains(t, string(r.Body), "tok-")
 
 	var j struct {
 		Count int `json:"count"`
@@ -45,7 +45,7 @@ func TestAdminJournalRedactsKeys(t *testing.T) {
 			Status  int                 `json:"status"`
 		} `json:"items"`
 	}
-	require.NoError(t, json.Unmarshal(r.body, &j))
+	require.NoError(t, json.Unmarshal(r.Body, &j))
 	require.Equal(t, 5, j.Count)
 	require.Len(t, j.Items, 5)
 
@@ -70,8 +70,8 @@ func TestAdminJournalRedactsKeys(t *testing.T) {
 	// Filters: TestOnePathRuleInFaultsJournalAndAdmin.
 	assertAdminError(t, p.admin(http.MethodGet, "/_fake/requests?path=[", ""), http.StatusBadRequest, "invalid_request")
 
-	require.Equal(t, http.StatusOK, p.admin(http.MethodDelete, "/_fake/requests", "").status)
-	assert.JSONEq(t, `{"count":0,"items":[]}`, string(p.admin(http.MethodGet, "/_fake/requests", "").body))
+	require.Equal(t, http.StatusOK, p.admin(http.MethodDelete, "/_fake/requests", "").Status)
+	assert.JSONEq(t, `{"count":0,"items":[]}`, string(p.admin(http.MethodGet, "/_fake/requests", "").Body))
 }
 
 // One path rule, the fake's: a pattern is relative to the base URL, and a
@@ -84,11 +84,11 @@ func TestOnePathRuleInFaultsJournalAndAdmin(t *testing.T) {
 	api := "Bearer " + fake.DefaultAPIKey
 
 	r := serve(h, http.MethodPost, "/_fake/faults", "Bearer "+testAdminToken)
-	require.Equal(t, http.StatusBadRequest, r.status, "a fault needs a body")
+	require.Equal(t, http.StatusBadRequest, r.Status, "a fault needs a body")
 	srv.AddFault(fake.Fault{Method: http.MethodGet, Path: "/v1/channels", Status: http.StatusServiceUnavailable, Times: 1})
-	assert.Equal(t, http.StatusServiceUnavailable, serve(h, http.MethodGet, "/api/v1/channels", api).status, "a /v1 rule matches /api/v1")
-	assert.Equal(t, http.StatusOK, serve(h, http.MethodGet, "/v1/channels", api).status)
-	assert.Equal(t, http.StatusOK, serve(h, http.MethodGet, "/v1/conversations", api).status)
+	assert.Equal(t, http.StatusServiceUnavailable, serve(h, http.MethodGet, "/api/v1/channels", api).Status, "a /v1 rule matches /api/v1")
+	assert.Equal(t, http.StatusOK, serve(h, http.MethodGet, "/v1/channels", api).Status)
+	assert.Equal(t, http.StatusOK, serve(h, http.MethodGet, "/v1/conversations", api).Status)
 
 	for _, tc := range []struct {
 		method, pattern string
@@ -108,7 +108,7 @@ func TestOnePathRuleInFaultsJournalAndAdmin(t *testing.T) {
 		assert.Equal(t, tc.want, gotGo, "Go: %s %s", tc.method, tc.pattern)
 
 		rec := serve(h, http.MethodGet, "/_fake/requests?method="+tc.method+"&path="+tc.pattern, "Bearer "+testAdminToken)
-		require.Equal(t, http.StatusOK, rec.status, "%s", rec.body)
+		require.Equal(t, http.StatusOK, rec.Status, "%s", rec.Body)
 		var admin struct {
 			Count int `json:"count"`
 			Items []struct {
@@ -116,7 +116,7 @@ func TestOnePathRuleInFaultsJournalAndAdmin(t *testing.T) {
 				Path   string `json:"path"`
 			} `json:"items"`
 		}
-		require.NoError(t, json.Unmarshal(rec.body, &admin))
+		require.NoError(t, json.Unmarshal(rec.Body, &admin))
 		var gotAdmin []string
 		for _, it := range admin.Items {
 			gotAdmin = append(gotAdmin, it.Prefix+it.Path)

@@ -29,21 +29,21 @@ func TestAdminRequiresToken(t *testing.T) {
 		for _, auth := range []string{"", "Bearer wrong", "Bearer " + testAdminToken + "x", "Basic " + testAdminToken, testAdminToken, "Bearer fake-api-key"} {
 			r := p.do(ep.method, ep.path, auth, ep.body)
 			assertAdminError(t, r, http.StatusUnauthorized, "unauthorized")
-			assert.Equal(t, `Bearer realm="convofake admin"`, r.header.Get("WWW-Authenticate"))
+			assert.Equal(t, `Bearer realm="convofake admin"`, r.Header.Get("WWW-Authenticate"))
 		}
 	}
 	// Nothing was changed by the refused calls: the demo data is there.
-	assert.NotEmpty(t, p.admin(http.MethodGet, "/_fake/state/contacts", "").json(t)["items"])
+	assert.NotEmpty(t, p.admin(http.MethodGet, "/_fake/state/contacts", "").JSON(t)["items"])
 
 	// With the token: the index, unknown routes and methods in the admin shape.
 	r := p.admin(http.MethodGet, "/_fake/", "")
-	require.Equal(t, http.StatusOK, r.status)
-	assert.Contains(t, r.json(t)["endpoints"], "POST /_fake/faults")
-	assert.Equal(t, http.StatusOK, p.admin(http.MethodGet, "/_fake", "").status)
+	require.Equal(t, http.StatusOK, r.Status)
+	assert.Contains(t, r.JSON(t)["endpoints"], "POST /_fake/faults")
+	assert.Equal(t, http.StatusOK, p.admin(http.MethodGet, "/_fake", "").Status)
 	assertAdminError(t, p.admin(http.MethodGet, "/_fake/no-such-endpoint", ""), http.StatusNotFound, "not_found")
 	r = p.admin(http.MethodPut, "/_fake/clock", `{}`)
 	assertAdminError(t, r, http.StatusMethodNotAllowed, "method_not_allowed")
-	assert.Equal(t, "GET, POST", r.header.Get("Allow"))
+	assert.Equal(t, "GET, POST", r.Header.Get("Allow"))
 }
 
 // Bad admin bodies are explained in JSON's terms, never Go's.
@@ -63,7 +63,7 @@ func TestAdminBodyErrorsSpeakJSON(t *testing.T) {
 	} {
 		r := p.admin(http.MethodPost, tc.path, tc.body)
 		assertAdminError(t, r, http.StatusBadRequest, "invalid_request")
-		msg := r.json(t)["message"].(string)
+		msg := r.JSON(t)["message"].(string)
 		assert.Contains(t, msg, tc.want, tc.body)
 		for _, goWord := range []string{"Go struct", "main.", "json: ", "path.Match", "unmarshal"} {
 			assert.NotContains(t, msg, goWord, tc.body)

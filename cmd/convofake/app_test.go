@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/convoapi/convo-go/fake"
+	"github.com/convoapi/convo-go/internal/callfake"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -77,10 +78,10 @@ func TestAdminOffBeyondLoopback(t *testing.T) {
 	for _, auth := range []string{"", "Bearer " + testAdminToken} {
 		r := serve(api, http.MethodGet, "/_fake/clock", auth)
 		assertAdminError(t, r, http.StatusNotFound, "admin_not_served")
-		assert.Contains(t, r.json(t)["message"], "--admin-addr 127.0.0.1:<port>")
-		assert.Contains(t, r.json(t)["message"], "--admin-on-public")
+		assert.Contains(t, r.JSON(t)["message"], "--admin-addr 127.0.0.1:<port>")
+		assert.Contains(t, r.JSON(t)["message"], "--admin-on-public")
 	}
-	assert.Equal(t, http.StatusOK, serve(api, http.MethodGet, "/v1/channels", "Bearer "+fake.DefaultAPIKey).status, "the API is served")
+	assert.Equal(t, http.StatusOK, serve(api, http.MethodGet, "/v1/channels", "Bearer "+fake.DefaultAPIKey).Status, "the API is served")
 
 	var out strings.Builder
 	a.apiLn = stubListener{"[::]:8080"}
@@ -113,13 +114,13 @@ func TestAdminOnItsOwnAddress(t *testing.T) {
 
 	get := func(url, auth string) response {
 		// Not p.client, which validates: the admin-only address answers /v1 outside the API contract.
-		return send(t, http.DefaultClient, http.MethodGet, url, auth, "")
+		return callfake.Send(t, http.DefaultClient, http.MethodGet, url, auth, "")
 	}
-	assert.Equal(t, http.StatusOK, get(adminURL+"/clock", "Bearer "+testAdminToken).status)
+	assert.Equal(t, http.StatusOK, get(adminURL+"/clock", "Bearer "+testAdminToken).Status)
 	assertAdminError(t, get(p.base+"/_fake/clock", "Bearer "+testAdminToken), http.StatusNotFound, "admin_not_served")
 	adminBase := strings.TrimSuffix(adminURL, "/_fake")
 	assertAdminError(t, get(adminBase+"/v1/channels", "Bearer "+fake.DefaultAPIKey), http.StatusNotFound, "admin_not_served")
-	assert.Equal(t, http.StatusOK, get(p.base+"/v1/channels", "Bearer "+fake.DefaultAPIKey).status)
+	assert.Equal(t, http.StatusOK, get(p.base+"/v1/channels", "Bearer "+fake.DefaultAPIKey).Status)
 }
 
 func TestStartWithDemoDataPrintsWhatToUse(t *testing.T) {
@@ -132,23 +133,23 @@ func TestStartWithDemoDataPrintsWhatToUse(t *testing.T) {
 	assert.Contains(t, p.stdout.String(), "# clock: real")
 
 	r := p.api("/v1/channels", "fake-api-key")
-	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
-	body := r.json(t)
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	body := r.JSON(t)
 	assert.Equal(t, true, body["success"])
 	items := body["data"].(map[string]any)["items"].([]any)
 	assert.NotEmpty(t, items, "the demo data has channel accounts")
 
 	r = p.api("/v1/conversations?status=all", "fake-api-key")
-	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
-	assert.NotEmpty(t, r.json(t)["data"].(map[string]any)["items"], "the demo data has conversations")
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	assert.NotEmpty(t, r.JSON(t)["data"].(map[string]any)["items"], "the demo data has conversations")
 
 	// The /api/v1 alias is served too.
-	assert.Equal(t, http.StatusOK, p.api("/api/v1/channels", "fake-api-key").status)
+	assert.Equal(t, http.StatusOK, p.api("/api/v1/channels", "fake-api-key").Status)
 }
 
 func TestShutdownOnContextCancelReturns0(t *testing.T) {
 	p := start(t)
-	assert.Equal(t, http.StatusOK, p.api("/v1/channels", "fake-api-key").status)
+	assert.Equal(t, http.StatusOK, p.api("/v1/channels", "fake-api-key").Status)
 	p.client.CloseIdleConnections()
 	assert.Equal(t, exitOK, p.stop())
 	assert.Contains(t, p.stderr.String(), "shutting down")
@@ -163,21 +164,21 @@ func TestAttachmentURLsPointAtTheListeningAddress(t *testing.T) {
 		"contacts":[{"ref":"c","channel":"a","phone":"5511987654321"}],
 		"conversations":[{"contact":"c","messages":[{"id":"pic","sender":"contact","type":"document","ago":"1h",
 			"media":{"status":"available","mime_type":"text/plain","filename":"note.txt","content":"hello"}}]}]}]}`
-	require.Equal(t, http.StatusOK, p.admin(http.MethodPost, "/_fake/seed", seed).status)
-	msg := p.admin(http.MethodGet, "/_fake/state/messages/pic", "").json(t)
+	require.Equal(t, http.StatusOK, p.admin(http.MethodPost, "/_fake/seed", seed).Status)
+	msg := p.admin(http.MethodGet, "/_fake/state/messages/pic", "").JSON(t)
 	mediaID, _ := msg["media"].(map[string]any)["media_id"].(string)
 	require.NotEmpty(t, mediaID, "%v", msg)
 
 	r := p.api("/v1/attachments/"+mediaID, "k")
-	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
-	data := r.json(t)["data"].(map[string]any)
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	data := r.JSON(t)["data"].(map[string]any)
 	u := data["url"].(string)
 	assert.True(t, strings.HasPrefix(u, p.base+"/_files/"), u)
 	assert.Equal(t, "2026-11-22T10:15:00.000Z", data["expires_at"])
 
 	file := p.do(http.MethodGet, strings.TrimPrefix(u, p.base), "", "")
-	assert.Equal(t, http.StatusOK, file.status)
-	assert.Equal(t, "hello", string(file.body))
+	assert.Equal(t, http.StatusOK, file.Status)
+	assert.Equal(t, "hello", string(file.Body))
 	token := strings.TrimPrefix(u, p.base+"/_files/")
 	assert.True(t, p.stderr.WaitFor("path=/_files/[REDACTED] status=200", safetyTimeout), p.stderr.String())
 	assert.NotContains(t, p.stderr.String(), token, "the URL's token is not logged")

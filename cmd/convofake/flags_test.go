@@ -133,9 +133,9 @@ func TestJournalFlags(t *testing.T) {
 		t.Run(tc.flag+" "+tc.value, func(t *testing.T) {
 			p := start(t, tc.flag, tc.value)
 			for range 3 {
-				require.Equal(t, http.StatusOK, p.api("/v1/channels", fake.DefaultAPIKey).status)
+				require.Equal(t, http.StatusOK, p.api("/v1/channels", fake.DefaultAPIKey).Status)
 			}
-			assert.Equal(t, float64(tc.want), p.admin(http.MethodGet, "/_fake/requests", "").json(t)["count"])
+			assert.Equal(t, float64(tc.want), p.admin(http.MethodGet, "/_fake/requests", "").JSON(t)["count"])
 		})
 	}
 }
@@ -144,32 +144,32 @@ func TestSeedFileAndAPIKeyFlags(t *testing.T) {
 	p := start(t, "--seed", "testdata/seed.json")
 	assert.Contains(t, p.stdout.String(), "# clock: frozen at 2026-11-22T10:00:00.000Z", "a seed with now freezes the clock")
 	r := p.api("/v1/conversations", seedKey)
-	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
 	assert.JSONEq(t, `{"success":true,"data":{"items":[{
 		"id":"f0000000-0000-4000-8000-000000000001","contact_id":"c0000000-0000-4000-8000-000000000001",
 		"channel":"chatapp","channel_account_id":"a0000000-0000-4000-8000-000000000001",
 		"channel_identifier":"5511987654321","status":"open","assigned":false,"unread_count":2,
 		"last_inbound_at":"2026-11-22T09:00:00.000Z","last_message_at":"2026-11-22T09:00:00.000Z",
 		"created_at":"2026-11-22T08:00:00.000Z"}],"next_cursor":null},
-		"timestamp":"2026-11-22T10:00:00.000Z"}`, string(r.body))
+		"timestamp":"2026-11-22T10:00:00.000Z"}`, string(r.Body))
 
 	q := start(t, "--seed", "testdata/seed.json", "--clock", "frozen:2027-01-02T03:04:05Z")
 	clock := q.admin(http.MethodGet, "/_fake/clock", "")
-	assert.JSONEq(t, `{"now":"2027-01-02T03:04:05.000Z","frozen":true}`, string(clock.body), "--clock overrides the seed's now")
+	assert.JSONEq(t, `{"now":"2027-01-02T03:04:05.000Z","frozen":true}`, string(clock.Body), "--clock overrides the seed's now")
 }
 
 func TestRateLimitFlag(t *testing.T) {
 	// A bucket of one token, refilled at one per second: the second call,
 	// right after the first, is 429.
 	p := start(t, "--seed", "testdata/seed.json", "--rate-limit", "1")
-	assert.Equal(t, http.StatusOK, p.api("/v1/channels", seedKey).status)
+	assert.Equal(t, http.StatusOK, p.api("/v1/channels", seedKey).Status)
 	r := p.api("/v1/channels", seedKey)
-	assert.Equal(t, http.StatusTooManyRequests, r.status)
-	assert.Equal(t, "RATE_LIMITED", r.json(t)["message"].(map[string]any)["error"])
+	assert.Equal(t, http.StatusTooManyRequests, r.Status)
+	assert.Equal(t, "RATE_LIMITED", r.JSON(t)["message"].(map[string]any)["error"])
 
 	q := start(t, "--seed", "testdata/seed.json", "--rate-limit", "0")
 	for range 30 {
-		require.Equal(t, http.StatusOK, q.api("/v1/channels", seedKey).status)
+		require.Equal(t, http.StatusOK, q.api("/v1/channels", seedKey).Status)
 	}
 }
 
@@ -191,11 +191,11 @@ func TestRateLimiterFlag(t *testing.T) {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			p := start(t, append([]string{"--seed", "testdata/seed.json", "--clock", "frozen:2026-11-22T10:00:00Z"}, tc.args...)...)
 			for i := range tc.admitted {
-				require.Equal(t, http.StatusOK, p.api("/v1/channels", seedKey).status, "request %d", i)
+				require.Equal(t, http.StatusOK, p.api("/v1/channels", seedKey).Status, "request %d", i)
 			}
 			r := p.api("/v1/channels", seedKey)
-			require.Equal(t, http.StatusTooManyRequests, r.status)
-			assert.Equal(t, tc.retryAfter, r.header.Get("Retry-After"))
+			require.Equal(t, http.StatusTooManyRequests, r.Status)
+			assert.Equal(t, tc.retryAfter, r.Header.Get("Retry-After"))
 		})
 	}
 }
@@ -216,9 +216,9 @@ func TestAnomalyCacheFlag(t *testing.T) {
 	} {
 		t.Run(tc.flag, func(t *testing.T) {
 			p := start(t, "--clock", "frozen", "--anomaly-cache", tc.flag)
-			require.Equal(t, http.StatusOK, p.admin(http.MethodPost, "/_fake/seed", seed).status)
+			require.Equal(t, http.StatusOK, p.admin(http.MethodPost, "/_fake/seed", seed).Status)
 			assert.Equal(t, float64(0), anomalyCount(t, p, "k"))
-			require.Equal(t, http.StatusOK, p.admin(http.MethodPost, "/_fake/clock", `{"advance":"2m"}`).status)
+			require.Equal(t, http.StatusOK, p.admin(http.MethodPost, "/_fake/clock", `{"advance":"2m"}`).Status)
 			assert.Equal(t, tc.want, anomalyCount(t, p, "k"))
 		})
 	}

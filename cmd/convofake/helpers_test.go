@@ -1,17 +1,15 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/convoapi/convo-go/internal/callfake"
 	"github.com/convoapi/convo-go/internal/syncbuf"
 	"github.com/convoapi/convo-go/internal/wirerecord"
 	"github.com/stretchr/testify/assert"
@@ -89,50 +87,13 @@ func (p *proc) stop() int {
 }
 
 // response is an answer read in full.
-type response struct {
-	status int
-	header http.Header
-	body   []byte
-}
-
-func (r response) json(t *testing.T) map[string]any {
-	t.Helper()
-	var m map[string]any
-	require.NoError(t, json.Unmarshal(r.body, &m), "body: %s", r.body)
-	return m
-}
+type response = callfake.Answer
 
 // do sends a request to the server; auth is the whole Authorization value
 // ("" for none), headers are name, value pairs.
 func (p *proc) do(method, path, auth, body string, headers ...string) response {
 	p.t.Helper()
-	return send(p.t, p.client, method, p.base+path, auth, body, headers...)
-}
-
-// send is do with any client and a whole URL.
-func send(t *testing.T, c *http.Client, method, url, auth, body string, headers ...string) response {
-	t.Helper()
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req, err := http.NewRequest(method, url, rd)
-	require.NoError(t, err)
-	if auth != "" {
-		req.Header.Set("Authorization", auth)
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
-	}
-	resp, err := c.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	return response{status: resp.StatusCode, header: resp.Header, body: b}
+	return callfake.Send(p.t, p.client, method, p.base+path, auth, body, headers...)
 }
 
 // serve runs one request through h in memory, no listener.
@@ -141,7 +102,7 @@ func serve(h http.Handler, method, target, auth string) response {
 	req := httptest.NewRequest(method, target, nil)
 	req.Header.Set("Authorization", auth)
 	h.ServeHTTP(rec, req)
-	return response{status: rec.Code, header: rec.Header(), body: rec.Body.Bytes()}
+	return response{Status: rec.Code, Header: rec.Header(), Body: rec.Body.Bytes()}
 }
 
 // api calls the fake's API with an API key.
@@ -157,16 +118,7 @@ func (p *proc) admin(method, path, body string) response {
 }
 
 // printed returns the NAME=value lines printed on stdout at start.
-func (p *proc) printed() map[string]string {
-	out := map[string]string{}
-	sc := bufio.NewScanner(strings.NewReader(p.stdout.String()))
-	for sc.Scan() {
-		if k, v, ok := strings.Cut(sc.Text(), "="); ok && !strings.HasPrefix(k, "#") {
-			out[k] = v
-		}
-	}
-	return out
-}
+func (p *proc) printed() map[string]string { return callfake.Printed(p.stdout.String()) }
 
 // runOnce runs convofake expecting it not to start; it returns the exit
 // code and stderr.
@@ -186,8 +138,8 @@ func runOnce(t *testing.T, args ...string) (int, string) {
 func anomalyCount(t *testing.T, p *proc, key string) float64 {
 	t.Helper()
 	r := p.api("/v1/conversations/anomalies", key)
-	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
-	return r.json(t)["data"].(map[string]any)["buckets"].(map[string]any)["unanswered"].(map[string]any)["count"].(float64)
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	return r.JSON(t)["data"].(map[string]any)["buckets"].(map[string]any)["unanswered"].(map[string]any)["count"].(float64)
 }
 
 // startSeeded starts convofake on the demo data and a frozen clock, then
@@ -198,8 +150,8 @@ func startSeeded(t *testing.T, args ...string) *proc {
 	seed, err := os.ReadFile("testdata/seed.json")
 	require.NoError(t, err)
 	r := p.admin(http.MethodPost, "/_fake/seed", string(seed))
-	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
-	body := r.json(t)
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	body := r.JSON(t)
 	assert.Equal(t, map[string]any{"now": "2026-11-22T10:00:00.000Z", "frozen": true}, body["clock"])
 	assert.Equal(t, true, body["api_key_changed"], "the seed's key replaced the demo key")
 	return p
@@ -208,13 +160,13 @@ func startSeeded(t *testing.T, args ...string) *proc {
 // assertAdminError checks the admin error shape.
 func assertAdminError(t *testing.T, r response, status int, code string) {
 	t.Helper()
-	assert.Equal(t, status, r.status, "%s", r.body)
-	assert.Equal(t, "application/json", r.header.Get("Content-Type"))
+	assert.Equal(t, status, r.Status, "%s", r.Body)
+	assert.Equal(t, "application/json", r.Header.Get("Content-Type"))
 	var e map[string]any
-	require.NoError(t, json.Unmarshal(r.body, &e), "%s", r.body)
-	assert.Equal(t, code, e["error"], "%s", r.body)
+	require.NoError(t, json.Unmarshal(r.Body, &e), "%s", r.Body)
+	assert.Equal(t, code, e["error"], "%s", r.Body)
 	assert.NotEmpty(t, e["message"])
-	assert.Len(t, e, 2, "only error and message: %s", r.body)
+	assert.Len(t, e, 2, "only error and message: %s", r.Body)
 }
 
 // withoutRaw drops data.items[].raw (outside the contract: docs/behaviour.md, "Forward compatibility").

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/convoapi/convo-go/fake"
+	"github.com/convoapi/convo-go/internal/callfake"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -65,12 +65,7 @@ func apiWithHost(t *testing.T, p *proc, path, host string) response {
 	require.NoError(t, err)
 	req.Host = host
 	req.Header.Set("Authorization", "Bearer "+fake.DefaultAPIKey)
-	resp, err := p.client.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	return response{status: resp.StatusCode, header: resp.Header, body: body}
+	return callfake.Do(t, p.client, req)
 }
 
 // The API listener bound to loopback answers only the names of this
@@ -94,7 +89,7 @@ func TestHostGuard(t *testing.T) {
 	} {
 		for _, path := range []string{"/v1/channels", "/api/v1/channels", "/", "/openapi.yaml"} {
 			r := apiWithHost(t, p, path, tc.host)
-			assert.Equal(t, tc.want, r.status, "Host %s on %s: %s", tc.host, path, r.body)
+			assert.Equal(t, tc.want, r.Status, "Host %s on %s: %s", tc.host, path, r.Body)
 			if tc.want != http.StatusForbidden {
 				continue
 			}
@@ -108,14 +103,14 @@ func TestHostGuard(t *testing.T) {
 				} `json:"message"`
 				ErrorID string `json:"errorId"`
 			}
-			require.NoError(t, json.Unmarshal(r.body, &env), "%s", r.body)
+			require.NoError(t, json.Unmarshal(r.Body, &env), "%s", r.Body)
 			assert.Equal(t, codeHostNotAllowed, env.Message.Error)
 			assert.Contains(t, env.Message.Message, "--public-url http://"+tc.host)
 			assert.Equal(t, http.StatusForbidden, env.StatusCode)
 			assert.NotEmpty(t, env.ErrorID)
 		}
 	}
-	assert.EqualValues(t, 8, p.admin(http.MethodGet, "/_fake/requests?path=/channels", "").json(t)["count"], "the 8 served; the refused never reach the fake")
+	assert.EqualValues(t, 8, p.admin(http.MethodGet, "/_fake/requests?path=/channels", "").JSON(t)["count"], "the 8 served; the refused never reach the fake")
 }
 
 // Beyond loopback (--addr :8080, in a container) any name is served, as

@@ -119,8 +119,8 @@ func TestAnAnswerBeforeTheBodyClosesTheConnectionAtOnce(t *testing.T) {
 	}
 	// A request whose body is read keeps its connection.
 	r := p.do(http.MethodPost, "/v1/chatapp/contacts", "Bearer fake-api-key", `{}`)
-	assert.Equal(t, http.StatusBadRequest, r.status)
-	assert.Empty(t, r.header.Get("Connection"))
+	assert.Equal(t, http.StatusBadRequest, r.Status)
+	assert.Empty(t, r.Header.Get("Connection"))
 }
 
 // convofake answers everything itself, in an envelope: no redirect (Go's
@@ -131,13 +131,13 @@ func TestNoRedirectsNoBareAnswers(t *testing.T) {
 	for _, path := range []string{"/_fake/./companies", "/_fake//companies", "/_fake/../v1/channels", "/_fake/requests/../clock"} {
 		r := p.raw("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + testAdminToken + "\r\n\r\n")
 		assertAdminError(t, r, http.StatusNotFound, "not_found")
-		assert.Contains(t, r.json(t)["message"], "does not redirect")
+		assert.Contains(t, r.JSON(t)["message"], "does not redirect")
 	}
 	for _, line := range []string{"GET /v1/./channels", "GET /v1//channels", "OPTIONS *"} {
 		r := p.raw(line + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer fake-api-key\r\n\r\n")
-		assert.Equal(t, http.StatusNotFound, r.status, line)
-		assert.Equal(t, false, r.json(t)["success"], line)
-		assert.Equal(t, "NOT_FOUND", r.json(t)["message"].(map[string]any)["error"], line)
+		assert.Equal(t, http.StatusNotFound, r.Status, line)
+		assert.Equal(t, false, r.JSON(t)["success"], line)
+		assert.Equal(t, "NOT_FOUND", r.JSON(t)["message"].(map[string]any)["error"], line)
 	}
 }
 
@@ -155,7 +155,7 @@ func (p *proc) raw(request string) response {
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	require.NoError(p.t, err)
-	return response{status: resp.StatusCode, header: resp.Header, body: b}
+	return response{Status: resp.StatusCode, Header: resp.Header, Body: b}
 }
 
 // SIGTERM (the context's end) with a request still running: convofake
@@ -259,7 +259,7 @@ func TestCloseUnread(t *testing.T) {
 // is dropped, and nothing is written on it afterwards.
 func TestDropFaultOnARequestWithABody(t *testing.T) {
 	p := start(t)
-	require.Equal(t, http.StatusCreated, p.admin(http.MethodPost, "/_fake/faults", `{"method":"POST","path":"/chatapp/contacts","drop":true,"times":1}`).status)
+	require.Equal(t, http.StatusCreated, p.admin(http.MethodPost, "/_fake/faults", `{"method":"POST","path":"/chatapp/contacts","drop":true,"times":1}`).Status)
 	c := slowRequest(t, p.addr, "Bearer fake-api-key")
 	_, err := io.WriteString(c, strings.Repeat(" ", 1000))
 	require.NoError(t, err)

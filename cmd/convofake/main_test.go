@@ -15,7 +15,7 @@ func TestRandomAdminTokenIsPrinted(t *testing.T) {
 	p := startArgs(t, "--addr", "127.0.0.1:0")
 	token := p.printed()["CONVOFAKE_ADMIN_TOKEN"]
 	assert.Len(t, token, 48)
-	assert.Equal(t, http.StatusOK, p.do(http.MethodGet, "/_fake/clock", "Bearer "+token, "").status)
+	assert.Equal(t, http.StatusOK, p.do(http.MethodGet, "/_fake/clock", "Bearer "+token, "").Status)
 	p.client.CloseIdleConnections()
 	assert.Equal(t, exitOK, p.stop())
 	assert.NotContains(t, p.stderr.String(), token, "the admin token is never logged")
@@ -32,10 +32,10 @@ func TestDateHeaderIsTheFakesClock(t *testing.T) {
 			require.NoError(t, err)
 			for _, path := range []string{"/v1/channels", "/v1/no-such-path"} {
 				r := p.api(path, p.printed()["CONVO_API_KEY"])
-				date, err := http.ParseTime(r.header.Get("Date"))
+				date, err := http.ParseTime(r.Header.Get("Date"))
 				require.NoError(t, err, path)
 				assert.True(t, want.Equal(date), "%s: Date %s, the fake's clock %s", path, date, want)
-				assert.Equal(t, at[:19]+".000Z", r.json(t)["timestamp"], path)
+				assert.Equal(t, at[:19]+".000Z", r.JSON(t)["timestamp"], path)
 			}
 		})
 	}
@@ -43,10 +43,10 @@ func TestDateHeaderIsTheFakesClock(t *testing.T) {
 
 func TestRequestLogNeverShowsSecretsOrQueries(t *testing.T) {
 	p := start(t, "--api-key", "very-secret-key")
-	assert.Equal(t, http.StatusOK, p.api("/v1/conversations?phone=%2B5511987654321&status=all", "very-secret-key").status)
-	assert.Equal(t, http.StatusOK, p.do(http.MethodGet, "/v1/channels", "", "", "x-api-key", "very-secret-key").status)
-	assert.Equal(t, http.StatusOK, p.admin(http.MethodGet, "/_fake/clock", "").status)
-	assert.Equal(t, http.StatusUnauthorized, p.do(http.MethodGet, "/_fake/clock", "Bearer nope", "").status)
+	assert.Equal(t, http.StatusOK, p.api("/v1/conversations?phone=%2B5511987654321&status=all", "very-secret-key").Status)
+	assert.Equal(t, http.StatusOK, p.do(http.MethodGet, "/v1/channels", "", "", "x-api-key", "very-secret-key").Status)
+	assert.Equal(t, http.StatusOK, p.admin(http.MethodGet, "/_fake/clock", "").Status)
+	assert.Equal(t, http.StatusUnauthorized, p.do(http.MethodGet, "/_fake/clock", "Bearer nope", "").Status)
 
 	for _, line := range []string{
 		"msg=request method=GET path=/v1/conversations status=200 duration=",
@@ -64,7 +64,7 @@ func TestRequestLogNeverShowsSecretsOrQueries(t *testing.T) {
 
 func TestJSONLogFormat(t *testing.T) {
 	p := start(t, "--log-format", "json")
-	assert.Equal(t, http.StatusOK, p.api("/v1/channels", "fake-api-key").status)
+	assert.Equal(t, http.StatusOK, p.api("/v1/channels", "fake-api-key").Status)
 	require.True(t, p.stderr.WaitFor(`"path":"/v1/channels"`, safetyTimeout), p.stderr.String())
 	var found bool
 	for _, line := range strings.Split(strings.TrimSpace(p.stderr.String()), "\n") {

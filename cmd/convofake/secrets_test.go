@@ -89,8 +89,8 @@ func TestSecretsFromTheEnvironmentAreNotPrinted(t *testing.T) {
 	assert.Contains(t, p.stdout.String(), "# CONVOFAKE_ADMIN_TOKEN: the token of $CONVOFAKE_ADMIN_TOKEN (not printed)")
 	assert.Contains(t, p.stdout.String(), "\n# it was in convofake's environment (a shell that sourced an earlier output of convofake has it): "+
 		"a shell that sources this output needs the same value, or unset CONVOFAKE_ADMIN_TOKEN and restart convofake", "why a sourced output may lack the token")
-	assert.Equal(t, http.StatusOK, p.api("/v1/channels", "env-key-8c1f").status)
-	assert.Equal(t, http.StatusOK, p.do(http.MethodGet, "/_fake/clock", "Bearer env-token-77d2", "").status)
+	assert.Equal(t, http.StatusOK, p.api("/v1/channels", "env-key-8c1f").Status)
+	assert.Equal(t, http.StatusOK, p.do(http.MethodGet, "/_fake/clock", "Bearer env-token-77d2", "").Status)
 	p.client.CloseIdleConnections()
 	assert.Equal(t, exitOK, p.stop())
 	assert.NotContains(t, p.stderr.String(), "env-key-8c1f")

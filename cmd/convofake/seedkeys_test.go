@@ -25,13 +25,13 @@ func TestAdminSeedThatChangesTheKeySaysSo(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := start(t, "--clock", "frozen")
-			company := p.admin(http.MethodGet, "/_fake/", "").json(t)["company_id"].(string)
+			company := p.admin(http.MethodGet, "/_fake/", "").JSON(t)["company_id"].(string)
 			r := p.admin(http.MethodPost, "/_fake/seed", tc.seed)
-			require.Equal(t, http.StatusOK, r.status, "%s", r.body)
-			body := r.json(t)
+			require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+			body := r.JSON(t)
 			assert.Equal(t, tc.changed, body["api_key_changed"])
-			assert.NotContains(t, string(r.body), "brand-new-key", "the answer never shows a key")
-			assert.Equal(t, http.StatusOK, p.api("/v1/channels", tc.key).status)
+			assert.NotContains(t, string(r.Body), "brand-new-key", "the answer never shows a key")
+			assert.Equal(t, http.StatusOK, p.api("/v1/channels", tc.key).Status)
 			if !tc.changed {
 				assert.NotContains(t, body, "notice")
 				assert.NotContains(t, p.stderr.String(), "API key of the default company changed")
@@ -41,7 +41,7 @@ func TestAdminSeedThatChangesTheKeySaysSo(t *testing.T) {
 			for _, want := range []string{"companies[0].api_key", company, "CONVO_API_KEY", "401", "POST /_fake/reset"} {
 				assert.Contains(t, notice, want)
 			}
-			assert.Equal(t, http.StatusUnauthorized, p.api("/v1/channels", fake.DefaultAPIKey).status)
+			assert.Equal(t, http.StatusUnauthorized, p.api("/v1/channels", fake.DefaultAPIKey).Status)
 			line := "seed: the API key of the default company changed"
 			require.True(t, p.stderr.WaitFor(line, safetyTimeout), p.stderr.String())
 			assert.Contains(t, p.stderr.String(), "company="+company)
@@ -49,8 +49,8 @@ func TestAdminSeedThatChangesTheKeySaysSo(t *testing.T) {
 
 			// Reset brings the start key back, and says so.
 			r = p.admin(http.MethodPost, "/_fake/reset", "")
-			assert.Equal(t, true, r.json(t)["api_key_changed"])
-			assert.Equal(t, http.StatusOK, p.api("/v1/channels", fake.DefaultAPIKey).status)
+			assert.Equal(t, true, r.JSON(t)["api_key_changed"])
+			assert.Equal(t, http.StatusOK, p.api("/v1/channels", fake.DefaultAPIKey).Status)
 		})
 	}
 }
@@ -76,11 +76,11 @@ func TestAdminSeedErrorsNameTheCompanyNotTheKey(t *testing.T) {
 			p := start(t)
 			r := p.admin(http.MethodPost, "/_fake/seed", tc.seed)
 			assertAdminError(t, r, http.StatusBadRequest, "invalid_seed")
-			assert.Contains(t, r.json(t)["message"], tc.want)
+			assert.Contains(t, r.JSON(t)["message"], tc.want)
 			for _, key := range []string{"secret-twin", fake.DefaultAPIKey, "b-key"} {
-				assert.NotContains(t, string(r.body), key)
+				assert.NotContains(t, string(r.Body), key)
 			}
-			assert.Equal(t, http.StatusOK, p.api("/v1/channels", fake.DefaultAPIKey).status, "nothing changed")
+			assert.Equal(t, http.StatusOK, p.api("/v1/channels", fake.DefaultAPIKey).Status, "nothing changed")
 		})
 	}
 }
@@ -117,7 +117,7 @@ func TestAPIKeyPrecedence(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := start(t, tc.args...)
 			assert.Equal(t, tc.want, p.printed()["CONVO_API_KEY"])
-			assert.Equal(t, http.StatusOK, p.api("/v1/channels", tc.want).status)
+			assert.Equal(t, http.StatusOK, p.api("/v1/channels", tc.want).Status)
 			assert.Equal(t, tc.comment, strings.Contains(p.stdout.String(), "# api key: companies[0].api_key of --seed testdata/seed.json (--api-key overrides it)"))
 			assert.NotContains(t, p.stderr.String(), tc.want, "the log never shows a key")
 		})

@@ -25,8 +25,8 @@ import (
 func contactCount(t *testing.T, p *proc) int {
 	t.Helper()
 	r := p.admin(http.MethodGet, "/_fake/state/contacts", "")
-	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
-	return len(r.json(t)["items"].([]any))
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	return len(r.JSON(t)["items"].([]any))
 }
 
 // A state written through the API survives a shutdown (the path SIGINT
@@ -38,7 +38,7 @@ func TestStateFileSurvivesRestart(t *testing.T) {
 	for i := range 2000 {
 		r := p.do(http.MethodPost, "/v1/chatapp/contacts", "Bearer "+fake.DefaultAPIKey,
 			fmt.Sprintf(`{"phone_number_id":"5511940000001","phone_number":"5511%09d","name":"Load %d"}`, i, i))
-		require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
+		require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
 	}
 	seed := p.admin(http.MethodGet, "/_fake/seed", "")
 	require.Equal(t, exitOK, p.stop())
@@ -47,9 +47,9 @@ func TestStateFileSurvivesRestart(t *testing.T) {
 	again := start(t, "--state", path, "--rate-limit", "0")
 	assert.Equal(t, before+2000, contactCount(t, again), "every contact written is back")
 	r := again.do(http.MethodGet, "/v1/chatapp/contacts/lookup?phone_number=5511000001999&phone_number_id=5511940000001", "Bearer "+fake.DefaultAPIKey, "")
-	assert.Equal(t, http.StatusOK, r.status, "%s", r.body)
-	assert.Equal(t, "2026-11-22T10:00:00.000Z", again.admin(http.MethodGet, "/_fake/clock", "").json(t)["now"], "the frozen clock too")
-	assert.JSONEq(t, string(seed.body), string(again.admin(http.MethodGet, "/_fake/seed", "").body))
+	assert.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	assert.Equal(t, "2026-11-22T10:00:00.000Z", again.admin(http.MethodGet, "/_fake/clock", "").JSON(t)["now"], "the frozen clock too")
+	assert.JSONEq(t, string(seed.Body), string(again.admin(http.MethodGet, "/_fake/seed", "").Body))
 }
 
 // POST /_fake/save writes the file; a save cut half-way (the write fails, or
@@ -60,8 +60,8 @@ func TestStateFileSaveIsAtomic(t *testing.T) {
 	path := filepath.Join(dir, "state.json")
 	p := start(t, "--state", path)
 	r := p.admin(http.MethodPost, "/_fake/save", "")
-	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
-	assert.Equal(t, path, r.json(t)["file"])
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	assert.Equal(t, path, r.JSON(t)["file"])
 	saved, err := os.ReadFile(path)
 	require.NoError(t, err)
 
@@ -184,18 +184,18 @@ func TestStateFileLock(t *testing.T) {
 func TestStateFileKeepsCompanyIDs(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.json")
 	p := start(t, "--state", path)
-	require.Equal(t, http.StatusCreated, p.admin(http.MethodPost, "/_fake/companies", `{"api_key": "job-key"}`).status)
-	before := p.admin(http.MethodGet, "/_fake/companies", "").json(t)["items"]
+	require.Equal(t, http.StatusCreated, p.admin(http.MethodPost, "/_fake/companies", `{"api_key": "job-key"}`).Status)
+	before := p.admin(http.MethodGet, "/_fake/companies", "").JSON(t)["items"]
 	require.Equal(t, exitOK, p.stop())
 	again := start(t, "--state", path)
-	assert.Equal(t, before, again.admin(http.MethodGet, "/_fake/companies", "").json(t)["items"])
+	assert.Equal(t, before, again.admin(http.MethodGet, "/_fake/companies", "").JSON(t)["items"])
 }
 
 // The state file is a seed document: --seed takes it as well.
 func TestStateFileIsASeed(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.json")
 	p := start(t, "--state", path)
-	require.Equal(t, http.StatusOK, p.admin(http.MethodPost, "/_fake/save", "").status)
+	require.Equal(t, http.StatusOK, p.admin(http.MethodPost, "/_fake/save", "").Status)
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	var seed fake.Seed
@@ -252,7 +252,7 @@ func TestStateFileStrictness(t *testing.T) {
 func TestStateFileIsCompact(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "state.json")
 	p := start(t, "--state", path)
-	require.Equal(t, http.StatusOK, p.admin(http.MethodPost, "/_fake/save", "").status)
+	require.Equal(t, http.StatusOK, p.admin(http.MethodPost, "/_fake/save", "").Status)
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	var compact bytes.Buffer

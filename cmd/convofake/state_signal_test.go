@@ -92,7 +92,7 @@ func TestStateFileSIGTERM(t *testing.T) {
 	for i := range 2000 {
 		r := p.do(http.MethodPost, "/v1/chatapp/contacts", "Bearer "+fake.DefaultAPIKey,
 			fmt.Sprintf(`{"phone_number_id":"5511940000001","phone_number":"5521%09d","name":"Load %d"}`, i, i))
-		require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
+		require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
 	}
 	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
 	require.NoError(t, cmd.Wait())
@@ -110,7 +110,7 @@ func TestStateFileSIGKILLMidSave(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "state.json")
 	p := start(t, "--state", path)
-	require.Equal(t, http.StatusOK, p.admin(http.MethodPost, "/_fake/save", "").status)
+	require.Equal(t, http.StatusOK, p.admin(http.MethodPost, "/_fake/save", "").Status)
 	count := contactCount(t, p)
 	require.Equal(t, exitOK, p.stop())
 	saved, err := os.ReadFile(path)

@@ -1,11 +1,11 @@
 package main
 
 import (
-	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
 
+	"github.com/convoapi/convo-go/internal/callfake"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -20,29 +20,14 @@ const uiClock = "frozen:2026-11-22T10:00:00Z"
 // whose contact has that name.
 func conversationOf(t *testing.T, p *proc, name string) string {
 	t.Helper()
-	var inbox struct {
-		Items []struct {
-			ID          string `json:"id"`
-			ContactName string `json:"contact_name"`
-		} `json:"items"`
-	}
-	r := p.admin(http.MethodGet, "/_fake/state/conversations", "")
-	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
-	require.NoError(t, json.Unmarshal(r.body, &inbox))
-	for _, it := range inbox.Items {
-		if it.ContactName == name {
-			return it.ID
-		}
-	}
-	t.Fatalf("no conversation of %s", name)
-	return ""
+	return callfake.ConversationOf(t, p.admin, name)
 }
 
 // TestUIAccess: the admin API answers 401 without the token on every path
 // but the page's files, which hold no data; a foreign Host is refused.
 func TestUIAccess(t *testing.T) {
 	p := start(t)
-	info := p.admin(http.MethodGet, "/_fake/", "").json(t)
+	info := p.admin(http.MethodGet, "/_fake/", "").JSON(t)
 	for _, ep := range info["endpoints"].([]any) {
 		method, path, _ := strings.Cut(ep.(string), " ")
 		path = strings.NewReplacer("{id}", "1").Replace(path)
@@ -50,7 +35,7 @@ func TestUIAccess(t *testing.T) {
 		if strings.HasPrefix(path, uiPrefix) {
 			want = http.StatusOK
 		}
-		assert.Equal(t, want, p.do(method, path, "", "").status, "%s without the token", ep)
+		assert.Equal(t, want, p.do(method, path, "", "").Status, "%s without the token", ep)
 	}
 	for _, tc := range []struct {
 		host string
@@ -71,7 +56,7 @@ func TestUIAccess(t *testing.T) {
 	own := start(t, "--admin-addr", "127.0.0.1:0")
 	adminURL := own.printed()["CONVOFAKE_ADMIN_URL"]
 	assert.Equal(t, adminURL+"/ui/#token="+testAdminToken, own.printed()["CONVOFAKE_UI_URL"])
-	assert.Equal(t, http.StatusNotFound, own.do(http.MethodGet, uiPrefix, "", "").status, "not on the API's listener")
+	assert.Equal(t, http.StatusNotFound, own.do(http.MethodGet, uiPrefix, "", "").Status, "not on the API's listener")
 	resp, err := own.client.Get(strings.TrimSuffix(adminURL, "/_fake") + uiPrefix)
 	require.NoError(t, err)
 	_ = resp.Body.Close()
@@ -94,13 +79,13 @@ func TestUIFiles(t *testing.T) {
 		{http.MethodPost, uiPrefix, http.StatusMethodNotAllowed, "application/json"},
 	} {
 		r := p.do(tc.method, tc.path, "", "")
-		assert.Equal(t, tc.status, r.status, "%s %s", tc.method, tc.path)
+		assert.Equal(t, tc.status, r.Status, "%s %s", tc.method, tc.path)
 		if tc.contentType != "" {
-			assert.Equal(t, tc.contentType, r.header.Get("Content-Type"), "%s %s", tc.method, tc.path)
+			assert.Equal(t, tc.contentType, r.Header.Get("Content-Type"), "%s %s", tc.method, tc.path)
 		}
 		if tc.status == http.StatusOK {
-			assert.Contains(t, r.header.Get("Content-Security-Policy"), "default-src 'self'")
-			assert.Equal(t, "nosniff", r.header.Get("X-Content-Type-Options"))
+			assert.Contains(t, r.Header.Get("Content-Security-Policy"), "default-src 'self'")
+			assert.Equal(t, "nosniff", r.Header.Get("X-Content-Type-Options"))
 		}
 	}
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}

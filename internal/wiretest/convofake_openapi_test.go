@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/convoapi/convo-go/internal/callfake"
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers/legacy"
@@ -48,8 +49,8 @@ func TestThePublishedDocumentRoutesAndValidatesExchangesAtV1(t *testing.T) {
 		{http.MethodGet, "/v1/channels", "", "wrong-key", 401, "listChannels"},
 	} {
 		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
-			r := send(t, http.DefaultClient, tc.method, p.base+tc.path, "Bearer "+tc.key, tc.body)
-			require.Equal(t, tc.status, r.status, "%s", r.body)
+			r := callfake.Send(t, http.DefaultClient, tc.method, p.base+tc.path, "Bearer "+tc.key, tc.body)
+			require.Equal(t, tc.status, r.Status, "%s", r.Body)
 			req := httptest.NewRequest(tc.method, p.base+tc.path, strings.NewReader(tc.body))
 			req.Header.Set("Authorization", "Bearer "+tc.key)
 			req.Header.Set("Content-Type", "application/json")
@@ -61,8 +62,8 @@ func TestThePublishedDocumentRoutesAndValidatesExchangesAtV1(t *testing.T) {
 			if tc.status < 400 {
 				require.NoError(t, openapi3filter.ValidateRequest(context.Background(), in))
 			}
-			out := &openapi3filter.ResponseValidationInput{RequestValidationInput: in, Status: r.status, Header: r.header, Options: opts}
-			out.SetBodyBytes(r.body)
+			out := &openapi3filter.ResponseValidationInput{RequestValidationInput: in, Status: r.Status, Header: r.Header, Options: opts}
+			out.SetBodyBytes(r.Body)
 			assert.NoError(t, openapi3filter.ValidateResponse(context.Background(), out))
 		})
 	}

@@ -1,15 +1,12 @@
 package wiretest
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -17,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/convoapi/convo-go/internal/callfake"
 	"github.com/convoapi/convo-go/internal/syncbuf"
 	"github.com/convoapi/convo-go/internal/wiretest/oascheck"
 )
@@ -105,22 +103,13 @@ func start(t *testing.T, args ...string) *proc {
 }
 
 // printed returns the NAME=value lines printed on stdout at start.
-func (p *proc) printed() map[string]string {
-	out := map[string]string{}
-	sc := bufio.NewScanner(strings.NewReader(p.stdout.String()))
-	for sc.Scan() {
-		if k, v, ok := strings.Cut(sc.Text(), "="); ok && !strings.HasPrefix(k, "#") {
-			out[k] = v
-		}
-	}
-	return out
-}
+func (p *proc) printed() map[string]string { return callfake.Printed(p.stdout.String()) }
 
 // do sends a request to the server; auth is the whole Authorization value
 // ("" for none).
 func (p *proc) do(method, path, auth, body string) answer {
 	p.t.Helper()
-	return send(p.t, p.client, method, p.base+path, auth, body)
+	return callfake.Send(p.t, p.client, method, p.base+path, auth, body)
 }
 
 // api calls the fake's API with an API key.
@@ -141,43 +130,22 @@ func fakeAPIKey(p *proc) string { return p.printed()["CONVO_API_KEY"] }
 // whose contact has that name.
 func conversationOf(t *testing.T, p *proc, name string) string {
 	t.Helper()
-	var inbox struct {
-		Items []struct {
-			ID          string `json:"id"`
-			ContactName string `json:"contact_name"`
-		} `json:"items"`
-	}
-	r := p.admin(http.MethodGet, "/_fake/state/conversations", "")
-	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
-	require.NoError(t, json.Unmarshal(r.body, &inbox))
-	for _, it := range inbox.Items {
-		if it.ContactName == name {
-			return it.ID
-		}
-	}
-	t.Fatalf("no conversation of %s", name)
-	return ""
+	return callfake.ConversationOf(t, p.admin, name)
 }
 
-// inboxItems returns the admin inbox's items by contact name and status.
+// inboxItems reads GET /_fake/state/conversations with the query: the
+// items by "contact name/status".
 func inboxItems(t *testing.T, p *proc, query string) map[string]map[string]any {
 	t.Helper()
-	r := p.admin(http.MethodGet, "/_fake/state/conversations"+query, "")
-	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
-	out := map[string]map[string]any{}
-	for _, it := range r.json(t)["items"].([]any) {
-		m := it.(map[string]any)
-		out[m["contact_name"].(string)+"/"+m["status"].(string)] = m
-	}
-	return out
+	return callfake.InboxItems(t, p.admin, query)
 }
 
 // anomalyCount returns data.buckets.unanswered.count.
 func anomalyCount(t *testing.T, p *proc, key string) float64 {
 	t.Helper()
 	r := p.api("/v1/conversations/anomalies", key)
-	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
-	return r.json(t)["data"].(map[string]any)["buckets"].(map[string]any)["unanswered"].(map[string]any)["count"].(float64)
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	return r.JSON(t)["data"].(map[string]any)["buckets"].(map[string]any)["unanswered"].(map[string]any)["count"].(float64)
 }
 
 // The ids and key of cmd/convofake/testdata/seed.json.
@@ -194,7 +162,7 @@ func startSeeded(t *testing.T, args ...string) *proc {
 	seed, err := os.ReadFile(filepath.Join(coreDir, "cmd", "convofake", "testdata", "seed.json"))
 	require.NoError(t, err)
 	r := p.admin(http.MethodPost, "/_fake/seed", string(seed))
-	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
-	assert.Equal(t, true, r.json(t)["api_key_changed"], "the seed's key replaced the demo key")
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	assert.Equal(t, true, r.JSON(t)["api_key_changed"], "the seed's key replaced the demo key")
 	return p
 }

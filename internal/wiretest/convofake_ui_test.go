@@ -277,12 +277,12 @@ func TestUI(t *testing.T) {
 // journal, the rate-limit budget, the anomaly answer and the clock.
 func TestUIViewsChangeNothing(t *testing.T) {
 	p := start(t, "--clock", uiClock, "--rate-limit", "0.001", "--rate-burst", "3", "--anomaly-cache", "24h")
-	clock := p.admin(http.MethodGet, "/_fake/clock", "").json(t)
+	clock := p.admin(http.MethodGet, "/_fake/clock", "").JSON(t)
 	pg := newPage(t, p, 1280, 800)
 	pg.open("#token=" + testAdminToken)
 	pg.run(chromedp.WaitVisible(chromedp.CSS(`body[data-view="inbox"] #inbox`)))
 	id := conversationOf(t, p, "Ana Souza")
-	company := p.admin(http.MethodGet, "/_fake/", "").json(t)["company_id"].(string)
+	company := p.admin(http.MethodGet, "/_fake/", "").JSON(t)["company_id"].(string)
 	pg.view("inbox", `#inbox tbody tr`)
 	pg.view("thread/"+id+"?company="+company, `#thread li`)
 	require.NoError(t, pg.within(safetyTimeout, `document.querySelectorAll("#thread img").length > 0`))
@@ -294,23 +294,23 @@ func TestUIViewsChangeNothing(t *testing.T) {
 	}
 
 	t.Run("the journal", func(t *testing.T) {
-		assert.EqualValues(t, 0, p.admin(http.MethodGet, "/_fake/requests", "").json(t)["count"])
+		assert.EqualValues(t, 0, p.admin(http.MethodGet, "/_fake/requests", "").JSON(t)["count"])
 	})
 	t.Run("the clock", func(t *testing.T) {
-		assert.Equal(t, clock, p.admin(http.MethodGet, "/_fake/clock", "").json(t))
+		assert.Equal(t, clock, p.admin(http.MethodGet, "/_fake/clock", "").JSON(t))
 	})
 	t.Run("the anomaly answer", func(t *testing.T) {
 		// Four hours later Emma Clarke waits too. Had a view filled the
 		// report's cache (24 h here), the API would still answer the count
 		// of the moment the page was opened.
-		require.Equal(t, http.StatusOK, p.admin(http.MethodPost, "/_fake/clock", `{"advance": "4h"}`).status)
+		require.Equal(t, http.StatusOK, p.admin(http.MethodPost, "/_fake/clock", `{"advance": "4h"}`).Status)
 		want := len(inboxItems(t, p, "?bucket=unanswered"))
 		assert.EqualValues(t, want, anomalyCount(t, p, fakeAPIKey(p)), "the count of now (the first token of 3)")
 	})
 	t.Run("the rate-limit budget", func(t *testing.T) {
-		assert.Equal(t, http.StatusOK, p.api("/v1/channels", fakeAPIKey(p)).status, "the second token of 3")
-		assert.Equal(t, http.StatusOK, p.api("/v1/channels", fakeAPIKey(p)).status, "the third token of 3")
-		assert.Equal(t, http.StatusTooManyRequests, p.api("/v1/channels", fakeAPIKey(p)).status, "the budget was whole: the page took none")
+		assert.Equal(t, http.StatusOK, p.api("/v1/channels", fakeAPIKey(p)).Status, "the second token of 3")
+		assert.Equal(t, http.StatusOK, p.api("/v1/channels", fakeAPIKey(p)).Status, "the third token of 3")
+		assert.Equal(t, http.StatusTooManyRequests, p.api("/v1/channels", fakeAPIKey(p)).Status, "the budget was whole: the page took none")
 	})
 }
 
@@ -319,7 +319,7 @@ func TestUIViewsChangeNothing(t *testing.T) {
 func TestUIAddressOpensAView(t *testing.T) {
 	p := start(t, "--clock", uiClock)
 	id := conversationOf(t, p, "Ana Souza")
-	company := p.admin(http.MethodGet, "/_fake/", "").json(t)["company_id"].(string)
+	company := p.admin(http.MethodGet, "/_fake/", "").JSON(t)["company_id"].(string)
 	for _, tc := range []struct{ view, ready string }{
 		{"journal", `body[data-view="journal"] #journal`},
 		{"inbox?bucket=unanswered", `body[data-view="inbox"] #inbox`},
@@ -344,8 +344,8 @@ func TestUIShowsInvisibleCharacters(t *testing.T) {
 		"conversations": [{"id": "d0000000-0000-4000-8000-0000000000dd", "contact": "c", "messages": [
 			{"text": "pay\u202eyalp now 👨\u200d👩\u200d👧", "ago": "2h"},
 			{"type": "document", "ago": "1h", "media": {"mime_type": "application/octet-stream", "filename": "photo\u202egnp.exe", "content": "MZ"}}]}]}`)
-	require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
-	company := r.json(t)["id"].(string)
+	require.Equal(t, http.StatusCreated, r.Status, "%s", r.Body)
+	company := r.JSON(t)["id"].(string)
 	pg := newPage(t, p, 1280, 800)
 	pg.open("#token=" + testAdminToken + "&thread/d0000000-0000-4000-8000-0000000000dd?company=" + company)
 	pg.run(chromedp.WaitVisible(chromedp.CSS(`#thread li`)))

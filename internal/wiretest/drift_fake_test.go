@@ -88,11 +88,11 @@ func TestIntegerParameters(t *testing.T) {
 				t.Run(item.Get.OperationID+" "+p.Value.Name+"="+v, func(t *testing.T) {
 					r := get(t, s, path+"?"+p.Value.Name+"="+url.QueryEscape(v))
 					if ok {
-						assert.Equal(t, http.StatusOK, r.status, "%s", r.body)
+						assert.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
 						return
 					}
-					require.Equal(t, http.StatusBadRequest, r.status, "%s", r.body)
-					env := r.json(t)
+					require.Equal(t, http.StatusBadRequest, r.Status, "%s", r.Body)
+					env := r.JSON(t)
 					assert.Equal(t, "/api/v1"+path, env["path"])
 					assert.Equal(t, "GET", env["method"])
 					assert.Equal(t, map[string]any{"error": "INVALID_PARAM", "message": fmt.Sprintf("%s must be an integer from %d to %d", p.Value.Name, lo, hi)}, env["message"])
@@ -103,6 +103,6 @@ func TestIntegerParameters(t *testing.T) {
 	assert.Equal(t, 4, checked, "limit of messages, conversations, anomalies and threshold_hours")
 
 	threshold := oascheck.Operation(doc, "getAnomalies").Parameters.GetByInAndName("query", "threshold_hours").Schema.Value.Default
-	window := get(t, s, "/conversations/anomalies").json(t)["data"].(map[string]any)["window"].(map[string]any)
+	window := get(t, s, "/conversations/anomalies").JSON(t)["data"].(map[string]any)["window"].(map[string]any)
 	assert.Equal(t, threshold, window["threshold_hours"])
 }
