@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,18 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
+
+// runMainEnv, set to 1, makes this test binary run convofake's main with
+// its arguments instead of the tests: the benchmarks start convofake as a
+// process of its own with it (startProcess).
+const runMainEnv = "CONVOFAKE_TEST_RUN_MAIN"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(runMainEnv) == "1" {
+		main()
+	}
+	os.Exit(m.Run())
+}
 
 func TestRandomAdminTokenIsPrinted(t *testing.T) {
 	p := startArgs(t, "--addr", "127.0.0.1:0")
