@@ -75,7 +75,7 @@ func (s *Server) Reset() {
 	if s.startDoc != nil {
 		// It loaded at start, so it loads again; if it did not, the server
 		// started empty and stays so.
-		if seed, err := decodeSeed(s.startDoc); err == nil {
+		if seed, err := s.startDoc.decode(); err == nil {
 			_ = s.load(seed, s.startDoc)
 		}
 	}

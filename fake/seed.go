@@ -200,12 +200,13 @@ func (s *Server) Load(seed *Seed) error {
 	if seed == nil {
 		return errors.New("seed: nil")
 	}
-	return s.load(seed, encode(seed))
+	doc := encodeSeed(seed)
+	return s.load(seed, &doc)
 }
 
 // load is Load of seed, which doc holds in JSON (what the companies are
 // reset to; nil: they are reset to no data).
-func (s *Server) load(seed *Seed, doc []byte) (err error) {
+func (s *Server) load(seed *Seed, doc *seedDoc) (err error) {
 	now := s.clock.Now()
 	if seed.Now != nil {
 		if !s.clock.Manual() {
@@ -321,7 +322,7 @@ func (refs seedRefs) note(kind, ref, id string) {
 
 // loadLocked adds the seed's companies: each entry goes through the
 // mutation the Go seeding methods use, once its refs are resolved.
-func (s *Server) loadLocked(seed *Seed, doc []byte) error {
+func (s *Server) loadLocked(seed *Seed, doc *seedDoc) error {
 	for i, cs := range seed.Companies {
 		path := fmt.Sprintf("seed: companies[%d]", i)
 		if err := seedKeyCheck(seed, i, s.defaultCo.apiKey); err != nil {
@@ -332,7 +333,7 @@ func (s *Server) loadLocked(seed *Seed, doc []byte) error {
 			return companyError(path, err)
 		}
 		if doc != nil {
-			co.start = &startSeed{doc: doc, index: i}
+			co.start = &startSeed{doc: *doc, index: i}
 		}
 		if err := s.loadCompanyLocked(path, co, cs); err != nil {
 			return err

@@ -62,7 +62,7 @@ type Server struct {
 	mem      *pipeNet // WithInMemoryNetwork: the server behind Client and HTTPClient
 	cfg      config
 	startNow time.Time // the clock's reading once the server started, for Reset
-	startDoc []byte    // the seed of WithSeed, in JSON, for Reset
+	startDoc *seedDoc  // the seed of WithSeed, in JSON, for Reset
 	closeOne sync.Once
 }
 

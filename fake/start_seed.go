@@ -1,7 +1,5 @@
 package fake
 
-import "bytes"
-
 // startSeed is the data a company is reset to ([Company.Reset]): its part
 // of the seed it was loaded from. The seed is kept as compact JSON, shared
 // by the companies it loaded, and decoded again when a company is reset:
@@ -9,17 +7,13 @@ import "bytes"
 // 480 bytes a message), and a server loaded from a big state file would
 // hold both.
 type startSeed struct {
-	doc   []byte // a Seed in JSON
-	index int    // the company's place in it
+	doc   seedDoc
+	index int // the company's place in it
 }
-
-// decodeSeed reads a document the fake encoded (encode of a Seed), through
-// DecodeSeed's one pass.
-func decodeSeed(doc []byte) (*Seed, error) { return DecodeSeed(bytes.NewReader(doc)) }
 
 // company is the company's seed.
 func (st *startSeed) company() (CompanySeed, error) {
-	seed, err := decodeSeed(st.doc)
+	seed, err := st.doc.decode()
 	if err != nil {
 		return CompanySeed{}, err
 	}
@@ -31,14 +25,14 @@ func (st *startSeed) company() (CompanySeed, error) {
 // and for a large seed each takes about as long: the encoding runs beside
 // the load, and the companies get their start data once both are done.
 func (s *Server) loadStart(seed *Seed) error {
-	encoded := make(chan []byte, 1)
-	go func() { encoded <- encode(seed) }()
+	encoded := make(chan seedDoc, 1)
+	go func() { encoded <- encodeSeed(seed) }()
 	err := s.load(seed, nil)
 	doc := <-encoded
 	if err != nil {
 		return err
 	}
-	s.startDoc = doc
+	s.startDoc = &doc
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	// load made the server's companies from the seed's, in its order (the

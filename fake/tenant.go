@@ -165,7 +165,7 @@ func (s *Server) AddCompanySeed(cs CompanySeed) (*Company, error) {
 	}
 	s.loadNow = now
 	defer func() { s.loadNow = time.Time{} }()
-	co.start = &startSeed{doc: encode(&Seed{Companies: []CompanySeed{cs}})}
+	co.start = &startSeed{doc: encodeSeed(&Seed{Companies: []CompanySeed{cs}})}
 	if err := s.loadCompanyLocked("seed: company", co, cs); err != nil {
 		s.companies = s.companies[:len(s.companies)-1]
 		delete(s.byID, co.id)
