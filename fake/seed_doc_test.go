@@ -19,14 +19,14 @@ func seedOfConversations(n int) *Seed {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	cs := CompanySeed{
 		ID:          "c1000000-0000-4000-8000-000000000000",
-		Channels:    []ChannelAccount{{ID: "a1000000-0000-4000-8000-000000000000", Channel: convo.ChannelChatapp}},
+		Channels:    []ChannelAccount{{ID: "a1000000-0000-4000-8000-000000000000", Channel: convo.ChannelChatapp, DisplayName: "Sales", ProviderIdentifier: "5511000000000"}},
 		AllowFuture: true,
 	}
 	for i := range n {
 		ct := fmt.Sprintf("c0000000-0000-4000-8000-%012d", i)
 		cs.Contacts = append(cs.Contacts, Contact{ID: ct, ChannelAccountID: cs.Channels[0].ID, Name: fmt.Sprintf("<Ana & %d>", i), PhoneNumber: fmt.Sprintf("55%011d", i)})
 		cs.Conversations = append(cs.Conversations, Conversation{ID: fmt.Sprintf("d0000000-0000-4000-8000-%012d", i), ContactID: ct,
-			Messages: []Message{{Sender: SenderContact, Text: "olá \u2028 <b>", At: now.Add(-time.Duration(i+1) * time.Second)}}})
+			Messages: []Message{{MessageID: fmt.Sprintf("e0000000-0000-4000-8000-%012d", i), Sender: SenderContact, Text: "olá \u2028 <b>", At: now.Add(-time.Duration(i+1) * time.Second)}}})
 	}
 	return &Seed{Now: &now, Companies: []CompanySeed{cs}}
 }
@@ -88,4 +88,24 @@ func TestEncodeSeedWritesPiecesThatFitTheDocument(t *testing.T) {
 			assert.LessOrEqual(t, room, 2*total, "no piece is much larger than what it holds")
 		})
 	}
+}
+
+// What Reset brings back from the pieces is the seed the server started
+// with, to the byte of its export.
+func TestResetFromThePiecesBringsBackTheStartData(t *testing.T) {
+	seed := seedOfConversations(200)
+	s, err := NewHandler(WithClock(NewManualClock(*seed.Now)), WithSeed(seed))
+	require.NoError(t, err)
+	start := encode(s.ExportSeed())
+	co := s.Company()
+	add := func() {
+		co.AddContact(Contact{ChannelAccountID: co.Channels()[0].ID, PhoneNumber: "5511999990000"})
+		require.NotEqual(t, start, encode(s.ExportSeed()))
+	}
+	add()
+	s.Reset()
+	assert.Equal(t, string(start), string(encode(s.ExportSeed())), "Server.Reset")
+	add()
+	require.NoError(t, co.Reset())
+	assert.Equal(t, string(start), string(encode(s.ExportSeed())), "Company.Reset")
 }
