@@ -3,7 +3,6 @@ package fake
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"testing"
 	"time"
 
@@ -32,17 +31,12 @@ func seedOfConversations(n int) *Seed {
 }
 
 func TestEncodeSeedIsJSONMarshalsDocument(t *testing.T) {
-	sample, err := os.Open("testdata/sample-seed.json")
-	require.NoError(t, err)
-	defer sample.Close()
-	sampleSeed, err := LoadSeed(sample)
-	require.NoError(t, err)
 	big := seedOfConversations(3000)
 	for _, tc := range []struct {
 		name string
 		seed *Seed
 	}{
-		{"the sample (now, two companies)", sampleSeed},
+		{"the sample (now, two companies)", sampleSeed(t)},
 		{"the demo data", DemoSeed()},
 		{"many conversations (several pieces)", big},
 		{"no companies", &Seed{}},

@@ -14,11 +14,7 @@ import (
 // The server keeps its start data as JSON, not the decoded seed it was
 // given: a big state file is not held twice. Reset still brings it back.
 func TestServerKeepsNoDecodedSeed(t *testing.T) {
-	f, err := os.Open("testdata/sample-seed.json")
-	require.NoError(t, err)
-	defer f.Close()
-	seed, err := LoadSeed(f)
-	require.NoError(t, err)
+	seed := sampleSeed(t)
 	require.NotNil(t, seed.Now, "the sample pins its clock")
 	ref := weak.Make(seed)
 	s, err := NewHandler(WithSeed(seed))
@@ -41,6 +37,17 @@ func TestServerKeepsNoDecodedSeed(t *testing.T) {
 	s.Company().AddContact(Contact{ChannelAccountID: "0b6f2c1e-1111-4a5b-9c3d-000000000001", PhoneNumber: "5511900001111"})
 	require.NoError(t, s.Company().Reset())
 	assert.Equal(t, want, shape(s))
+}
+
+// sampleSeed is testdata/sample-seed.json, loaded.
+func sampleSeed(t *testing.T) *Seed {
+	t.Helper()
+	f, err := os.Open("testdata/sample-seed.json")
+	require.NoError(t, err)
+	defer f.Close()
+	seed, err := LoadSeed(f)
+	require.NoError(t, err)
+	return seed
 }
 
 // shape is what a seed made of the server, apart from generated ids: the
