@@ -95,6 +95,11 @@ func DecodeSeed(r io.Reader) (*Seed, error) {
 	if err != nil {
 		return nil, fmt.Errorf("seed: %w", err)
 	}
+	return decodeSeedBytes(data)
+}
+
+// decodeSeedBytes is DecodeSeed of a document read already.
+func decodeSeedBytes(data []byte) (*Seed, error) {
 	if kind := topKind(data); kind != "object" {
 		return nil, fmt.Errorf("seed: the document is %s; want a JSON object ({\"companies\": [...]}, fake/SEED.md)", kind)
 	}

@@ -121,5 +121,6 @@ func (w *pieceWriter) done() [][]byte {
 // bytes is the document in one slice.
 func (d seedDoc) bytes() []byte { return bytes.Join(d.pieces, nil) }
 
-// decode reads the document through DecodeSeed's one pass.
-func (d seedDoc) decode() (*Seed, error) { return DecodeSeed(bytes.NewReader(d.bytes())) }
+// decode reads the document through DecodeSeed's one pass, from one copy
+// of the pieces.
+func (d seedDoc) decode() (*Seed, error) { return decodeSeedBytes(d.bytes()) }
