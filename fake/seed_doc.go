@@ -27,13 +27,10 @@ const (
 // fields; DecodeSeed reads the fields in any order. A Seed without
 // companies, or whose encoding does not end with them, is encoded whole.
 func encodeSeed(seed *Seed) seedDoc {
-	if seed.Companies == nil {
-		return seedDoc{pieces: [][]byte{encode(seed)}}
-	}
 	head := *seed
 	head.Companies = []CompanySeed{}
 	top, ok := bytes.CutSuffix(encode(&head), []byte(`[]}`))
-	if !ok {
+	if !ok || seed.Companies == nil {
 		return seedDoc{pieces: [][]byte{encode(seed)}}
 	}
 	w := &pieceWriter{}
