@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -10,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -175,23 +173,15 @@ func BenchmarkScaleStateLoad(b *testing.B) {
 func startProcess(b *testing.B, args ...string) {
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), runMainEnv+"=1")
-	var stderr syncbuf.Buffer
-	cmd.Stderr = &stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
+	var stdout, stderr syncbuf.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
-	ready := false
-	for sc := bufio.NewScanner(stdout); !ready && sc.Scan(); {
-		ready = strings.HasPrefix(sc.Text(), "# try: ") // the last line it prints once it listens
-	}
+	ready := stdout.WaitFor("# try: ", safetyTimeout) // the last line it prints once it listens
 	b.StopTimer()
 	defer b.StartTimer()
 	_ = cmd.Process.Signal(os.Interrupt)
-	go func() { _, _ = io.Copy(io.Discard, stdout) }()
 	if err := cmd.Wait(); err != nil || !ready {
 		b.Fatalf("convofake %v: ready %v, exit %v; stderr:\n%s", args, ready, err, stderr.String())
 	}
