@@ -137,9 +137,7 @@ func runOnce(t *testing.T, args ...string) (int, string) {
 // anomalyCount returns data.buckets.unanswered.count.
 func anomalyCount(t *testing.T, p *proc, key string) float64 {
 	t.Helper()
-	r := p.api("/v1/conversations/anomalies", key)
-	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
-	return r.JSON(t)["data"].(map[string]any)["buckets"].(map[string]any)["unanswered"].(map[string]any)["count"].(float64)
+	return callfake.UnansweredCount(t, p.api, key)
 }
 
 // startSeeded starts convofake on the demo data and a frozen clock, then

@@ -106,6 +106,15 @@ func InboxItems(t testing.TB, admin Admin, query string) map[string]map[string]a
 	return out
 }
 
+// UnansweredCount reads GET /v1/conversations/anomalies with the API key
+// through api: data.buckets.unanswered.count.
+func UnansweredCount(t testing.TB, api func(path, key string) Answer, key string) float64 {
+	t.Helper()
+	r := api("/v1/conversations/anomalies", key)
+	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
+	return r.JSON(t)["data"].(map[string]any)["buckets"].(map[string]any)["unanswered"].(map[string]any)["count"].(float64)
+}
+
 // Printed returns the NAME=value lines of what convofake printed on stdout
 // at start (comment lines left out).
 func Printed(stdout string) map[string]string {

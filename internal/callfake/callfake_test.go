@@ -73,3 +73,13 @@ func TestPrintedKeepsTheNameValueLines(t *testing.T) {
 		"CONVO_API_KEY":  "k=v",
 	}, Printed(out))
 }
+
+func TestUnansweredCountReadsTheReportWithTheKey(t *testing.T) {
+	var asked []string
+	api := func(path, key string) Answer {
+		asked = append(asked, path+" "+key)
+		return Answer{Status: http.StatusOK, Body: []byte(`{"data":{"buckets":{"unanswered":{"count":3}}}}`)}
+	}
+	assert.Equal(t, float64(3), UnansweredCount(t, api, "k"))
+	assert.Equal(t, []string{"/v1/conversations/anomalies k"}, asked)
+}

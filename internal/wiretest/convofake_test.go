@@ -143,9 +143,7 @@ func inboxItems(t *testing.T, p *proc, query string) map[string]map[string]any {
 // anomalyCount returns data.buckets.unanswered.count.
 func anomalyCount(t *testing.T, p *proc, key string) float64 {
 	t.Helper()
-	r := p.api("/v1/conversations/anomalies", key)
-	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
-	return r.JSON(t)["data"].(map[string]any)["buckets"].(map[string]any)["unanswered"].(map[string]any)["count"].(float64)
+	return callfake.UnansweredCount(t, p.api, key)
 }
 
 // The ids and key of cmd/convofake/testdata/seed.json.
