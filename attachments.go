@@ -268,7 +268,8 @@ func (e *FileError) expired() bool {
 
 // fetchFile streams a temporary address into w from byte offset on, as one
 // call of the pipeline (see DownloadAttachment), and returns the bytes
-// written. It carries none of the API's headers, and no key.
+// written. It carries none of the API's headers, and no key, and waits for
+// no limiter: the file host is not the API.
 func (c *Client) fetchFile(ctx context.Context, o *config, att *Attachment, offset int64, w io.Writer) (int64, error) {
 	u, err := url.Parse(att.URL)
 	if err != nil || u.Host == "" {
@@ -277,32 +278,31 @@ func (c *Client) fetchFile(ctx context.Context, o *config, att *Attachment, offs
 	if u.Scheme != "https" && !(u.Scheme == "http" && (netx.IsLoopback(u.Hostname()) || c.insecure)) {
 		return 0, fmt.Errorf("convo: attachment address on %s uses scheme %q; refusing", u.Host, u.Scheme)
 	}
-	ci := c.newCallInfo(ctx, http.MethodGet, "", o)
-	ci.route, ci.url, ci.limit = AttachmentFileRoute, u.String(), nil // the file host is not the API
+	r := c.newRequest(ctx, http.MethodGet, "", o)
+	r.route, r.url = AttachmentFileRoute, u.String()
 	// identity: Go's transport would otherwise ask for gzip and inflate the
 	// answer, which must be written as it is, and capped as it is.
-	ci.header = http.Header{"User-Agent": {c.userAgent}, "Accept-Encoding": {"identity"}}
+	r.header = http.Header{"User-Agent": {c.userAgent}, "Accept-Encoding": {"identity"}}
 	limit := c.maxBody
 	if att.FileSize > 0 {
 		limit = att.FileSize
 	}
-	f := &fileTransfer{w: w, host: u.Host, where: "(attachment on " + u.Host + ")", limit: limit, start: offset, written: offset}
-	f.prepareHeader(ci.header)
-	ci.file = f
-	err = ci.do(ctx, o, func(*http.Response) error { return f.outcome })
+	f := &fileTransfer{w: w, host: u.Host, label: "(attachment on " + u.Host + ")", limit: limit, start: offset, written: offset}
+	f.prepareHeader(r.header)
+	requests, err := r.execute(ctx, f)
 	var cut *cutError
 	if errors.As(err, &cut) {
-		err = fmt.Errorf("%w after %d requests: %w", ErrIncompleteDownload, ci.attempt, err)
+		err = fmt.Errorf("%w after %d requests: %w", ErrIncompleteDownload, requests, err)
 	}
 	return f.written - offset, err
 }
 
-// fileTransfer is the part of a download's call that its attempts share:
-// where the transfer stands, and how the last answer ended it.
+// fileTransfer is the strategy of a download's call, and what its attempts
+// share: where the transfer stands, and how the last answer ended it.
 type fileTransfer struct {
 	w       io.Writer
 	host    string
-	where   string // names the transfer in errors: the address is a bearer secret
+	label   string // names the transfer in errors and logs: the address is a bearer secret
 	limit   int64  // the most bytes the file may have
 	start   int64  // the byte this call started from
 	written int64  // the byte reached: the next request resumes there
@@ -310,24 +310,39 @@ type fileTransfer struct {
 	outcome error  // why the last answer, not retried, ended the transfer
 }
 
-// maxRequests bounds the requests of one download to one address.
-func (f *fileTransfer) maxRequests(maxRetries int) int { return 4 * (maxRetries + 1) }
+// client is that of every download: no key, no jar, no redirect.
+func (f *fileTransfer) client(c *Client) http.Client { return c.files }
+
+// retryMax bounds the requests of one download to one address: a transfer
+// that makes progress may resume more often than the call's budget.
+func (f *fileTransfer) retryMax(budget int) int { return f.maxRequests(budget) - 1 }
+
+func (f *fileTransfer) maxRequests(budget int) int { return 4 * (budget + 1) }
+
+// backoffStep starts over after progress.
+func (f *fileTransfer) backoffStep(*call) int { return f.stuck }
+
+func (f *fileTransfer) where(*call, *http.Request) string { return f.label }
+func (f *fileTransfer) target(*call) string               { return f.label }
+
+// finish is the transfer's outcome: nil when the file arrived whole.
+func (f *fileTransfer) finish(*call, *http.Response) error { return f.outcome }
 
 // retryable is the retry rule of a download: a cut body resumes, and any
 // other failure is retried as for a GET; each request that brought no new
 // byte uses one retry of the budget, within the bound of maxRequests.
-func (f *fileTransfer) retryable(ci *callInfo, resp *http.Response, err error) bool {
-	if ci.attempt >= f.maxRequests(ci.maxRetries) {
+func (f *fileTransfer) retryable(c *call, resp *http.Response, err error, o Outcome) bool {
+	if c.attempt >= f.maxRequests(c.maxRetries) {
 		return false
 	}
 	var cut *cutError
 	if !errors.As(err, &cut) {
-		if !retryableOutcome(http.MethodGet, ci.maxWait, resp, err) {
+		if !retryableOutcome(http.MethodGet, c.maxWait, err, o) {
 			return false
 		}
 		f.stuck++
 	}
-	return f.stuck <= ci.maxRetries
+	return f.stuck <= c.maxRetries
 }
 
 // prepare points the next request at the byte reached.
@@ -348,7 +363,7 @@ func (f *fileTransfer) prepareHeader(h http.Header) {
 // against the request and writes its body. A read that fails is a
 // *cutError, which the loop retries from the byte reached; any other end is
 // the transfer's outcome.
-func (f *fileTransfer) receive(resp *http.Response) error {
+func (f *fileTransfer) receive(_ *call, resp *http.Response) error {
 	defer discard(resp)
 	f.outcome = nil
 	offset := f.written

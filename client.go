@@ -95,10 +95,10 @@ type Client struct {
 	retiring   *sync.Map   // routes whose retirement was logged (a pointer: a Client is printed by value)
 	extra      http.Header // WithHeader given to NewClient
 	key        *keyMatcher // finds apiKey in any escaped form, for redaction
-	limit      *limiter    // paces every call (WithRateLimiter); nil: off
+	limit      *pacer      // paces every call (WithRateLimiter); nil: off
 	// anomalyHold holds anomaly report calls for the Retry-After of its
 	// own limit (about one pass a day), which must not hold anything else.
-	anomalyHold  *limiter
+	anomalyHold  *pacer
 	logger       *slog.Logger
 	insecure     bool // plain http allowed to non-loopback hosts
 	retryWaitMin time.Duration
@@ -274,7 +274,10 @@ func NewClient(opts ...Option) (*Client, error) {
 		insecure:   s.insecureHTTP,
 		userAgent:  "convo-go/" + Version + " go/" + runtime.Version(),
 	}
-	c.limit, c.anomalyHold = newLimiter(s.limiter), newHoldLimiter()
+	if s.limiter == nil {
+		s.limiter = AdaptiveRate()
+	}
+	c.limit, c.anomalyHold = newPacer(s.limiter), newPacer(newHoldLimiter())
 	c.retryWaitMin, c.retryWaitMax = s.retryWaitMin, s.retryWaitMax
 	for _, ua := range []string{s.userAgent, s.header.Get("User-Agent")} {
 		if ua = strings.TrimSpace(ua); ua != "" {

@@ -50,13 +50,20 @@
 // context's deadline. Otherwise the call returns the error at once with
 // [Error.RetryAfter] set, so that you can schedule the retry. A Retry-After
 // that is negative, unparsable or longer than [MaxRetryAfter] is ignored, as
-// if absent: the call retries on its backoff. The service does not say what
-// kind of limiter it runs; after it first refuses a call for its rate, the
-// client paces all its calls at the rate the service was seen to accept
-// ([AdaptiveRate], the default of [WithRateLimiter]), so a bulk run proceeds
-// near the limit under a token bucket, a fixed window or a sliding window
-// alike. The client's waits all happen before an attempt enters your
-// middleware.
+// if absent: the call retries on its backoff, and [Error.RetryAfter] is 0.
+// The service does not say what kind of limiter it runs, and its limit is
+// the account's, shared by every process that uses the key. After it first
+// refuses a call for its rate, the client paces all its calls at the rate
+// the service accepts of it ([AdaptiveRate], the default of
+// [WithRateLimiter]), cutting on each refusal and growing by time between
+// them, so that a bulk run proceeds near the limit under a token bucket, a
+// fixed window or a sliding window alike, and clients that share a key
+// share it without speaking to each other. A [RateLimiter] is an open
+// interface: several clients given the same one are paced together, and
+// one of your own keeps every rule the client keeps around the SDK's
+// (never before a Retry-After, the held-call bound, retried calls first, one
+// trace wait per wait). The client's waits all happen before an attempt
+// enters your middleware.
 // Transport errors, 408, 502, 503 and 504
 // are retried with jittered exponential backoff ([WithRetryWait]) for GET,
 // PATCH and DELETE only: a POST is never repeated except after a 429, which

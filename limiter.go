@@ -2,150 +2,217 @@ package convo
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"sync"
 	"time"
 )
 
-// RateLimiter says how a Client paces its requests to the service's request
-// limit, whose number, window and kind the service does not publish. Choose
-// one with AdaptiveRate (the default), FixedRate or NoRateLimiter, and give
-// it to NewClient with WithRateLimiter.
+// RateLimiter paces the attempts of a Client's calls under the service's
+// request limit, whose number, window and kind the service does not
+// publish, and which counts every process that uses the key. The client
+// asks it for a turn before each attempt (Take) and tells it how each
+// attempt it let through ended (Observe).
 //
-// Whatever the choice, a request the service refused with 429 and a
-// Retry-After is never sent again before that wait has passed.
-type RateLimiter struct {
-	kind limiterKind
-	rate float64
+// The SDK's limiters are AdaptiveRate (the default), FixedRate and
+// NoRateLimiter; give one, or your own, to NewClient with WithRateLimiter.
+// One RateLimiter given to several clients paces them together, as one.
+//
+// Whatever the implementation, the client keeps these rules around it:
+//   - a request refused with a Retry-After is never sent again before that
+//     wait has passed;
+//   - attempts wait for their turn in one queue per client, retries of
+//     calls the service refused or failed first, then the others in the
+//     order they came, and only the attempt at the head of the queue asks
+//     Take, so a limiter sees one asker per client;
+//   - an attempt whose turn would come later than the call's maximum retry
+//     wait (WithMaxRetryWait) or its context's deadline is not sent: the call
+//     returns at once a typed 429 of the client's own (Error.Held, with
+//     Error.RetryAfter the wait that was left);
+//   - each wait is traced once (Trace.Wait, WaitRateLimit), with the time
+//     it lasted;
+//   - Observe is called once for every turn Take gave, whatever became of
+//     the attempt (OutcomeFailed when it got no answer).
+//
+// A RateLimiter must be safe for concurrent use. It may also have a method
+// Changed() <-chan struct{}, returning a channel that is closed when a turn
+// may come sooner than Take last said (the rate rose, a hold ended): the
+// client then asks again at once rather than sleeping out the old wait.
+type RateLimiter interface {
+	// Take asks for the turn of an attempt about to be sent. It returns 0
+	// when the attempt may be sent now, the turn being taken; otherwise
+	// no turn is taken, and it returns how long until one may come: the
+	// client sleeps that long (less if Changed fires, or the call ends)
+	// and asks again. An error fails the call without sending the
+	// attempt. ctx is the call's: a Take that needs the network (a shared
+	// limiter) should bound its wait by it.
+	Take(ctx context.Context, t Turn) (time.Duration, error)
+	// Observe tells how an attempt Take let through ended. It must not
+	// block.
+	Observe(t Turn, o Outcome)
 }
 
-type limiterKind uint8
+// Turn is an attempt asking a RateLimiter for its turn.
+type Turn struct {
+	// Method and Route name the call, as CallInfo does.
+	Method, Route string
+	// Retry reports an attempt after a refusal or a failure of the same
+	// call: the client gives it the next turn before attempts sent for the
+	// first time.
+	Retry bool
+}
 
+// Outcome is how an attempt ended, as the client classifies its answer
+// once for its retries, its limiters and its errors.
+type Outcome struct {
+	// Kind says whether the service accepted the attempt, refused it for
+	// its rate, or gave no answer.
+	Kind OutcomeKind
+	// StatusCode is the answer's HTTP status; 0 when none came.
+	StatusCode int
+	// RetryAfter is the wait the answer asked for (Retry-After, on a 429
+	// or a 503), as the client believes it: from 0 up to MaxRetryAfter; 0
+	// when the answer asked for none or for nonsense (see MaxRetryAfter).
+	RetryAfter time.Duration
+	// Sent is when the attempt left, after its turn; Received is when its
+	// answer (its status and headers) came, or when it failed.
+	Sent, Received time.Time
+
+	asked bool // a Retry-After the client believes was given (0 included)
+}
+
+// OutcomeKind classifies an attempt's outcome for a RateLimiter.
+type OutcomeKind uint8
+
+// The kinds of outcome.
 const (
-	limiterAdaptive limiterKind = iota
-	limiterFixed
-	limiterOff
+	// OutcomeAccepted is an answer other than 429: the service took the
+	// request into account, whatever it answered.
+	OutcomeAccepted OutcomeKind = iota + 1
+	// OutcomeRefused is a 429: the service refused the request for its
+	// rate.
+	OutcomeRefused
+	// OutcomeFailed is an attempt that got no answer this limiter can learn
+	// from: a connection failure, a call cancelled before or while it was
+	// sent, a middleware that answered without sending, or a refusal by
+	// another limit than this limiter's (the anomaly report's own).
+	OutcomeFailed
 )
 
-// AdaptiveRate is the default RateLimiter: the client sends unpaced until
-// the service first refuses a request for its rate (429), then paces every
-// request of the Client — every goroutine, Parallel runs included — at the
-// rate the service was seen to accept, and probes upwards gently so that
-// refusals stay rare. Parked requests leave at that pace, one by one, never
-// as a burst.
-//
-// It learns only from what the service says, so it works with any kind of
-// limiter: under a token bucket it settles near the refill rate (the
-// bucket's burst is spent first); under a fixed window it spreads the
-// window's allowance evenly instead of spending it at the window's start
-// and being refused until the next one; under a sliding window it keeps
-// under the count of any trailing window. When the first refusal comes
-// within the client's first moments (what was accepted is a burst, not a
-// rate), it grows its rate by doubling until refused, because a
-// whole-second Retry-After parks the first refused requests for a second
-// however fast the service refills. A request sent again after a refusal
-// takes the next turn before requests sent for the first time, and the
-// rate does not probe upwards while such a request waits for its turn (the
-// probe's first turn would be its), so that a call refused once is not
-// refused again and again.
-func AdaptiveRate() RateLimiter { return RateLimiter{kind: limiterAdaptive} }
+// String names the kind: "accepted", "refused" or "failed".
+func (k OutcomeKind) String() string {
+	switch k {
+	case OutcomeAccepted:
+		return "accepted"
+	case OutcomeRefused:
+		return "refused"
+	case OutcomeFailed:
+		return "failed"
+	}
+	return fmt.Sprintf("OutcomeKind(%d)", uint8(k))
+}
 
-// FixedRate paces every request of the Client at perSecond, never faster
-// and never learning: for a service whose limit you know (from your
-// contract), or to keep a job well below it. Under a token bucket or a
-// sliding window at that rate, or a fixed window of that many a second,
-// requests are not refused. A perSecond <= 0 is refused by NewClient.
-func FixedRate(perSecond float64) RateLimiter {
-	return RateLimiter{kind: limiterFixed, rate: perSecond}
+// WithRateLimiter sets how the Client paces its requests (default: its own
+// AdaptiveRate). Several clients given the same RateLimiter share it: they
+// are paced together, as one client, which is how workers of one process
+// keep under one key's limit together. A nil RateLimiter is refused. The
+// anomaly report has a limit of its own (about one pass a day), which no
+// setting paces: its 429s teach and slow nothing else, and a Retry-After
+// there holds only anomaly report calls. Applies to NewClient.
+func WithRateLimiter(r RateLimiter) Option {
+	return func(c *config) {
+		switch {
+		case !c.in("WithRateLimiter", scopeClient):
+		case r == nil:
+			c.fail("WithRateLimiter: nil RateLimiter")
+		default:
+			if f, ok := r.(*fixedRate); ok && !(f.pace.rate > 0 && f.pace.rate <= maxRate) {
+				c.fail("WithRateLimiter: FixedRate needs a positive rate up to %g a second, got %v", float64(maxRate), f.pace.rate)
+				return
+			}
+			c.limiter = r
+		}
+	}
 }
 
 // NoRateLimiter turns client-side pacing off: each call meets the service's
 // limit alone, waiting out the Retry-After of each 429 it gets before it
 // sends again, within its retry budget. Use it when your code paces
 // requests itself, for instance with a limiter in WithMiddleware, which
-// sees every attempt (retries included). Under any kind of limiter, more
+// sees every attempt (retries included). Under any kind of limit, more
 // concurrent callers than the limit admits then see 429s, and a call can
 // run out of retries.
-func NoRateLimiter() RateLimiter { return RateLimiter{kind: limiterOff} }
+func NoRateLimiter() RateLimiter { return noLimiter{} }
 
-// WithRateLimiter sets how the Client paces its requests (default
-// AdaptiveRate). The anomaly report has a limit of its own (about one pass a
-// day), which no setting paces: its 429s teach and slow nothing else, and a
-// Retry-After there holds only anomaly report calls. Applies to NewClient.
-func WithRateLimiter(r RateLimiter) Option {
-	return func(c *config) {
-		switch {
-		case !c.in("WithRateLimiter", scopeClient):
-		case r.kind == limiterFixed && !(r.rate > 0):
-			c.fail("WithRateLimiter: FixedRate needs a positive rate, got %v", r.rate)
-		default:
-			c.limiter = r
-		}
-	}
+type noLimiter struct{}
+
+func (noLimiter) Take(context.Context, Turn) (time.Duration, error) { return 0, nil }
+func (noLimiter) Observe(Turn, Outcome)                             {}
+
+// FixedRate paces every attempt at perSecond, never faster and never
+// learning: for a service whose limit you know (from your contract), or to
+// keep a job well below it. Under a token bucket or a sliding window at
+// that rate, or a fixed window of that many a second, attempts are not
+// refused. Given to several clients, it paces them together at perSecond.
+// A perSecond that is not positive (or not finite) is refused by
+// WithRateLimiter; every Take of such a limiter given elsewhere fails.
+func FixedRate(perSecond float64) RateLimiter {
+	return &fixedRate{pace: pace{rate: perSecond}}
 }
 
-// The adaptive limiter's constants. A cut sets the rate to cutFactor of
-// what the service was seen to accept over the trailing second; refusals
-// that go on among accepted answers cut by repeatCut each. While rising,
-// the rate doubles every stepWindow without a refusal. After that, growth
-// comes in steps at least probeWindow long, each judged on at least
-// stepAnswers answers to attempts sent at the step's rate: a step covers
-// regrowth of the way back to just under the rate of the last refusal
-// while that is more, else adds a gain that starts at firstGain after
-// each cut and grows by gainGrowth per step up to maxGain. The probe is
-// slow on purpose: a window's limit answers late, and every refusal parks
-// its caller for a whole Retry-After. No step is taken while a request
-// refused before waits for its turn: it goes first, so the probe's first
-// turn, the one a service at its limit refuses, would be its again.
-const (
-	cutFactor   = 0.95
-	stepWindow  = 50 * time.Millisecond
-	stepAnswers = 8
-	firstGain   = 0.01
-	gainGrowth  = 1.25
-	maxGain     = 0.03
-	probeWindow = 250 * time.Millisecond
-	regrowth    = 0.3
-	repeatCut   = 0.9
-	wmaxMemory  = 0.98
-	minRate     = 0.5 // attempts per second: the slowest pace, one probe every two seconds
-)
-
-// limiter paces the attempts of a Client (see RateLimiter). The adaptive
-// one learns from every answer; the fixed one keeps its rate; the anomaly
-// report's (hold) keeps no pace and only holds its calls for the wait its
-// last 429 asked for.
-type limiter struct {
-	mu       sync.Mutex
-	learn    bool
-	hold     bool          // holds for Retry-After instead of pacing
-	rate     float64       // turns per second; 0: unpaced
-	next     time.Time     // the theoretical time of the next turn
-	until    time.Time     // hold: no attempt before this
-	changed  chan struct{} // closed when the rate or the hold changes
-	retrying int           // retries waiting for a turn: they go first
-
-	rising    bool      // doubling until refused: the first estimate may be far too low
-	first     time.Time // the first accepted answer
-	wmax      float64   // the rate when the service last refused
-	collapsed bool      // refused again right after a cut: the rate halved and resume is where it was
-	resume    float64   // the rate to return to when a collapse ends
-	cutAt     time.Time // when the rate was last cut; answers to attempts sent before tell nothing new
-	refusals  int       // refusals since the last accepted answer, of attempts sent after a cut
-	stepAt    time.Time // when the rate last changed
-	answers   int       // accepted answers to attempts sent since stepAt
-	gain      float64
-	seen      acceptedWindow
+type fixedRate struct {
+	mu   sync.Mutex
+	pace pace
 }
 
-func newLimiter(r RateLimiter) *limiter {
-	switch r.kind {
-	case limiterOff:
-		return nil
-	case limiterFixed:
-		return &limiter{rate: r.rate, changed: make(chan struct{})}
+func (f *fixedRate) Take(context.Context, Turn) (time.Duration, error) {
+	if !(f.pace.rate > 0) || f.pace.rate > maxRate {
+		return 0, fmt.Errorf("convo: FixedRate needs a positive rate up to %g a second, got %v", maxRate, f.pace.rate)
 	}
-	return &limiter{learn: true, changed: make(chan struct{})}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.pace.take(time.Now()), nil
+}
+
+func (*fixedRate) Observe(Turn, Outcome) {}
+
+// maxRate bounds a pace: a billion turns a second is unpaced in all but
+// name, and a nanosecond interval is the clock's grain.
+const maxRate = 1e9
+
+// pace hands out turns at rate, evenly: a generic cell rate algorithm whose
+// next turn is due at tat. A turn may come up to a few intervals early (at
+// most 25 ms), so that a timer that fires late is made up for; after an
+// idle spell the first turns therefore come that much closer together, and
+// never more than that.
+type pace struct {
+	rate   float64
+	tat    time.Time
+	jitter bool // intervals vary at random by up to half either way
+}
+
+// take takes the turn at now and returns 0, or returns how long until the
+// next turn.
+func (p *pace) take(now time.Time) time.Duration {
+	interval := p.interval()
+	tat := p.tat
+	if slack := min(4*interval, 25*time.Millisecond); tat.Before(now.Add(-slack)) {
+		tat = now.Add(-slack)
+	}
+	if d := tat.Sub(now); d > 0 {
+		return d
+	}
+	if p.jitter {
+		interval = interval/2 + rand.N(interval+1)
+	}
+	p.tat = tat.Add(interval)
+	return 0
+}
+
+// interval is the time between two turns.
+func (p *pace) interval() time.Duration {
+	return max(time.Duration(float64(time.Second)/p.rate), 1)
 }
 
 // anomaliesPath has a rate limit of its own (about one pass a day), so its
@@ -153,324 +220,56 @@ func newLimiter(r RateLimiter) *limiter {
 // stop every other call of the client.
 const anomaliesPath = "/conversations/anomalies"
 
-func newHoldLimiter() *limiter { return &limiter{hold: true, changed: make(chan struct{})} }
+// holdLimiter is the anomaly report's own limiter: it keeps no pace, and
+// holds every anomaly report call until the Retry-After of its last 429 has
+// passed.
+type holdLimiter struct {
+	mu      sync.Mutex
+	until   time.Time
+	changed chan struct{}
+}
 
-// heldError is an attempt not sent because the limiter would hold it longer
-// than the call's maximum retry wait or past its deadline. The pipeline
-// turns it into the call's typed 429.
-type heldError struct{ wait time.Duration }
+func newHoldLimiter() *holdLimiter { return &holdLimiter{changed: make(chan struct{})} }
 
-func (e *heldError) Error() string {
+func (h *holdLimiter) Take(context.Context, Turn) (time.Duration, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return max(time.Until(h.until), 0), nil
+}
+
+func (h *holdLimiter) Observe(_ Turn, o Outcome) {
+	if o.Kind != OutcomeRefused || o.RetryAfter <= 0 {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if end := o.Received.Add(o.RetryAfter); end.After(h.until) {
+		h.until = end
+	}
+}
+
+// Changed is never closed early: a hold only ever grows until it ends.
+func (h *holdLimiter) Changed() <-chan struct{} { return h.changed }
+
+// holdError is an attempt not sent because its turn would come after the
+// call's maximum retry wait or deadline. The call turns it into its typed
+// 429 (Error.Held).
+type holdError struct{ wait time.Duration }
+
+func (e *holdError) Error() string {
 	return "not sent: the client's rate limiter would hold it past the call's deadline or maximum retry wait"
 }
 
 // asError is the typed 429 a held call returns: as if the service had
 // answered it, with the wait that is left.
-func (e *heldError) asError(method, path string) *Error {
+func (e *holdError) asError(method, path string) *Error {
 	return &Error{
 		Held:       true,
 		StatusCode: http.StatusTooManyRequests,
 		Code:       CodeRateLimited,
-		Message:    "not sent: the service asked this client to slow down, and the wait outlasts the call's deadline or maximum retry wait",
+		Message:    "not sent: the client's rate limiter would hold it past the call's deadline or maximum retry wait",
 		Method:     method,
 		Path:       path,
 		RetryAfter: e.wait,
 	}
-}
-
-// wait blocks until the attempt may be sent and returns how long it waited.
-// It gives up at once with a *heldError when the wait would outlast maxWait
-// or ctx's deadline, and returns ctx's error if ctx ends while it waits.
-// Waiters hold no reservation: each wakes for the next turn or a change of
-// rate, so a rate that rises applies at once to every waiting attempt.
-// A retry (an attempt after a refusal or a failure) goes before the first
-// attempts waiting, so that a call refused once gets the next turn rather
-// than meeting the limit again and again while new calls get through.
-func (l *limiter) wait(ctx context.Context, maxWait time.Duration, retry bool) (time.Duration, error) {
-	if l == nil {
-		return 0, nil
-	}
-	if retry {
-		l.mu.Lock()
-		l.retrying++
-		l.mu.Unlock()
-		defer func() {
-			l.mu.Lock()
-			l.retrying--
-			l.signal() // first attempts held back for it may go
-			l.mu.Unlock()
-		}()
-	}
-	var start time.Time
-	for {
-		l.mu.Lock()
-		now := time.Now()
-		d := l.turn(now, retry)
-		changed := l.changed
-		l.mu.Unlock()
-		if d <= 0 {
-			if start.IsZero() {
-				return 0, nil
-			}
-			return now.Sub(start), nil
-		}
-		if start.IsZero() {
-			start = now
-		}
-		// The whole wait, so far and to come, is judged.
-		if dl, ok := ctx.Deadline(); now.Sub(start)+d > maxWait || (ok && dl.Sub(now) < d) {
-			return now.Sub(start), &heldError{wait: d}
-		}
-		timer := time.NewTimer(d)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return time.Since(start), ctx.Err()
-		case <-changed:
-			timer.Stop()
-		case <-timer.C:
-		}
-	}
-}
-
-// turn takes the turn at now and returns 0, or returns how long until the
-// next turn. Turns may come up to a few intervals early (at most 25 ms), so
-// that a timer that fires late is made up for without a burst.
-func (l *limiter) turn(now time.Time, retry bool) time.Duration {
-	if l.hold {
-		return l.until.Sub(now)
-	}
-	if l.rate == 0 {
-		return 0
-	}
-	if l.rising && !l.collapsed {
-		l.rise(now)
-	}
-	interval := time.Duration(float64(time.Second) / l.rate)
-	slack := min(4*interval, 25*time.Millisecond)
-	tat := l.next
-	if tat.Before(now.Add(-slack)) {
-		tat = now.Add(-slack)
-	}
-	if d := tat.Sub(now); d > 0 {
-		if l.rising {
-			// The rate doubles at the next step: look again then.
-			d = min(d, max(l.stepAt.Add(stepWindow).Sub(now), time.Millisecond))
-		}
-		return d
-	}
-	if !retry && l.retrying > 0 {
-		return interval // a retry takes this turn; look again after it
-	}
-	l.next = tat.Add(interval)
-	return 0
-}
-
-// observe learns from the answer to an attempt sent at sent: any status but
-// 429 is an accepted request. A 429 whose Retry-After asks for no wait at
-// all says the service is ready again at once, so it teaches nothing.
-func (l *limiter) observe(sent time.Time, resp *http.Response) {
-	if l == nil || resp == nil {
-		return
-	}
-	if resp.StatusCode != http.StatusTooManyRequests {
-		if l.learn {
-			l.accepted(sent, time.Now())
-		}
-		return
-	}
-	wait, ok := retryAfter(resp.Header)
-	switch {
-	case ok && wait == 0 && !l.hold:
-		return // the service is ready again at once: nothing to slow down for
-	case !ok:
-		wait = 0
-	}
-	l.refused(sent, time.Now(), wait)
-}
-
-// accepted learns from an accepted answer to an attempt sent at sent.
-//
-// A collapse ends: the rate goes back to where it was. While rising, the
-// rate is never below what the service accepted over the trailing second,
-// and doubles each step. After that, each step heads back near the rate of
-// the last refusal, then adds a small gain that grows.
-func (l *limiter) accepted(sent, now time.Time) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.seen.add(now)
-	l.refusals = 0
-	if l.first.IsZero() {
-		l.first = now
-	}
-	if l.rate == 0 {
-		return
-	}
-	if l.collapsed {
-		l.collapsed = false
-		l.setRate(now, l.resume)
-		return
-	}
-	if l.rising {
-		// Catch up with what the service was seen to accept, without
-		// starting a new step: the doubling goes on.
-		if m := cutFactor * float64(l.seen.count(now)); m > l.rate {
-			stepAt, answers := l.stepAt, l.answers
-			l.setRate(now, m)
-			l.stepAt, l.answers = stepAt, answers
-		}
-	}
-	if sent.Before(l.stepAt) {
-		return // sent at an older rate
-	}
-	l.answers++
-	switch {
-	case now.Sub(l.stepAt) < stepWindow:
-	case l.rising:
-		l.rise(now)
-	case l.answers >= stepAnswers && now.Sub(l.stepAt) >= probeWindow && l.retrying == 0:
-		// Back near the rate of the last refusal quickly, then onwards
-		// gently: a window's limit answers late. Not while a retry waits
-		// for its turn (see the constants).
-		next := l.rate * (1 + l.gain)
-		if back := l.rate + regrowth*(cutFactor*l.wmax-l.rate); back > next {
-			next = back
-		} else {
-			l.gain = min(gainGrowth*l.gain, maxGain)
-		}
-		l.setRate(now, next)
-	}
-}
-
-// refused learns from a 429 to an attempt sent at sent that asked to wait
-// retryAfter (0: not said). Only the first refusal among the attempts sent
-// before a cut counts: the others tell nothing new.
-//
-// The first refusal sets the rate to what the service accepted over the
-// trailing second. When the client's first accepted answer came less than
-// a step before, that count is a burst, not a rate, and the limiter rises
-// from it. A refusal after that cuts the rate to cutFactor of what the
-// service accepted over the trailing second (when rising, not below half
-// the rate: the rate before the last doubling held; otherwise not above
-// repeatCut of the rate), and ends the rise. A refusal of an attempt sent
-// after a cut, with nothing accepted since, means the service takes nothing
-// at the moment (a fixed window spent, say): the rate halves with each such
-// refusal, down to one attempt per Retry-After (at most one a second), and
-// goes back to where it was at the first accepted answer.
-func (l *limiter) refused(sent, now time.Time, retryAfter time.Duration) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.hold {
-		if end := now.Add(retryAfter); end.After(l.until) {
-			l.until = end
-			l.signal()
-		}
-		return
-	}
-	if !l.learn || !sent.After(l.cutAt) {
-		return
-	}
-	l.refusals++
-	measured := float64(l.seen.count(now))
-	floor := minRate
-	if retryAfter > 0 {
-		floor = max(minRate, min(1, 1/retryAfter.Seconds()))
-	}
-	switch {
-	case l.rate == 0:
-		// What the service accepted within the first step of the
-		// client's life is a burst, not a rate: rise from it until
-		// refused. Over a longer time, it is the rate.
-		l.rising = l.first.IsZero() || now.Sub(l.first) < stepWindow
-		l.rate = max(cutFactor*measured, floor)
-	case l.refusals >= 2:
-		if !l.collapsed {
-			l.collapsed, l.resume = true, l.rate
-		}
-		l.rising = false
-		l.rate = max(l.rate/2, floor)
-	case l.rising:
-		l.rising, l.wmax = false, l.rate
-		l.rate = max(cutFactor*measured, l.rate/2, floor)
-	default:
-		// The rate of a refusal is remembered, and forgotten slowly: a
-		// refusal by chance below it (attempts that arrived bunched) does
-		// not make the limiter forget where the limit was.
-		l.wmax = max(l.rate, wmaxMemory*l.wmax)
-		rate := cutFactor * min(l.rate, measured)
-		if now.Sub(l.cutAt) < time.Second {
-			// Refusals that go on, among accepted answers, cut further
-			// each time: refused calls park for their Retry-After and
-			// hold their callers meanwhile.
-			rate = min(rate, repeatCut*l.rate)
-		}
-		l.rate = max(rate, floor)
-	}
-	l.gain = firstGain
-	l.cutAt = now
-	l.next = now.Add(time.Duration(float64(time.Second) / l.rate)) // the service has no room right now
-	l.stepAt, l.answers = now, 0
-	l.signal()
-}
-
-// rise doubles the rate when a stepWindow has passed since the last
-// change with nothing refused and an answer accepted at that rate: once per
-// call, so that a pause (every call parked for a Retry-After) does not
-// count as steps taken.
-func (l *limiter) rise(now time.Time) {
-	// An accepted answer at the step's rate is the evidence to double on;
-	// below a couple a second there may be none to wait for.
-	if now.Sub(l.stepAt) >= stepWindow && (l.answers >= 1 || l.rate < 2) {
-		l.setRate(now, 2*l.rate)
-	}
-}
-
-// setRate changes the rate and wakes the waiting attempts.
-func (l *limiter) setRate(now time.Time, rate float64) {
-	if interval := time.Duration(float64(time.Second) / rate); rate > l.rate && l.next.After(now.Add(interval)) {
-		l.next = now.Add(interval) // a turn far off at the old rate comes sooner
-	}
-	l.rate = rate
-	l.stepAt, l.answers = now, 0
-	l.signal()
-}
-
-func (l *limiter) signal() {
-	close(l.changed)
-	l.changed = make(chan struct{})
-}
-
-// acceptedWindow counts accepted answers over the trailing second, in
-// slots of 10 ms: constant memory at any rate.
-type acceptedWindow struct {
-	slots [slotsPerWindow]struct {
-		at    int64 // the slot's number since the epoch (time / slotLength)
-		count int
-	}
-}
-
-const (
-	slotLength     = 10 * time.Millisecond
-	slotsPerWindow = int(time.Second / slotLength)
-)
-
-func (w *acceptedWindow) add(now time.Time) {
-	n := now.UnixNano() / int64(slotLength)
-	s := &w.slots[n%int64(slotsPerWindow)]
-	if s.at != n {
-		s.at, s.count = n, 0
-	}
-	s.count++
-}
-
-// count is the number of accepted answers in the trailing second.
-func (w *acceptedWindow) count(now time.Time) int {
-	n := now.UnixNano() / int64(slotLength)
-	total := 0
-	for _, s := range w.slots {
-		if s.at > n-int64(slotsPerWindow) && s.at <= n {
-			total += s.count
-		}
-	}
-	return total
 }

@@ -238,22 +238,3 @@ func (s *MessagesService) Pages(ctx context.Context, conversationID string, para
 func (s *MessagesService) All(ctx context.Context, conversationID string, params *ListMessagesParams, opts ...Option) iter.Seq2[Message, error] {
 	return items(s.Pages(ctx, conversationID, params, opts...), func(p *MessagePage) []Message { return p.Items })
 }
-
-// utc prepares a non-zero time for the query string: converted to UTC, for
-// the service's layout (three fractional digits, Z suffix), and rounded UP to the next millisecond when it
-// has a finer part. The layout keeps three fractional digits and Format would
-// truncate; since the service's timestamps are whole milliseconds,
-// rounding up selects exactly the items a full-precision comparison would, for
-// an inclusive bound (Since: t ≥ 10:00:00.0005 ⇔ t ≥ 10:00:00.001) as for an
-// exclusive one (Until: t < 10:00:00.0005 ⇔ t < 10:00:00.001). Truncating
-// would let in an item from before Since.
-func utc(t time.Time) time.Time {
-	if t.IsZero() {
-		return t
-	}
-	t = t.UTC()
-	if sub := t.Nanosecond() % int(time.Millisecond); sub != 0 {
-		t = t.Add(time.Millisecond - time.Duration(sub))
-	}
-	return t
-}

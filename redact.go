@@ -40,22 +40,23 @@ func (c *Client) redact(s string) string {
 	return c.key.redact(s)
 }
 
-// redactCall is redact plus the call's own key, when WithAPIKey set one.
-func (c *Client) redactCall(info *callInfo, s string) string {
-	s = c.redact(s)
-	if info != nil && info.apiKey != "" && info.apiKey != c.apiKey {
-		if info.keyMatch == nil { // built once per call, on the first text to scrub
-			info.keyMatch = newKeyMatcher(info.apiKey)
+// redact is the client's redact plus the call's own key, when WithAPIKey
+// set one.
+func (c *call) redact(s string) string {
+	s = c.c.redact(s)
+	if c.apiKey != "" && c.apiKey != c.c.apiKey {
+		if c.keyMatch == nil { // built once per call, on the first text to scrub
+			c.keyMatch = newKeyMatcher(c.apiKey)
 		}
-		s = info.keyMatch.redact(s)
+		s = c.keyMatch.redact(s)
 	}
 	return s
 }
 
 // finishError stamps the call's metadata on its error and scrubs the keys
 // from every string the error carries, whatever the server echoed into it.
-func (c *Client) finishError(err error, info *callInfo) error {
-	m := &info.meta
+func (c *call) finishError(err error) error {
+	m := &c.meta
 	switch e := err.(type) {
 	case *Error:
 		e.Attempts, e.Duration = m.Attempts, m.Duration
@@ -63,20 +64,20 @@ func (c *Client) finishError(err error, info *callInfo) error {
 			e.Header = m.Header
 		}
 		m.Timestamp = e.Timestamp
-		c.scrubError(e, info)
+		c.scrubError(e)
 	case *TransportError:
 		e.Attempts, e.Duration = m.Attempts, m.Duration
-		e.Method = c.redactCall(info, e.Method)
-		e.Path = c.redactCall(info, e.Path)
-		e.msg = c.redactCall(info, e.msg)
+		e.Method = c.redact(e.Method)
+		e.Path = c.redact(e.Path)
+		e.msg = c.redact(e.msg)
 	}
 	return err
 }
 
 // scrubError redacts every string field of e, and the values of its headers
 // (on a copy: the response's own map is not touched).
-func (c *Client) scrubError(e *Error, info *callInfo) {
-	r := func(s string) string { return c.redactCall(info, s) }
+func (c *call) scrubError(e *Error) {
+	r := c.redact
 	e.Code = ErrorCode(r(string(e.Code)))
 	e.Message = r(e.Message)
 	e.ErrorID = r(e.ErrorID)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/jarcoal/httpmock"
@@ -86,6 +87,66 @@ func assertNoForm(t *testing.T, key string, seen []string) {
 	for _, s := range seen {
 		for form, f := range keyforms.Escapings {
 			assert.NotContains(t, s, f(key), "the %s form of the key leaked", form)
+		}
+	}
+}
+
+// TestKeyNeverSurvivesTheExcerptCut puts the key, escaped once or twice by
+// every escaping, into a body that is not the envelope (a proxy's page),
+// at every offset around the 512-byte cut of Error.Body, and holds every
+// text the caller and the log see to this: no run of six characters of the
+// key, in the form the server wrote it, escaped once or not at all.
+func TestKeyNeverSurvivesTheExcerptCut(t *testing.T) {
+	for _, key := range keyforms.Keys {
+		for name1, e1 := range keyforms.Escapings {
+			for name2, e2 := range keyforms.Escapings {
+				echo := e2(e1(key))
+				t.Run(name1+" then "+name2+"/"+key[:6], func(t *testing.T) {
+					for _, at := range []int{400, 480, 500, 505, 508, 511, 512} {
+						if at > 512+len(echo) {
+							continue
+						}
+						page := "<html><body>" + strings.Repeat("x", at-len("<html><body>")) + echo + "</body></html>"
+						seen := echoPage(t, key, page)
+						assertNoRun(t, key, seen, e1, e2)
+					}
+				})
+			}
+		}
+	}
+}
+
+// echoPage makes a call with key whose 502 answer is page, and returns
+// everything the caller and the debug log see.
+func echoPage(t *testing.T, key, page string) []string {
+	t.Helper()
+	var log bytes.Buffer
+	mock := httpmock.NewMockTransport()
+	mock.RegisterNoResponder(httpmock.NewStringResponder(http.StatusBadGateway, page))
+	c, err := convo.NewClient(convo.WithAPIKey(key), convo.WithBaseURL("https://api.example.test/v1"),
+		convo.WithHTTPClient(&http.Client{Transport: mock}), convo.WithMaxRetries(0),
+		convo.WithLogger(slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	require.NoError(t, err)
+	_, err = c.Channels.List(context.Background())
+	var apiErr *convo.Error
+	require.ErrorAs(t, err, &apiErr)
+	require.LessOrEqual(t, len(apiErr.Body), 512+len("..."))
+	return []string{err.Error(), fmt.Sprintf("%#v", err), log.String(), string(apiErr.Body)}
+}
+
+// assertNoRun fails when any run of six characters of key shows in seen,
+// as is, or escaped by e1, or by e1 then e2.
+func assertNoRun(t *testing.T, key string, seen []string, e1, e2 func(string) string) {
+	t.Helper()
+	runes := []rune(key)
+	for i := 0; i+6 <= len(runes); i++ {
+		run := string(runes[i : i+6])
+		for _, form := range []string{run, e1(run), e2(e1(run))} {
+			for _, s := range seen {
+				if strings.Contains(s, form) {
+					t.Fatalf("six characters of the key (%q) show as %q in %q", run, form, s)
+				}
+			}
 		}
 	}
 }

@@ -7,91 +7,137 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-querystring/query"
-	"github.com/hashicorp/go-retryablehttp"
 )
 
-// envelope is the success body of every operation. Data holds the caller's pointer so
-// that the payload is decoded in one pass, straight into its final type.
-type envelope struct {
-	Success   *bool        `json:"success"`
-	Data      any          `json:"data"`
-	Timestamp envelopeTime `json:"timestamp"`
+// A call goes through four files, each once: this one builds its request
+// (request), call.go runs the attempts (execute, with the limiters' turns and
+// the retry policy's hooks), transport.go bounds each attempt's stalls, and
+// response.go classifies each answer and reads the last one into the
+// caller's value or a typed error.
+
+// request is one call's settings, fixed before its first attempt: the
+// client's, overridden by the call's options, and what is sent. The
+// attempts of the call only read it.
+type request struct {
+	c          *Client
+	method     string
+	path       string // relative to {base_url}, without the query: query values are personal data
+	route      string // the path's template, for traces and metrics
+	url        string
+	body       []byte // nil: no body
+	header     http.Header
+	apiKey     string // a per-call key (WithAPIKey on the call), else ""
+	maxRetries int
+	maxWait    time.Duration
+	timeout    time.Duration
+	middleware []Middleware // the client's, the context's, the call's
+	trace      *Trace
+	capture    *Response // CaptureResponse's target, or nil
+	limit      *pacer    // the client's limiter; nil: none
+	hold       *pacer    // the anomaly report's own hold; nil on other routes
 }
 
-// envelopeTime decodes the envelope's timestamp without failing the call when
-// it is missing or malformed: it is metadata, not the payload.
-type envelopeTime struct{ t time.Time }
-
-func (e *envelopeTime) UnmarshalJSON(b []byte) error {
-	var t time.Time
-	if t.UnmarshalJSON(b) == nil {
-		e.t = t
+// call is the one request pipeline every typed endpoint goes through: they
+// all answer with the envelope, so a body-less 2xx is an error there. params
+// is the call's parameter struct, encoded by go-querystring (or nil).
+func (c *Client) call(ctx context.Context, method, path string, params any, body any, out any, opts []Option) error {
+	q, err := encodeQuery(params)
+	if err == nil {
+		err = checkQueryText(q)
 	}
-	return nil
+	if err != nil {
+		return fmt.Errorf("convo: %s %s: %w", method, path, err)
+	}
+	return c.send(ctx, method, path, q.Encode(), body, out, false, opts)
 }
 
-// serviceTimed is implemented by payloads that carry times the service issued
-// and must judge them on the service's clock (an attachment's expires_at):
-// the pipeline hands them the envelope's timestamp and the local reading at
-// receipt.
-type serviceTimed interface {
-	observeServiceTime(serviceTime, received time.Time)
+// send runs one API call: it builds the request from the client's settings
+// and the call's options, and executes it, reading the answer into out or a
+// typed error.
+func (c *Client) send(ctx context.Context, method, path string, q string, body any, out any, noContentOK bool, opts []Option) error {
+	if ctx == nil {
+		return errors.New("convo: nil context")
+	}
+	if c == nil || c.next == nil {
+		return errors.New("convo: the Client was not built with NewClient")
+	}
+	o, err := callConfig(opts)
+	if err != nil {
+		return err
+	}
+	r, err := c.newAPIRequest(ctx, method, path, q, body, &o)
+	if err != nil {
+		return err
+	}
+	answer := &apiAnswer{out: out, noContentOK: noContentOK, buf: bufPool.Get().(*bytes.Buffer)}
+	defer putBuffer(answer.buf)
+	_, err = r.execute(ctx, answer)
+	return err
 }
 
-// callInfo is one call: its settings, fixed once before the first attempt
-// (newCall), and the little state its attempts share. Every step of the
-// call's loop is a method on it — the retry engine's hooks (checkRetry,
-// backoff, prepareRetry), the attempt (RoundTrip, as the transport of the
-// call's own http.Client) and the reading of the answer — so the settings
-// reach the attempt without a detour through the context. Middleware sees
-// the call only as a read-only CallInfo (CallFromContext).
-type callInfo struct {
-	c           *Client
-	method      string
-	path        string // relative to {base_url}, without the query: query values are personal data
-	route       string // the path's template, for traces and metrics
-	url         string
-	body        []byte // nil: no body
-	header      http.Header
-	apiKey      string      // a per-call key (WithAPIKey on the call), else ""
-	keyMatch    *keyMatcher // apiKey's matcher, built when first needed (see redactCall)
-	maxRetries  int
-	maxWait     time.Duration
-	middleware  []Middleware // the client's, the context's, the call's
-	trace       *Trace
-	limit       *limiter      // the client's limiter; nil: off
-	hold        *limiter      // the anomaly report's own hold; nil on other routes
-	file        *fileTransfer // a download from a file host; nil for an API call
-	noContentOK bool          // Client.Do: a 204, or any answer to HEAD, has no body
-
-	// What the attempts share. The retry engine runs them one after
-	// another on the call's goroutine.
-	attempt  int           // attempts so far
-	retries  int           // retries decided so far by checkRetry
-	planned  time.Duration // the wait checkRetry chose before the next attempt
-	waitFrom time.Time     // when that wait began; zero: no wait under way
-	buf      *bytes.Buffer // the body of the last answer read (API calls)
-	tooLarge bool          // it was over the client's cap
-	handled  bool          // the response handler has read the last answer
-	meta     Response
+// newAPIRequest is the one place where an API call's request is made: its
+// settings (newRequest), its URL, its headers and body, and the limiters
+// its attempts wait for.
+func (c *Client) newAPIRequest(ctx context.Context, method, path, q string, body any, o *config) (*request, error) {
+	if err := checkPathText(path); err != nil {
+		return nil, fmt.Errorf("convo: %s: %w", method, err)
+	}
+	r := c.newRequest(ctx, method, path, o)
+	r.route = cmp.Or(o.route, routeOf(path))
+	r.url = c.base + path
+	if q != "" {
+		r.url += "?" + q
+	}
+	r.limit = c.limit
+	if path == anomaliesPath {
+		r.hold = c.anomalyHold
+	}
+	if body != nil {
+		payload, err := json.Marshal(body)
+		if err != nil {
+			return nil, fmt.Errorf("convo: %s %s: encoding body: %w", method, path, err)
+		}
+		if err := checkBodyText(payload, body); err != nil {
+			return nil, fmt.Errorf("convo: %s %s: %w", method, path, err)
+		}
+		r.body = payload
+	}
+	r.header = make(http.Header, len(c.headers)+len(o.header)+1)
+	c.setHeaders(r.header, r.body != nil, o.apiKey)
+	for k, v := range o.header {
+		if k == "User-Agent" {
+			v = []string{c.userAgent + " " + strings.TrimSpace(v[0])}
+		}
+		r.header[k] = v
+	}
+	return r, nil
 }
 
-type callKey struct{}
-
-func callInfoFrom(ctx context.Context) *callInfo {
-	ci, _ := ctx.Value(callKey{}).(*callInfo)
-	return ci
+// newRequest holds what every call has, API call or download: the retry
+// budget and waits, the timeout, the middleware, the trace and the capture.
+func (c *Client) newRequest(ctx context.Context, method, path string, o *config) *request {
+	r := &request{c: c, method: method, path: path, maxRetries: c.maxRetries, maxWait: c.maxWait,
+		timeout: cmp.Or(o.timeout, c.timeout), apiKey: o.apiKey, trace: cmp.Or(o.trace, c.trace), capture: o.response}
+	if o.retriesSet {
+		r.maxRetries = o.maxRetries
+	}
+	if o.maxWaitSet {
+		r.maxWait = o.maxRetryWait
+	}
+	fromCtx, _ := ctx.Value(middlewareKey{}).([]Middleware)
+	if n := len(c.middleware) + len(fromCtx) + len(o.middleware); n > 0 {
+		r.middleware = slices.Concat(c.middleware, fromCtx, o.middleware)
+	}
+	return r
 }
 
 // encodeQuery turns nil, url.Values or a go-querystring struct into values.
@@ -114,208 +160,23 @@ func encodeQuery(v any) (url.Values, error) {
 	return vals, nil
 }
 
-// call is the one request pipeline every typed endpoint goes through: they
-// all answer with the envelope, so a body-less 2xx is an error there. params
-// is the call's parameter struct, encoded by go-querystring (or nil).
-func (c *Client) call(ctx context.Context, method, path string, params any, body any, out any, opts []Option) error {
-	q, err := encodeQuery(params)
-	if err == nil {
-		err = checkQueryText(q)
+// utc prepares a non-zero time for the query string: converted to UTC, for
+// the service's layout (three fractional digits, Z suffix), and rounded UP to the next millisecond when it
+// has a finer part. The layout keeps three fractional digits and Format would
+// truncate; since the service's timestamps are whole milliseconds,
+// rounding up selects exactly the items a full-precision comparison would, for
+// an inclusive bound (Since: t ≥ 10:00:00.0005 ⇔ t ≥ 10:00:00.001) as for an
+// exclusive one (Until: t < 10:00:00.0005 ⇔ t < 10:00:00.001). Truncating
+// would let in an item from before Since.
+func utc(t time.Time) time.Time {
+	if t.IsZero() {
+		return t
 	}
-	if err != nil {
-		return fmt.Errorf("convo: %s %s: %w", method, path, err)
+	t = t.UTC()
+	if sub := t.Nanosecond() % int(time.Millisecond); sub != 0 {
+		t = t.Add(time.Millisecond - time.Duration(sub))
 	}
-	return c.send(ctx, method, path, q.Encode(), body, out, false, opts)
-}
-
-// send runs one API call: it builds the call from the client's settings
-// and the call's options, runs its loop, and reads the answer into out or a
-// typed error.
-func (c *Client) send(ctx context.Context, method, path string, q string, body any, out any, noContentOK bool, opts []Option) error {
-	if ctx == nil {
-		return errors.New("convo: nil context")
-	}
-	if c == nil || c.next == nil {
-		return errors.New("convo: the Client was not built with NewClient")
-	}
-	o, err := callConfig(opts)
-	if err != nil {
-		return err
-	}
-	ci, err := c.newCall(ctx, method, path, q, body, &o)
-	if err != nil {
-		return err
-	}
-	ci.noContentOK = noContentOK
-	buf := bufPool.Get().(*bytes.Buffer)
-	defer putBuffer(buf)
-	ci.buf = buf
-	return ci.do(ctx, &o, func(resp *http.Response) error { return ci.result(resp, out) })
-}
-
-// newCall is the one place where a call's settings are made: the client's,
-// overridden by the call's options. The request's headers and body are
-// built here too, once for every attempt.
-func (c *Client) newCall(ctx context.Context, method, path, q string, body any, o *config) (*callInfo, error) {
-	if err := checkPathText(path); err != nil {
-		return nil, fmt.Errorf("convo: %s: %w", method, err)
-	}
-	ci := c.newCallInfo(ctx, method, path, o)
-	ci.route = cmp.Or(o.route, routeOf(path))
-	ci.url = c.base + path
-	if q != "" {
-		ci.url += "?" + q
-	}
-	if path == anomaliesPath {
-		ci.hold = c.anomalyHold
-	}
-	if body != nil {
-		payload, err := json.Marshal(body)
-		if err != nil {
-			return nil, fmt.Errorf("convo: %s %s: encoding body: %w", method, path, err)
-		}
-		if err := checkBodyText(payload, body); err != nil {
-			return nil, fmt.Errorf("convo: %s %s: %w", method, path, err)
-		}
-		ci.body = payload
-	}
-	ci.header = make(http.Header, len(c.headers)+len(o.header)+1)
-	c.setHeaders(ci.header, ci.body != nil, o.apiKey)
-	for k, v := range o.header {
-		if k == "User-Agent" {
-			v = []string{c.userAgent + " " + strings.TrimSpace(v[0])}
-		}
-		ci.header[k] = v
-	}
-	return ci, nil
-}
-
-// newCallInfo holds what every call has, API call or download: the retry
-// budget and waits, the middleware and the trace.
-func (c *Client) newCallInfo(ctx context.Context, method, path string, o *config) *callInfo {
-	ci := &callInfo{c: c, method: method, path: path, maxRetries: c.maxRetries, maxWait: c.maxWait,
-		apiKey: o.apiKey, trace: cmp.Or(o.trace, c.trace), limit: c.limit}
-	if o.retriesSet {
-		ci.maxRetries = o.maxRetries
-	}
-	if o.maxWaitSet {
-		ci.maxWait = o.maxRetryWait
-	}
-	fromCtx, _ := ctx.Value(middlewareKey{}).([]Middleware)
-	if n := len(c.middleware) + len(fromCtx) + len(o.middleware); n > 0 {
-		ci.middleware = slices.Concat(c.middleware, fromCtx, o.middleware)
-	}
-	return ci
-}
-
-// do runs the call under its timeout and trace, then hands the last answer
-// to finish, and stamps the call's metadata on the result.
-func (ci *callInfo) do(ctx context.Context, o *config, finish func(*http.Response) error) error {
-	start := time.Now()
-	if timeout := cmp.Or(o.timeout, ci.c.timeout); timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, timeout)
-		defer cancel()
-	}
-	ctx = ci.traceStart(ctx)
-	var err error
-	if err = ctx.Err(); err != nil {
-		err = ci.transportError(ctx, err)
-	} else {
-		var resp *http.Response
-		if resp, err = ci.run(ctx); err == nil {
-			err = finish(resp)
-		}
-	}
-	ci.meta.Attempts, ci.meta.Duration = ci.attempt, time.Since(start)
-	if err != nil {
-		err = ci.c.finishError(err, ci)
-	}
-	ci.traceDone(ctx, err)
-	if o.response != nil {
-		*o.response = ci.meta
-	}
-	return err
-}
-
-// run is the call's loop: go-retryablehttp's, with hooks that are the
-// call's own. Each attempt is RoundTrip; the answer retryablehttp will not
-// retry is read by the response handler inside the loop, so that a body
-// cut part-way is one more failed attempt of the same loop. It returns the
-// last answer (its body read), or the failure to get one.
-func (ci *callInfo) run(ctx context.Context) (*http.Response, error) {
-	var raw any // retryablehttp treats a nil []byte as a body; keep it untyped nil
-	if ci.body != nil {
-		raw = ci.body
-	}
-	req, err := retryablehttp.NewRequestWithContext(context.WithValue(ctx, callKey{}, ci), ci.method, ci.url, raw)
-	if err != nil {
-		// url.Parse's error quotes the whole URL, query values included.
-		return nil, fmt.Errorf("convo: %s %s: building request: %w", ci.method, ci.path, withoutURL(err))
-	}
-	req.Header = ci.header
-	hc := ci.c.hc
-	if ci.file != nil {
-		hc = ci.c.files
-		req.SetResponseHandler(func(resp *http.Response) error {
-			ci.handled = true
-			return ci.file.receive(resp)
-		})
-	} else {
-		req.SetResponseHandler(ci.readBody)
-	}
-	hc.Transport = ci
-	rc := &retryablehttp.Client{
-		HTTPClient:   &hc,
-		RetryWaitMin: ci.c.retryWaitMin,
-		RetryWaitMax: ci.c.retryWaitMax,
-		RetryMax:     ci.retryMax(),
-		CheckRetry:   ci.checkRetry,
-		Backoff:      ci.backoff,
-		PrepareRetry: ci.prepareRetry,
-		// The last answer comes back as it is, so that the caller's error
-		// is the typed error of that answer, not a generic one.
-		ErrorHandler: retryablehttp.PassthroughErrorHandler,
-	}
-	resp, err := rc.Do(req)
-	ci.endWait(ctx) // a wait the context cut short
-	if err != nil {
-		var held *heldError
-		if errors.As(err, &held) {
-			return nil, held.asError(ci.method, ci.path)
-		}
-		return nil, ci.transportError(ctx, err)
-	}
-	ci.meta.StatusCode, ci.meta.Header = resp.StatusCode, resp.Header
-	return resp, nil
-}
-
-// result reads the last answer of an API call into out, or into the typed
-// error it describes.
-func (ci *callInfo) result(resp *http.Response, out any) error {
-	c, data := ci.c, ci.buf.Bytes()
-	c.noteRetirement(resp.Request.Context(), ci, resp.Header)
-	switch {
-	case resp.StatusCode < 200 || resp.StatusCode > 299:
-		return c.parseError(resp, ci, data, ci.tooLarge)
-	case ci.tooLarge:
-		return c.badBody(resp, ci, data, ErrResponseTooLarge, fmt.Sprintf("response body larger than %d bytes", c.maxBody))
-	case ci.noContentOK && (resp.StatusCode == http.StatusNoContent || ci.method == http.MethodHead):
-		// No body by definition (any 2xx is a success): out is left as it is.
-		return nil
-	}
-	return c.decodeSuccess(resp, ci, data, out)
-}
-
-// transportError wraps a failure to get an answer. The URL (with its query
-// values) is left out of the text; context errors stay reachable with
-// errors.Is.
-func (ci *callInfo) transportError(ctx context.Context, err error) error {
-	path := ci.path
-	if ci.file != nil {
-		path = ci.file.where
-	}
-	return ci.c.transportError(ctx, ci.method, path, err)
+	return t
 }
 
 // fixedHeaders are the headers every call sends with key: Accept, User-Agent,
@@ -358,88 +219,6 @@ func (c *Client) setHeaders(h http.Header, hasBody bool, callKey string) {
 	}
 }
 
-func (c *Client) decodeSuccess(resp *http.Response, info *callInfo, data []byte, out any) error {
-	if out == nil {
-		out = new(json.RawMessage) // still check that the body is the envelope
-	}
-	env := envelope{Data: out}
-	if err := json.Unmarshal(data, &env); err != nil {
-		return c.badBody(resp, info, data, ErrMalformedResponse, "response is not valid JSON: "+err.Error())
-	}
-	if env.Success == nil {
-		return c.badBody(resp, info, data, ErrMalformedResponse, "response is not the service's envelope (no success field)")
-	}
-	info.meta.Timestamp = env.Timestamp.t
-	if !*env.Success {
-		// A 2xx carrying an error body: treat it as the error it describes.
-		return c.parseError(resp, info, data, false)
-	}
-	if st, ok := out.(serviceTimed); ok {
-		received := time.Now() // with its monotonic reading: see Attachment.Expired
-		st.observeServiceTime(env.Timestamp.t, received)
-	}
-	return nil
-}
-
-// transportError wraps a failure to get a response. The URL (with its query
-// values) is left out of the text; context errors stay reachable with errors.Is.
-func (c *Client) transportError(ctx context.Context, method, path string, err error) error {
-	err = withoutURL(err)
-	msg := err.Error()
-	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
-		msg = ctxErr.Error() + ": " + msg // one line, unlike errors.Join's text
-		err = errors.Join(ctxErr, err)
-	}
-	return &TransportError{Method: method, Path: path, msg: c.redact(msg), err: err}
-}
-
-// withoutURL peels the *url.Error layers off err: their text quotes the URL,
-// query values (personal data) included. http.Client adds one, and a wrapping
-// transport may add another.
-func withoutURL(err error) error {
-	for {
-		ue, ok := err.(*url.Error)
-		if !ok {
-			return err
-		}
-		err = ue.Err
-	}
-}
-
-// readCapped reads at most max bytes into buf and reports whether there was
-// more. size is the answer's Content-Length (-1 when unknown): a body
-// announced larger than max is refused without reading it, and a body of
-// known size is read into one buffer of that size rather than one that
-// doubles its way there.
-func readCapped(buf *bytes.Buffer, r io.Reader, size, max int64) (tooLarge bool, err error) {
-	if size > max {
-		return true, nil
-	}
-	if size > 0 {
-		buf.Grow(int(size) + bytes.MinRead) // ReadFrom wants MinRead free for the read that meets the end
-	}
-	if _, err := buf.ReadFrom(io.LimitReader(r, max+1)); err != nil {
-		return false, err
-	}
-	if int64(buf.Len()) > max {
-		buf.Truncate(int(max))
-		return true, nil
-	}
-	return false, nil
-}
-
-var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
-// maxPooledBuffer is the largest buffer put back in the pool: a rare large
-// answer must not keep its memory alive for the small ones that follow.
-const maxPooledBuffer = 1 << 20
-
-func putBuffer(buf *bytes.Buffer) {
-	if buf.Cap() <= maxPooledBuffer {
-		bufPool.Put(buf)
-	}
-}
-
 // idRoutes are the routes whose path holds an id, by the path's prefix and
 // suffix around it.
 var idRoutes = []struct{ prefix, suffix, route string }{
@@ -460,22 +239,180 @@ func routeOf(path string) string {
 	return path
 }
 
-// noteRetirement records the Deprecation and Sunset headers of an answer in
-// the call's metadata, and logs them at Warn the first time a route
-// carries them.
-func (c *Client) noteRetirement(ctx context.Context, info *callInfo, h http.Header) {
-	dep, sunset := h.Get("Deprecation"), h.Get("Sunset")
-	if dep == "" && sunset == "" {
-		return
+// ErrInvalidText reports a string the SDK will not send: invalid UTF-8, or a
+// NUL character. JSON would silently turn invalid bytes into U+FFFD (two
+// different names could then become one on the service) and a NUL is never
+// meant; the call fails before any request.
+var ErrInvalidText = errors.New("convo: invalid UTF-8 or NUL character")
+
+// InvalidTextError names where the text was found; errors.Is(err,
+// ErrInvalidText) holds.
+type InvalidTextError struct {
+	// Where is "path", "query parameter <name>" or "body" (with the field's path
+	// when it could be found, such as "body field custom_fields[Plan]").
+	Where string
+	// Reason is "invalid UTF-8" or "NUL character".
+	Reason string
+}
+
+// Error names the place and the reason, never the value (it may be personal
+// data).
+func (e *InvalidTextError) Error() string {
+	return e.Where + ": " + e.Reason + " (invalid UTF-8 or NUL character)"
+}
+
+// Unwrap returns ErrInvalidText.
+func (e *InvalidTextError) Unwrap() error { return ErrInvalidText }
+
+// checkPathText refuses a path whose segments, once unescaped, are not valid
+// UTF-8 or hold a NUL (an identifier read from a broken file, say).
+func checkPathText(path string) error {
+	if !strings.Contains(path, "%") && utf8.ValidString(path) && strings.IndexByte(path, 0) < 0 {
+		return nil
 	}
-	info.meta.Deprecation = dep
-	if t, err := http.ParseTime(sunset); err == nil {
-		info.meta.Sunset = t
+	raw, err := url.PathUnescape(path)
+	if err != nil {
+		raw = path
 	}
-	route := info.method + " " + info.route
-	if _, seen := c.retiring.LoadOrStore(route, true); seen || c.logger == nil {
-		return
+	if r := textProblem(raw); r != "" {
+		return &InvalidTextError{Where: "path", Reason: r}
 	}
-	c.logger.LogAttrs(ctx, slog.LevelWarn, "convo: the service announces the retirement of a route",
-		slog.String("route", route), slog.String("deprecation", dep), slog.String("sunset", sunset))
+	return nil
+}
+
+// checkQueryText refuses a query value (or name) that is not valid UTF-8 or
+// holds a NUL.
+func checkQueryText(q url.Values) error {
+	for k, vs := range q {
+		if r := textProblem(k); r != "" {
+			return &InvalidTextError{Where: "query parameter name", Reason: r}
+		}
+		for _, v := range vs {
+			if r := textProblem(v); r != "" {
+				return &InvalidTextError{Where: "query parameter " + k, Reason: r}
+			}
+		}
+	}
+	return nil
+}
+
+func textProblem(s string) string {
+	switch {
+	case !utf8.ValidString(s):
+		return "invalid UTF-8"
+	case strings.IndexByte(s, 0) >= 0:
+		return "NUL character"
+	}
+	return ""
+}
+
+// checkBodyText inspects the encoded body: json.Marshal writes a NUL as
+// \u0000 and an invalid byte as \ufffd (a real U+FFFD stays raw UTF-8), so
+// the common case costs one scan. Only when \ufffd shows up is the value
+// walked, to tell an invalid byte from an escape written by hand in a
+// json.RawMessage.
+func checkBodyText(payload []byte, body any) error {
+	if bytes.Contains(payload, []byte(`\u0000`)) {
+		where := findText(reflect.ValueOf(body), "body", "NUL character")
+		return &InvalidTextError{Where: where, Reason: "NUL character"}
+	}
+	// encoding/json writes invalid UTF-8 as the escape \ufffd; built with
+	// GOEXPERIMENT=jsonv2, as the character U+FFFD itself.
+	if bytes.Contains(payload, []byte(`\ufffd`)) || bytes.Contains(payload, []byte("\uFFFD")) {
+		if where := findText(reflect.ValueOf(body), "body", "invalid UTF-8"); where != "" && where != "body" || hasInvalid(reflect.ValueOf(body), 0) {
+			return &InvalidTextError{Where: where, Reason: "invalid UTF-8"}
+		}
+	}
+	return nil
+}
+
+// findText returns the path of the first string of v with the given problem,
+// or at (the root's name) when none is found by walking.
+func findText(v reflect.Value, at, reason string) string {
+	if p, ok := walkText(v, at, reason, 0); ok {
+		return p
+	}
+	return at
+}
+
+func hasInvalid(v reflect.Value, depth int) bool {
+	_, ok := walkText(v, "", "invalid UTF-8", depth)
+	return ok
+}
+
+// walkText looks for a string with the problem through pointers, interfaces,
+// structs (exported fields, by their JSON names), maps and slices. Depth is
+// bounded so that a cyclic value cannot loop (json.Marshal refuses those
+// anyway).
+func walkText(v reflect.Value, at, reason string, depth int) (string, bool) {
+	if depth > 32 || !v.IsValid() {
+		return "", false
+	}
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			return "", false
+		}
+		return walkText(v.Elem(), at, reason, depth+1)
+	case reflect.String:
+		if textProblem(v.String()) == reason {
+			return at, true
+		}
+	case reflect.Struct:
+		return walkStruct(v, at, reason, depth)
+	case reflect.Map:
+		return walkMap(v, at, reason, depth)
+	case reflect.Slice, reflect.Array:
+		if v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.Uint8 {
+			return "", false // bytes (a json.RawMessage): not a Go string
+		}
+		for i := range v.Len() {
+			if p, ok := walkText(v.Index(i), fmt.Sprintf("%s[%d]", at, i), reason, depth+1); ok {
+				return p, true
+			}
+		}
+	}
+	return "", false
+}
+
+// walkStruct is walkText over a struct's exported fields, by JSON name.
+func walkStruct(v reflect.Value, at, reason string, depth int) (string, bool) {
+	t := v.Type()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if !f.IsExported() || name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		if p, ok := walkText(v.Field(i), at+" field "+name, reason, depth+1); ok {
+			return p, true
+		}
+	}
+	return "", false
+}
+
+// walkMap is walkText over a map's keys and values.
+func walkMap(v reflect.Value, at, reason string, depth int) (string, bool) {
+	iter := v.MapRange()
+	for iter.Next() {
+		k := iter.Key()
+		if k.Kind() == reflect.String && textProblem(k.String()) == reason {
+			return at + " key", true
+		}
+		if p, ok := walkText(iter.Value(), fmt.Sprintf("%s[%v]", at, safeKey(k)), reason, depth+1); ok {
+			return p, true
+		}
+	}
+	return "", false
+}
+
+// safeKey prints a map key only when it is clean text.
+func safeKey(k reflect.Value) any {
+	if k.Kind() == reflect.String && textProblem(k.String()) != "" {
+		return "?"
+	}
+	return k.Interface()
 }

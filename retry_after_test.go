@@ -1,6 +1,7 @@
 package convo_test
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -57,4 +58,51 @@ func TestNonsenseRetryAfterIsIgnoredAlike(t *testing.T) {
 func okResponse() *http.Response {
 	return &http.Response{StatusCode: http.StatusOK, ContentLength: -1, Header: http.Header{},
 		Body: io.NopCloser(strings.NewReader(`{"success":true,"data":{"items":[],"next_cursor":null}}`))}
+}
+
+// Error.RetryAfter holds a wait the client believes, from 0 up to
+// MaxRetryAfter, whatever a hostile server sends; nonsense reads 0, as if
+// the header were absent, and a wait the client believes but does not sit
+// out (longer than WithMaxRetryWait) is told as it was asked.
+func TestErrorRetryAfterIsAlwaysBelievable(t *testing.T) {
+	serverNow := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	tests := []struct {
+		value string
+		want  time.Duration
+	}{
+		{"-999", 0},
+		{"-1", 0},
+		{"86401", 0},
+		{"1000000000000", 0},
+		{"9999999999999999999999", 0},
+		{"1e12", 0},
+		{"soon", 0},
+		{"", 0},
+		{"Thu, 01 Jan 2095 00:00:00 GMT", 0},
+		{"Thu, 01 Jan 2099 00:00:00 GMT", 0},
+		{"Sun, 22 Nov 2026 09:00:00 GMT", 0}, // a date already passed: no wait
+		{"Sun, 22 Nov 2026 10:00:30 GMT", 30 * time.Second},
+		{"3600", time.Hour},
+		{"86400", 24 * time.Hour},
+		{"0", 0},
+		{" 7 ", 7 * time.Second},
+	}
+	for _, status := range []int{http.StatusTooManyRequests, http.StatusServiceUnavailable} {
+		for _, tt := range tests {
+			t.Run(fmt.Sprintf("%d/%q", status, tt.value), func(t *testing.T) {
+				c := edgeClient(t, func(*http.Request) *http.Response {
+					h := http.Header{"Date": {serverNow.Format(http.TimeFormat)}}
+					if tt.value != "" {
+						h.Set("Retry-After", tt.value)
+					}
+					return &http.Response{StatusCode: status, ContentLength: -1, Header: h, Body: http.NoBody}
+				}, convo.WithMaxRetries(0))
+				_, err := c.Channels.List(t.Context())
+				var apiErr *convo.Error
+				require.ErrorAs(t, err, &apiErr)
+				assert.Equal(t, tt.want, apiErr.RetryAfter)
+				assert.True(t, apiErr.RetryAfter >= 0 && apiErr.RetryAfter <= convo.MaxRetryAfter)
+			})
+		}
+	}
 }

@@ -74,11 +74,11 @@ func WithTrace(t *Trace) Option {
 // CallFromContext returns the call that a request's context belongs to: in
 // middleware, CallFromContext(req.Context()) names the call and the attempt.
 func CallFromContext(ctx context.Context) (CallInfo, bool) {
-	info := callInfoFrom(ctx)
-	if info == nil {
+	c := callFrom(ctx)
+	if c == nil {
 		return CallInfo{}, false
 	}
-	return info.callInfo(), true
+	return c.info(), true
 }
 
 // WithRoute names the route of one call of Client.Do, for tracing and
