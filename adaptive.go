@@ -52,6 +52,7 @@ const (
 	probeTimeout = 5 * time.Second        // a probe not answered by then is taken as lost
 	busyFor      = 50 * time.Millisecond  // an attempt that waited keeps the limiter busy this long
 	measureMin   = 3                      // accepted answers that measure a rate
+	maxGrowth    = 2.0                    // the probe grows at most this many e-folds a second (×7.4)
 	longStorm    = time.Second            // a storm this long measures nothing: the measure starts after it
 	slowLearn    = 8                      // accepted answers a slow start needs before a refusal ends it
 	restAttempts = 20                     // a slow client regrows over at least this many attempts
@@ -134,9 +135,9 @@ type adaptive struct {
 	probeAt  time.Time
 	probeOut time.Time // when the probe under way left; zero: none
 
-	first      time.Time // the first turn given
-	accepted   acceptedWindow
-	signalRate float64 // the rate when waiters were last woken for a rise
+	first      time.Time      // the first turn given
+	accepted   acceptedWindow // accepted answers of the trailing second
+	signalRate float64        // the rate when waiters were last woken for a rise
 
 	debug func(format string, args ...any) // the tests' window on its decisions
 }
@@ -215,7 +216,7 @@ func (a *adaptive) Observe(_ Turn, o Outcome) {
 			a.endStorm(now)
 		}
 	case o.Kind == OutcomeRefused && !(o.asked && o.RetryAfter == 0):
-		a.refused(now, o)
+		a.onRefused(now, o)
 	default:
 		// No answer to learn from, or a 429 that asks for no wait at all:
 		// the service is ready again at once. A probe's turn is free again.
@@ -231,8 +232,8 @@ func (a *adaptive) isProbe(o Outcome) bool {
 	return a.storm && !a.probeOut.IsZero() && !o.Sent.Before(a.probeOut)
 }
 
-// refused learns from a 429.
-func (a *adaptive) refused(now time.Time, o Outcome) {
+// onRefused learns from a 429.
+func (a *adaptive) onRefused(now time.Time, o Outcome) {
 	switch {
 	case a.isProbe(o):
 		a.probeRefused(now, o.RetryAfter)
@@ -301,6 +302,9 @@ func (a *adaptive) cut(now time.Time) {
 		a.setRate(a.tune.cutFactor * rate)
 	case a.slow:
 		a.slow, a.slowEnd = false, now
+		if m, ok := a.measured(now); ok && m < a.tune.overshoot*rate {
+			rate = m // it doubled far past its room: the service took that much
+		}
 		a.wmax = rate
 		a.anchor(now, a.tune.cutFactor*rate)
 	default:
@@ -309,11 +313,15 @@ func (a *adaptive) cut(now time.Time) {
 			// had attempts waiting: that is its room now.
 			rate = m
 		}
-		switch {
+		switch probing := a.grown > a.rest+a.rest/2; {
+		case !probing:
+			// Refused while it rested under its last rate: a neighbour's
+			// probe, or a limit that fell. The key is crowded: rest longer.
+			a.rest = min(a.rest*3/2, a.tune.maxRest)
 		case rate >= 1.5*a.wmax:
 			a.rest = max(a.rest/2, a.tune.minRest) // it grew into room that was free
-		case rate >= 0.98*a.wmax:
-			a.rest = min(a.rest*3/2, a.tune.maxRest) // it is at its share
+		default:
+			a.rest = min(a.rest*6/5, a.tune.maxRest) // it is at its share
 		}
 		if rate < a.wmax {
 			a.wmax = rate * (1 + a.tune.cutFactor) / 2 // still falling: leave room for others
@@ -333,17 +341,14 @@ func (a *adaptive) cut(now time.Time) {
 }
 
 // measured is the rate at which the service accepted this client's
-// attempts over the trailing second, or over the part of it since the
-// client's attempts began to wait for their turn, its last slow start or
-// long storm ended: while attempts wait, that is the room the service
-// gives it. ok is false
-// when that part is too short, or holds too few answers, to tell.
+// attempts lately: over the last ten intervals at its rate (at least
+// measureSpan, at most a second), or the part of them since its first
+// refusal or its last long storm. A window that short lags little behind
+// a rate that climbs. ok is false when that part is too short, or holds
+// too few answers, to tell.
 func (a *adaptive) measured(now time.Time) (rate float64, ok bool) {
-	if a.busyUntil.Before(now) {
-		return 0, false
-	}
-	from := now.Add(-time.Second)
-	for _, t := range []time.Time{a.busySince, a.calmAt, a.slowEnd} {
+	from := now.Add(-min(max(a.tune.measureSpan, 10*a.pace.interval()), time.Second))
+	for _, t := range []time.Time{a.firstCut, a.calmAt} {
 		if t.After(from) {
 			from = t
 		}
@@ -472,7 +477,14 @@ func (a *adaptive) curve(t time.Duration) float64 {
 		return level
 	}
 	s := float64(t-k-k/2) / float64(a.tune.convexDouble)
-	return level + a.tune.convexGain*a.tune.convexDouble.Seconds()/math.Ln2*(math.Exp2(s)-1)
+	if speed := a.tune.convexGain * math.Exp2(s); speed <= maxGrowth {
+		return level + a.tune.convexGain*a.tune.convexDouble.Seconds()/math.Ln2*(math.Exp2(s)-1)
+	}
+	// Past maxGrowth the speed stays there: a limit that answers late (a
+	// fixed window) is not overshot many times over before it refuses.
+	sMax := math.Log2(maxGrowth / a.tune.convexGain)
+	reached := a.tune.convexGain * a.tune.convexDouble.Seconds() / math.Ln2 * (math.Exp2(sMax) - 1)
+	return level + reached + maxGrowth*(s-sMax)*a.tune.convexDouble.Seconds()
 }
 
 // setRate sets the pace's rate, within the pace's bounds. A turn that was
