@@ -16,10 +16,12 @@ import (
 // It sends unpaced until the service first refuses an attempt for its rate
 // (429). From then on it paces every attempt of the client:
 //
-//   - A refusal cuts the rate by 15 %, and each further refusal of an
-//     attempt already under way by 3 % more: a client that sends more is
-//     refused more, and cut more, so clients that share a key converge to
-//     even shares without speaking to each other.
+//   - A refusal cuts the rate by 15 % — from what the service took of
+//     the client over the trailing second, when that is less than it sent
+//     — and each further refusal of an attempt already under way by 3 %
+//     more: a client that sends more is refused more, and cut more, so
+//     clients that share a key converge to even shares without speaking to
+//     each other.
 //   - Between refusals the rate grows by time: back to a little under the
 //     rate of the last refusal, level there, then faster and faster, so
 //     that room that comes free (a neighbour that finished, a limit that
@@ -39,13 +41,23 @@ import (
 // call to AdaptiveRate returns a new limiter; one limiter given to several
 // clients learns for them all, as one client.
 func AdaptiveRate() RateLimiter {
-	return &adaptive{tune: defaultTuning, changed: make(chan struct{}), pace: pace{jitter: true}}
+	return &adaptive{changed: make(chan struct{})}
 }
 
-// The adaptive limiter's constants (see AdaptiveRate). Those of tuning
-// are the defaults of the knobs the tests vary to explore the design.
+// The adaptive limiter's constants (see AdaptiveRate).
 const (
-	deepestCut   = 0.5                    // one refusal and those in flight cut at most to this share
+	cutFactor    = 0.85                   // a refusal cuts the rate to this share
+	plateau      = 0.95                   // the regrowth rests at this share of the rate of the last refusal
+	inFlightCut  = 0.97                   // each refusal of an attempt sent before the cut, on top
+	minRest      = 500 * time.Millisecond // the shortest regrowth to the rest, and half as long at rest
+	maxRest      = 4 * time.Second        // the longest
+	firstRest    = 3 * time.Second        // the longest first regrowth, before any is learnt
+	convexGain   = 0.1                    // the probe's first growth, in e-folds a second
+	convexDouble = 250 * time.Millisecond // which doubles every this long
+	slowFloor    = 2.0                    // slow start begins at no less than this many attempts a second
+	probeSpread  = 4                      // each refused probe spreads the next this much further
+	measureSpan  = 250 * time.Millisecond // a rate is measured over at least this long
+	deepestCut   = 0.7                    // one refusal and those in flight cut at most to this share
 	slowDouble   = 100 * time.Millisecond // slow start doubles the rate every this long of demand
 	firstProbe   = 10 * time.Millisecond  // a storm's first probe comes no sooner than this
 	stormProbe   = time.Second            // a storm is probed at most once per this (or its Retry-After)
@@ -54,48 +66,14 @@ const (
 	measureMin   = 3                      // accepted answers that measure a rate
 	maxGrowth    = 2.0                    // the probe grows at most this many e-folds a second (×7.4)
 	longStorm    = time.Second            // a storm this long measures nothing: the measure starts after it
-	slowLearn    = 8                      // accepted answers a slow start needs before a refusal ends it
-	restAttempts = 20                     // a slow client regrows over at least this many attempts
+	restAttempts = 30                     // a slow client regrows over at least this many attempts
 )
-
-// tuning holds the adaptive limiter's knobs.
-type tuning struct {
-	cutFactor    float64       // a refusal cuts the rate to this share
-	plateau      float64       // the regrowth rests at this share of the rate of the last refusal
-	inFlightCut  float64       // each refusal of an attempt sent before the cut, on top
-	minRest      time.Duration // the shortest regrowth to the rest, and half as long at rest
-	maxRest      time.Duration // the longest
-	firstRest    time.Duration // the longest first regrowth, before any is learnt
-	convexGain   float64       // the probe's first growth, in e-folds a second
-	convexDouble time.Duration // which doubles every this long
-	slowFloor    float64       // slow start begins at no less than this many attempts a second
-	probeSpread  int           // each refused probe spreads the next this much further
-	overshoot    float64       // a client accepted under this share of its rate overshoots
-	measureSpan  time.Duration // over at least this long
-}
-
-// defaultTuning is the tuning of AdaptiveRate.
-var defaultTuning = tuning{
-	cutFactor:    0.85,
-	plateau:      0.95,
-	inFlightCut:  0.97,
-	minRest:      500 * time.Millisecond,
-	maxRest:      4 * time.Second,
-	firstRest:    3 * time.Second,
-	convexGain:   0.1,
-	convexDouble: 250 * time.Millisecond,
-	slowFloor:    2.0,
-	probeSpread:  4,
-	overshoot:    0.7,
-	measureSpan:  250 * time.Millisecond,
-}
 
 // adaptive is AdaptiveRate's state. The rate follows a curve of the time
 // the limiter was busy since the last cut: from the cut rate up to the
 // rest, a little under the rate of the last refusal (concave), level there,
 // then up (convex: the probe); or, in slow start, doubling.
 type adaptive struct {
-	tune    tuning
 	mu      sync.Mutex
 	changed chan struct{} // closed when a turn may come sooner than said
 	pace    pace          // rate 0: unpaced
@@ -120,7 +98,6 @@ type adaptive struct {
 	slowStep   time.Time // when the step under way began
 	slowBusy   time.Duration
 	slowOK     bool      // an attempt sent during the step was accepted
-	slowSeen   int       // accepted answers since slow start began
 	slowStruck bool      // it was refused once already
 	slowEnd    time.Time // when the last slow start ended
 
@@ -135,11 +112,11 @@ type adaptive struct {
 	probeAt  time.Time
 	probeOut time.Time // when the probe under way left; zero: none
 
-	first      time.Time      // the first turn given
-	accepted   acceptedWindow // accepted answers of the trailing second
-	signalRate float64        // the rate when waiters were last woken for a rise
+	first      time.Time   // the first turn given
+	accepted   countWindow // accepted answers of the trailing second
+	paced      lowWindow   // the lowest rate turns were given at, over the trailing second
+	signalRate float64     // the rate when waiters were last woken for a rise
 
-	debug func(format string, args ...any) // the tests' window on its decisions
 }
 
 func (a *adaptive) Take(_ context.Context, _ Turn) (time.Duration, error) {
@@ -158,6 +135,9 @@ func (a *adaptive) Take(_ context.Context, _ Turn) (time.Duration, error) {
 		return 0, nil
 	}
 	d := a.pace.take(now)
+	if d == 0 {
+		a.paced.add(now, a.pace.rate)
+	}
 	if d > 0 {
 		if now.After(a.busyUntil) {
 			a.busySince = now
@@ -202,11 +182,10 @@ func (a *adaptive) Observe(_ Turn, o Outcome) {
 		a.accepted.add(now)
 		a.streak = false
 		if a.slow {
-			a.slowSeen++
 			if !o.Sent.Before(a.slowStep) {
 				a.slowOK = true
 			}
-			if m := a.tune.cutFactor * float64(a.accepted.count(now)); !o.Sent.After(a.firstCut) && m > a.pace.rate {
+			if m := cutFactor * float64(a.accepted.count(now)); !o.Sent.After(a.firstCut) && m > a.pace.rate {
 				// An answer to the unpaced start that came after the first
 				// refusal: the start's share is larger than it seemed.
 				a.setRate(m)
@@ -239,10 +218,7 @@ func (a *adaptive) onRefused(now time.Time, o Outcome) {
 		a.probeRefused(now, o.RetryAfter)
 	case a.storm:
 		// An attempt sent before the storm: nothing new.
-	case a.pace.rate > 0 && o.Sent.Before(a.cutAt.Add(2*a.pace.interval())):
-		// Sent before the cut, or within two intervals after it: the
-		// service still answers the overshoot the cut was for (a sliding
-		// window remembers it for a whole window).
+	case a.pace.rate > 0 && !o.Sent.After(a.cutAt.Add(a.afterCut())):
 		a.inFlight(now)
 	case a.streak:
 		a.startStorm(now, o.RetryAfter)
@@ -251,18 +227,22 @@ func (a *adaptive) onRefused(now time.Time, o Outcome) {
 	}
 }
 
+// afterCut is how long after a cut a refusal still belongs to it: a limit
+// overrun until the cut has no room for the first few attempts after it
+// either.
+func (a *adaptive) afterCut() time.Duration {
+	return min(4*a.pace.interval(), 25*time.Millisecond)
+}
+
 // inFlight learns from the refusal of an attempt sent before the last cut,
 // at the older rate: the more a client sends, the more such refusals it
 // meets, and the more it is cut.
 func (a *adaptive) inFlight(now time.Time) {
-	r := max(a.pace.rate*a.tune.inFlightCut, deepestCut*a.eventRate)
-	if a.debug != nil {
-		a.debug("in-flight cut %.2f -> %.2f", a.pace.rate, r)
-	}
+	r := max(a.pace.rate*inFlightCut, deepestCut*a.eventRate)
 	switch {
 	case r >= a.pace.rate:
 	case a.slow:
-		a.setRate(max(r, a.tune.slowFloor))
+		a.setRate(max(r, slowFloor))
 	default:
 		a.anchor(now, r)
 	}
@@ -273,9 +253,9 @@ func (a *adaptive) inFlight(now time.Time) {
 // How long the regrowth after a cut lasts is learnt from the probes. A
 // refusal at about the rate of the previous one says the client is at its
 // share: it probes less often (the regrowth lasts half as long again, up to
-// a.tune.maxRest), so that many clients on a small limit are refused rarely. A
+// maxRest), so that many clients on a small limit are refused rarely. A
 // refusal well above it says the client grew into room that was free: it
-// probes sooner (half as long, down to a.tune.minRest).
+// probes sooner (half as long, down to minRest).
 func (a *adaptive) cut(now time.Time) {
 	rate := a.pace.rate
 	switch {
@@ -289,91 +269,133 @@ func (a *adaptive) cut(now time.Time) {
 		// so that clients started together stay even.
 		if m := float64(a.accepted.count(now)); m >= measureMin && now.Sub(a.first) >= time.Second {
 			a.wmax = m
-			a.anchor(now, a.tune.cutFactor*m)
+			a.anchor(now, cutFactor*m)
 		} else {
-			a.startSlow(now, max(a.tune.cutFactor*m, a.tune.slowFloor))
+			a.startSlow(now, max(cutFactor*m, slowFloor))
 		}
-	case a.slow && a.slowSeen < slowLearn && !a.slowStruck:
-		// A slow start that has seen almost nothing accepted has learnt
-		// no rate from its first refusal (a neighbour's doing, maybe): it
-		// goes on, a step lower. The next refusal ends it.
+	case a.slow && !a.slowStruck:
+		// A slow start's first refusal may be chance (a neighbour's probe,
+		// a few turns bunched over a small burst): it goes on, a step
+		// lower. The next refusal ends it.
 		a.slowStruck = true
 		a.slowStep, a.slowBusy, a.slowOK = now, 0, false
-		a.setRate(a.tune.cutFactor * rate)
+		a.setRate(cutFactor * rate)
 	case a.slow:
 		a.slow, a.slowEnd = false, now
-		if m, ok := a.measured(now); ok && m < a.tune.overshoot*rate {
+		// Measured over its last two steps, which lag little behind the
+		// doubling.
+		step := max(slowDouble, a.pace.interval())
+		m, ok := a.measuredOver(now, min(max(2*step, measureSpan), time.Second))
+		if !ok {
+			// Too few answers over the last steps, as when a window
+			// limit spent its count early: the trailing second tells.
+			m, ok = a.measured(now)
+		}
+		if ok && m < rate {
 			rate = m // it doubled far past its room: the service took that much
 		}
 		a.wmax = rate
-		a.anchor(now, a.tune.cutFactor*rate)
+		a.anchor(now, cutFactor*rate)
 	default:
-		if m, ok := a.measured(now); ok && m < a.tune.overshoot*rate {
-			// The service took far less of this client lately, while it
-			// had attempts waiting: that is its room now.
+		m, measured := a.measured(now)
+		probing := a.grown > a.rest+a.rest/2
+		sent := rate
+		if probing {
+			// A rate that grew in the last second was sent for a moment
+			// only, and proves nothing: the lowest it sent at does.
+			sent = min(rate, a.paced.lowest(a.measureFrom(now, time.Second), now))
+		}
+		if measured && m < sent {
+			// The service took less of this client lately than it sent:
+			// that is its room now.
 			rate = m
 		}
-		switch probing := a.grown > a.rest+a.rest/2; {
+		took := rate
+		if measured {
+			took = m
+		}
+		switch {
 		case !probing:
 			// Refused while it rested under its last rate: a neighbour's
 			// probe, or a limit that fell. The key is crowded: rest longer.
-			a.rest = min(a.rest*3/2, a.tune.maxRest)
-		case rate >= 1.5*a.wmax:
-			a.rest = max(a.rest/2, a.tune.minRest) // it grew into room that was free
+			a.rest = min(a.rest*3/2, maxRest)
+		case took >= 1.5*a.wmax:
+			// It grew into room that was free. What the service took
+			// tells, not the rate it was refused at: a window limit
+			// refuses only once its count is spent, well past its rate.
+			a.rest = max(a.rest/2, minRest)
 		default:
-			a.rest = min(a.rest*6/5, a.tune.maxRest) // it is at its share
+			a.rest = min(a.rest*3/2, maxRest) // it is at its share
 		}
 		if rate < a.wmax {
-			a.wmax = rate * (1 + a.tune.cutFactor) / 2 // still falling: leave room for others
+			a.wmax = rate * (1 + cutFactor) / 2 // still falling: leave room for others
 		} else {
 			a.wmax = rate
 		}
-		a.anchor(now, a.tune.cutFactor*rate)
+		if measured && m < a.wmax {
+			// A limit that answers late (a fixed window refuses once its
+			// count is spent) let the rate pass it by more than the rest
+			// leaves under it: the rest is taken under what the service
+			// took instead.
+			a.wmax = m
+		}
+		a.anchor(now, cutFactor*rate)
 	}
 	a.eventRate = max(rate, a.pace.rate)
 	a.cutAt, a.streak = now, true
 	if next := now.Add(a.pace.interval()); a.pace.tat.Before(next) {
 		a.pace.tat = next // the service has no room right now
 	}
-	if a.debug != nil {
-		a.debug("cut from %.2f to %.2f wmax %.2f slow %v rest %v", rate, a.pace.rate, a.wmax, a.slow, a.rest)
-	}
 }
 
 // measured is the rate at which the service accepted this client's
-// attempts lately: over the last ten intervals at its rate (at least
-// measureSpan, at most a second), or the part of them since its first
-// refusal or its last long storm. A window that short lags little behind
-// a rate that climbs. ok is false when that part is too short, or holds
-// too few answers, to tell.
+// attempts over the trailing second — a whole window of a window limit —
+// or the part of it since its first refusal or its last long storm. ok is
+// false when that part is too short, or holds too few answers, to tell.
 func (a *adaptive) measured(now time.Time) (rate float64, ok bool) {
-	from := now.Add(-min(max(a.tune.measureSpan, 10*a.pace.interval()), time.Second))
-	for _, t := range []time.Time{a.firstCut, a.calmAt} {
-		if t.After(from) {
-			from = t
-		}
-	}
+	return a.measuredOver(now, time.Second)
+}
+
+// measuredOver is measured over the trailing span (at most two seconds).
+func (a *adaptive) measuredOver(now time.Time, over time.Duration) (rate float64, ok bool) {
+	from := a.measureFrom(now, over)
 	span := now.Sub(from)
 	n := a.accepted.since(from, now)
-	if span < a.tune.measureSpan || n < measureMin {
+	if span < measureSpan || n < measureMin {
 		return 0, false
 	}
 	return float64(n) / span.Seconds(), true
 }
 
+// measureFrom is where a measure over the trailing span starts: no sooner
+// than the first refusal, nor than the end of the last long storm.
+func (a *adaptive) measureFrom(now time.Time, over time.Duration) time.Time {
+	from := now.Add(-over)
+	for _, t := range []time.Time{a.firstCut, a.calmAt} {
+		if t.After(from) {
+			from = t
+		}
+	}
+	return from
+}
+
 // startStorm holds every attempt but a probe: a refusal came after a cut
 // with nothing accepted since. The rate stays where the cut left it.
 func (a *adaptive) startStorm(now time.Time, retryAfter time.Duration) {
-	a.share, _ = a.measured(now)
+	// Storms that come back within two seconds (a window limit spends its
+	// count, and refuses until the next window) are measured over the
+	// whole cycle from the last one: the window's count over its length.
+	over := time.Second
+	if cycle := now.Sub(a.stormAt); !a.stormAt.IsZero() && cycle < 2*time.Second {
+		over = max(over, cycle)
+	}
+	a.share, _ = a.measuredOver(now, over)
 	a.storm, a.stormAt, a.cutAt = true, now, now
 	gap := max(a.pace.interval(), firstProbe)
 	if retryAfter > 0 {
 		gap = min(gap, retryAfter)
 	}
 	a.probeGap, a.probeAt, a.probeOut = gap, now.Add(gap), time.Time{}
-	if a.debug != nil {
-		a.debug("storm at rate %.2f, probe in %v", a.pace.rate, gap)
-	}
 }
 
 // probeRefused spaces the next probe further, up to once per Retry-After
@@ -381,12 +403,9 @@ func (a *adaptive) startStorm(now time.Time, retryAfter time.Duration) {
 // length.
 func (a *adaptive) probeRefused(now time.Time, retryAfter time.Duration) {
 	ceiling := max(retryAfter, stormProbe, now.Sub(a.stormAt)/10)
-	a.probeGap = min(a.probeGap*time.Duration(a.tune.probeSpread), ceiling)
+	a.probeGap = min(a.probeGap*probeSpread, ceiling)
 	a.probeOut, a.probeAt = time.Time{}, now.Add(a.probeGap)
 	a.signal()
-	if a.debug != nil {
-		a.debug("probe refused after %v of storm, next in %v", now.Sub(a.stormAt), a.probeGap)
-	}
 }
 
 // endStorm resumes pacing once the service accepts again, at the rate the
@@ -395,17 +414,19 @@ func (a *adaptive) probeRefused(now time.Time, retryAfter time.Duration) {
 // a storm, however long, teaches no rate. The probe that ended it took a
 // turn.
 func (a *adaptive) endStorm(now time.Time) {
-	if a.debug != nil {
-		a.debug("storm ends after %v, rate %.2f slow %v", now.Sub(a.stormAt), a.pace.rate, a.slow)
-	}
 	if now.Sub(a.stormAt) >= longStorm {
 		a.calmAt = now // a long storm measures nothing
 	}
 	a.storm, a.probeOut = false, time.Time{}
-	if a.share > 0 && a.tune.cutFactor*a.share < a.pace.rate && !a.slow {
-		// The service took no more than that of this client before the
-		// storm: where the client stood, the storm did not say.
-		a.anchor(now, a.tune.cutFactor*a.share)
+	if !a.slow {
+		// Back a step under where it stood before the storm, or under what
+		// the service took of it in the moments before, when that was less.
+		r := cutFactor * a.pace.rate
+		if a.share > 0 {
+			r = min(r, cutFactor*a.share)
+			a.wmax = min(a.wmax, a.share) // and regrows no higher than that
+		}
+		a.anchor(now, r)
 	}
 	a.pace.tat = now.Add(a.pace.interval())
 	a.tick = now
@@ -414,7 +435,7 @@ func (a *adaptive) endStorm(now time.Time) {
 
 // startSlow begins a slow start at rate.
 func (a *adaptive) startSlow(now time.Time, rate float64) {
-	a.slow, a.slowStep, a.slowBusy, a.slowOK, a.slowSeen, a.slowStruck, a.tick = true, now, 0, false, 0, false, now
+	a.slow, a.slowStep, a.slowBusy, a.slowOK, a.slowStruck, a.tick = true, now, 0, false, false, now
 	a.setRate(rate)
 }
 
@@ -425,7 +446,7 @@ func (a *adaptive) anchor(now time.Time, rate float64) {
 	}
 	a.x0 = math.Log(rate / a.wmax)
 	if a.rest == 0 {
-		a.rest = min(max(a.tune.minRest, time.Duration(restAttempts/rate*float64(time.Second))), a.tune.firstRest)
+		a.rest = min(max(minRest, time.Duration(restAttempts/rate*float64(time.Second))), firstRest)
 	}
 	a.grown, a.tick = 0, now
 	a.setRate(rate)
@@ -462,10 +483,10 @@ func (a *adaptive) advance(now time.Time) {
 // curve is ln(rate/wmax) after busy time t since the cut: a cubic from x0
 // up to the rest, a little under the rate of the last refusal, so that
 // clients sharing a key rest under its limit together; level there for
-// half as long; then growth whose speed doubles every a.tune.convexDouble: the
+// half as long; then growth whose speed doubles every convexDouble: the
 // probe.
 func (a *adaptive) curve(t time.Duration) float64 {
-	k, level := a.rest, math.Log(a.tune.plateau)
+	k, level := a.rest, math.Log(plateau)
 	switch {
 	case t <= k:
 		if a.x0 >= level {
@@ -476,15 +497,15 @@ func (a *adaptive) curve(t time.Duration) float64 {
 	case t <= k+k/2:
 		return level
 	}
-	s := float64(t-k-k/2) / float64(a.tune.convexDouble)
-	if speed := a.tune.convexGain * math.Exp2(s); speed <= maxGrowth {
-		return level + a.tune.convexGain*a.tune.convexDouble.Seconds()/math.Ln2*(math.Exp2(s)-1)
+	s := float64(t-k-k/2) / float64(convexDouble)
+	if speed := convexGain * math.Exp2(s); speed <= maxGrowth {
+		return level + convexGain*convexDouble.Seconds()/math.Ln2*(math.Exp2(s)-1)
 	}
 	// Past maxGrowth the speed stays there: a limit that answers late (a
 	// fixed window) is not overshot many times over before it refuses.
-	sMax := math.Log2(maxGrowth / a.tune.convexGain)
-	reached := a.tune.convexGain * a.tune.convexDouble.Seconds() / math.Ln2 * (math.Exp2(sMax) - 1)
-	return level + reached + maxGrowth*(s-sMax)*a.tune.convexDouble.Seconds()
+	sMax := math.Log2(maxGrowth / convexGain)
+	reached := convexGain * convexDouble.Seconds() / math.Ln2 * (math.Exp2(sMax) - 1)
+	return level + reached + maxGrowth*(s-sMax)*convexDouble.Seconds()
 }
 
 // setRate sets the pace's rate, within the pace's bounds. A turn that was
@@ -514,52 +535,4 @@ const minAdaptiveRate = 1e-3
 func (a *adaptive) signal() {
 	close(a.changed)
 	a.changed = make(chan struct{})
-}
-
-// acceptedWindow counts accepted answers over the trailing second, in
-// slots of 10 ms: constant memory at any rate.
-type acceptedWindow struct {
-	slots [slotsPerWindow]struct {
-		at    int64 // the slot's number since the epoch (time / slotLength)
-		count int
-	}
-}
-
-const (
-	slotLength     = 10 * time.Millisecond
-	slotsPerWindow = int(time.Second / slotLength)
-)
-
-func (w *acceptedWindow) add(now time.Time) {
-	n := now.UnixNano() / int64(slotLength)
-	s := &w.slots[n%int64(slotsPerWindow)]
-	if s.at != n {
-		s.at, s.count = n, 0
-	}
-	s.count++
-}
-
-// since is the number of accepted answers from from to now, within the
-// trailing second, to the slot.
-func (w *acceptedWindow) since(from, now time.Time) int {
-	lo, n := from.UnixNano()/int64(slotLength), now.UnixNano()/int64(slotLength)
-	total := 0
-	for _, s := range w.slots {
-		if s.at > n-int64(slotsPerWindow) && s.at <= n && s.at >= lo {
-			total += s.count
-		}
-	}
-	return total
-}
-
-// count is the number of accepted answers in the trailing second.
-func (w *acceptedWindow) count(now time.Time) int {
-	n := now.UnixNano() / int64(slotLength)
-	total := 0
-	for _, s := range w.slots {
-		if s.at > n-int64(slotsPerWindow) && s.at <= n {
-			total += s.count
-		}
-	}
-	return total
 }

@@ -190,7 +190,7 @@ func (a *attempt) waitTurn(ctx context.Context) error {
 		if p == nil {
 			continue
 		}
-		waited, err := p.wait(ctx, a.turn, c.maxWait)
+		waited, err := p.wait(ctx, a.turn, c.attempt, c.maxWait)
 		if waited > 0 {
 			c.traceWait(ctx, WaitRateLimit, waited)
 		}
@@ -407,7 +407,10 @@ type pacer struct {
 
 // waiter is an attempt in the queue. wake is signalled when it may have
 // become the head.
-type waiter struct{ wake chan struct{} }
+type waiter struct {
+	wake    chan struct{}
+	attempt int // the call's attempts before this one
+}
 
 // newPacer is the pacer of l; nil for NoRateLimiter, which never holds.
 func newPacer(l RateLimiter) *pacer {
@@ -426,7 +429,7 @@ func newPacer(l RateLimiter) *pacer {
 // turn would come after maxWait from when it began to wait, or after ctx's
 // deadline; it returns ctx's error if ctx ends while it waits, and the
 // limiter's error, wrapped, if Take fails.
-func (p *pacer) wait(ctx context.Context, t Turn, maxWait time.Duration) (time.Duration, error) {
+func (p *pacer) wait(ctx context.Context, t Turn, attempt int, maxWait time.Duration) (time.Duration, error) {
 	var (
 		asked   bool // the limiter was asked already, and said d
 		d       time.Duration
@@ -445,7 +448,7 @@ func (p *pacer) wait(ctx context.Context, t Turn, maxWait time.Duration) (time.D
 		}
 		asked = true
 	}
-	w := &waiter{wake: make(chan struct{}, 1)}
+	w := &waiter{wake: make(chan struct{}, 1), attempt: attempt}
 	p.join(w, t.Retry)
 	defer p.leave(w)
 	start := time.Now()
@@ -521,7 +524,14 @@ func (p *pacer) join(w *waiter, retry bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if retry {
-		p.retries = append(p.retries, w)
+		// A call refused more often goes first: under a window limit,
+		// where only the first attempts of each window pass, it would
+		// otherwise spend its budget behind calls that have more left.
+		i := len(p.retries)
+		for i > 0 && p.retries[i-1].attempt < w.attempt {
+			i--
+		}
+		p.retries = slices.Insert(p.retries, i, w)
 	} else {
 		p.firsts = append(p.firsts, w)
 	}

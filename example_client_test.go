@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	convo "github.com/convoapi/convo-go"
@@ -184,6 +185,78 @@ func ExampleWithRateLimiter() {
 	fmt.Println(err)
 	// Output:
 	// <nil>
+}
+
+func ExampleWithRateLimiter_shared() {
+	s := fake.NewServer(fake.WithSlidingWindowLimit(10, time.Second))
+	defer s.Close()
+	// Two clients of one process — one per tenant, one per worker pool —
+	// given one limiter are paced together, as one client: here at the
+	// key's 10 a second, so that neither meets the limit.
+	shared := convo.FixedRate(10)
+	tenantA := s.Client(convo.WithRateLimiter(shared))
+	tenantB := s.Client(convo.WithRateLimiter(shared))
+	for range 5 {
+		for _, c := range []*convo.Client{tenantA, tenantB} {
+			if _, err := c.Channels.List(context.Background()); err != nil {
+				fmt.Println(err)
+			}
+		}
+	}
+	fmt.Println("refused:", len(s.RequestsMatching("GET", "/channels"))-10)
+	// Output:
+	// refused: 0
+}
+
+// Quota is a RateLimiter of one's own: at most n attempts in all, counted
+// when the service answers them (a budget shared with another system,
+// say). The client keeps its rules around it: it waits for the turn Take
+// gives, holds a call that would wait too long, and tells Observe how each
+// attempt ended.
+type Quota struct {
+	mu       sync.Mutex
+	left     int
+	answered map[convo.OutcomeKind]int
+}
+
+func (q *Quota) Take(context.Context, convo.Turn) (time.Duration, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.left == 0 {
+		return time.Hour, nil // more than the client will wait: the call is held
+	}
+	q.left--
+	return 0, nil
+}
+
+func (q *Quota) Observe(_ convo.Turn, o convo.Outcome) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.answered[o.Kind]++
+}
+
+func ExampleRateLimiter() {
+	s := fake.NewServer()
+	defer s.Close()
+	q := &Quota{left: 2, answered: map[convo.OutcomeKind]int{}}
+	client := s.Client(convo.WithRateLimiter(q))
+	for range 3 {
+		_, err := client.Channels.List(context.Background())
+		var apiErr *convo.Error
+		if errors.As(err, &apiErr) && apiErr.Held {
+			fmt.Println("held, not sent; retry after", apiErr.RetryAfter)
+		}
+	}
+	fmt.Println("accepted:", q.answered[convo.OutcomeAccepted])
+	// Output:
+	// held, not sent; retry after 1h0m0s
+	// accepted: 2
+}
+
+func ExampleOutcomeKind_String() {
+	fmt.Println(convo.OutcomeAccepted, convo.OutcomeRefused, convo.OutcomeFailed)
+	// Output:
+	// accepted refused failed
 }
 
 func ExampleAdaptiveRate() {

@@ -3,7 +3,6 @@ package convo
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"net/http"
 	"sync"
 	"time"
@@ -187,9 +186,8 @@ const maxRate = 1e9
 // idle spell the first turns therefore come that much closer together, and
 // never more than that.
 type pace struct {
-	rate   float64
-	tat    time.Time
-	jitter bool // intervals vary at random by up to half either way
+	rate float64
+	tat  time.Time
 }
 
 // take takes the turn at now and returns 0, or returns how long until the
@@ -202,9 +200,6 @@ func (p *pace) take(now time.Time) time.Duration {
 	}
 	if d := tat.Sub(now); d > 0 {
 		return d
-	}
-	if p.jitter {
-		interval = interval/2 + rand.N(interval+1)
 	}
 	p.tat = tat.Add(interval)
 	return 0
@@ -261,7 +256,8 @@ func (e *holdError) Error() string {
 }
 
 // asError is the typed 429 a held call returns: as if the service had
-// answered it, with the wait that is left.
+// answered it, with the wait that is left (no longer than the longest wait
+// the client believes, MaxRetryAfter).
 func (e *holdError) asError(method, path string) *Error {
 	return &Error{
 		Held:       true,
@@ -270,6 +266,6 @@ func (e *holdError) asError(method, path string) *Error {
 		Message:    "not sent: the client's rate limiter would hold it past the call's deadline or maximum retry wait",
 		Method:     method,
 		Path:       path,
-		RetryAfter: e.wait,
+		RetryAfter: min(e.wait, MaxRetryAfter),
 	}
 }

