@@ -2,6 +2,7 @@ package bulk
 
 import (
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/convoapi/convo-go/fake"
@@ -26,6 +27,58 @@ type Result struct {
 	// Timeline counts the answers of each TimelineSlot of the run, from
 	// its start: what the limiter let through, moment by moment.
 	Timeline []Slot
+	// Clients holds each client's figures, in the order of their shares
+	// of the contacts; one for a run in this process.
+	Clients []ClientResult
+}
+
+// ClientResult is what one client of a run did.
+type ClientResult struct {
+	// Calls counts the client's calls (its share of the contacts);
+	// Failed those that returned an error.
+	Calls, Failed int
+	// Errors are the first few different errors the failed calls returned.
+	Errors []string
+	// Finish is when the client's last call ended, from the run's common
+	// start.
+	Finish time.Duration
+	// Requests and Refused count the client's requests and the 429s among
+	// them, as the fake's journal has them.
+	Requests, Refused int
+}
+
+// Throughput is the client's calls a second: Calls ÷ Finish (0 for a
+// client that took no time, which made no call).
+func (c ClientResult) Throughput() float64 {
+	if c.Finish <= 0 {
+		return 0
+	}
+	return float64(c.Calls) / c.Finish.Seconds()
+}
+
+// Jain is Jain's fairness index over the clients' throughputs,
+// (Σx)² ÷ (K·Σx²): 1 when every client got the same rate, down to 1/K when
+// one got it all. It is 1 for a run of one client, and for clients that
+// all got nothing (none was favoured).
+func (r Result) Jain() float64 {
+	xs := make([]float64, len(r.Clients))
+	for i, c := range r.Clients {
+		xs[i] = c.Throughput()
+	}
+	return jain(xs)
+}
+
+// jain is Jain's fairness index over xs; see Result.Jain.
+func jain(xs []float64) float64 {
+	var sum, squares float64
+	for _, x := range xs {
+		sum += x
+		squares += x * x
+	}
+	if squares == 0 {
+		return 1
+	}
+	return sum * sum / (float64(len(xs)) * squares)
 }
 
 // TimelineSlot is the length of one Slot of a Result's Timeline.
@@ -81,14 +134,22 @@ func (r *Result) judge(reqs []fake.Request, start time.Time) {
 type Bound string
 
 // The bounds: no failed call, no duplicate, no early re-send, the wall time
-// within Config.Budget, the 429s within Config.MaxRefused.
+// within Config.Budget, the 429s within Config.MaxRefused, and, for several
+// clients, a fair share each: Jain's index over their throughputs at least
+// MinJain.
 const (
 	BoundFailed     Bound = "failed"
 	BoundDuplicates Bound = "dups"
 	BoundEarly      Bound = "early"
 	BoundTime       Bound = "time"
 	BoundRefused    Bound = "429s"
+	BoundJain       Bound = "jain"
 )
+
+// MinJain is the least Jain's index the adaptive limiter must give the
+// clients of a run of several: clients that share a key must converge to
+// even shares, though none of them knows of the others.
+const MinJain = 0.9
 
 // Bounds are the bounds a run of s must hold: all of them for the adaptive
 // limiter; for a user's limiter, the time too; for the other settings, no
@@ -105,26 +166,62 @@ func (s Setting) Bounds() []Bound {
 	return always
 }
 
-// Broken lists the bounds of cfg.Setting that r does not hold.
+// Bounds are the bounds a run of cfg must hold: its setting's, and for the
+// adaptive limiter with several clients, the fairness between them too.
+func (cfg Config) Bounds() []Bound {
+	b := cfg.Setting.Bounds()
+	if cfg.severalClients() && cfg.Setting == Adaptive {
+		b = append(b, BoundJain)
+	}
+	return b
+}
+
+// Broken lists the bounds of cfg that r does not hold.
 func (cfg Config) Broken(r Result) []Bound {
 	var out []Bound
-	for _, b := range cfg.Setting.Bounds() {
-		var ok bool
-		switch b {
-		case BoundFailed:
-			ok = r.Failed == 0
-		case BoundDuplicates:
-			ok = r.Duplicates == 0
-		case BoundEarly:
-			ok = r.Early == 0
-		case BoundTime:
-			ok = r.Took <= cfg.Budget()
-		case BoundRefused:
-			ok = r.Refused <= cfg.MaxRefused()
-		}
-		if !ok {
+	for _, b := range cfg.Bounds() {
+		if !cfg.holds(b, r) {
 			out = append(out, b)
 		}
 	}
 	return out
+}
+
+// holds reports whether r holds the bound b of cfg.
+func (cfg Config) holds(b Bound, r Result) bool {
+	switch b {
+	case BoundFailed:
+		return r.Failed == 0
+	case BoundDuplicates:
+		return r.Duplicates == 0
+	case BoundEarly:
+		return r.Early == 0
+	case BoundTime:
+		return r.Took <= cfg.Budget()
+	case BoundRefused:
+		return r.Refused <= cfg.MaxRefused(r.Took)
+	case BoundJain:
+		return r.Jain() >= MinJain
+	}
+	return false
+}
+
+// ClientHeader is the header in which each client of a run of several
+// sends its index, so that the journal tells whose each request was.
+const ClientHeader = "X-Bench-Client"
+
+// countByClient adds to each of clients the requests and the 429s the
+// journal has from it (by ClientHeader); a request without a known index
+// counts for none.
+func countByClient(clients []ClientResult, reqs []fake.Request) {
+	for _, q := range reqs {
+		i, err := strconv.Atoi(q.Header.Get(ClientHeader))
+		if err != nil || i < 0 || i >= len(clients) {
+			continue
+		}
+		clients[i].Requests++
+		if q.Status == http.StatusTooManyRequests {
+			clients[i].Refused++
+		}
+	}
 }

@@ -95,3 +95,109 @@ func TestConfigBroken(t *testing.T) {
 		})
 	}
 }
+
+// TestConfigBoundsOfSeveralClients: several clients on one key get a wider
+// time budget and more 429s than one, the 429s growing with the clients and
+// the run's length; one client keeps the bounds it always had.
+func TestConfigBoundsOfSeveralClients(t *testing.T) {
+	bucket, _ := KindNamed("bucket")
+	sliding, _ := KindNamed("sliding")
+	tests := []struct {
+		name       string
+		cfg        Config
+		took       time.Duration
+		budget     time.Duration
+		maxRefused int
+	}{
+		{"one client, Clients unset", Config{Kind: bucket, Rate: 100, N: 1000}, time.Minute, 13500 * time.Millisecond, 132},
+		{"one client", Config{Kind: bucket, Rate: 1000, N: 5000, Clients: 1}, time.Minute, 7250 * time.Millisecond, 532},
+		{"2 clients, 15 % of N", Config{Kind: sliding, Rate: 100, N: 1000, Clients: 2}, 12 * time.Second, 17 * time.Second, 16 + 150},
+		{"16 clients, K × seconds", Config{Kind: sliding, Rate: 100, N: 1000, Clients: 16}, 12*time.Second + 900*time.Millisecond, 17 * time.Second, 128 + 206}, // 16 × 12.9 s
+		{"token bucket at 1,000/s", Config{Kind: bucket, Rate: 1000, N: 5000, Clients: 4}, 6 * time.Second, 10500 * time.Millisecond, 32 + 750},
+		{"token bucket at 100/s", Config{Kind: bucket, Rate: 100, N: 1000, Clients: 4}, 6 * time.Second, 17 * time.Second, 32 + 150},
+		{"10/s", Config{Kind: bucket, Rate: 10, N: 200, Clients: 4}, 25 * time.Second, 32 * time.Second, 32 + 100},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.budget, tt.cfg.Budget())
+			assert.Equal(t, tt.maxRefused, tt.cfg.MaxRefused(tt.took))
+		})
+	}
+}
+
+// TestJain: 1 when every client got the same throughput, 1/K when one got
+// it all, and in between otherwise.
+func TestJain(t *testing.T) {
+	client := func(calls int, finish time.Duration) ClientResult { return ClientResult{Calls: calls, Finish: finish} }
+	tests := []struct {
+		name    string
+		clients []ClientResult
+		want    float64
+	}{
+		{"one client", []ClientResult{client(200, 20*time.Second)}, 1},
+		{"even", []ClientResult{client(500, 10*time.Second), client(500, 10*time.Second)}, 1},
+		{"even rates, uneven shares", []ClientResult{client(334, 10020*time.Millisecond), client(333, 9990*time.Millisecond), client(333, 9990*time.Millisecond)}, 1},
+		{"one twice as fast", []ClientResult{client(500, 5*time.Second), client(500, 10*time.Second)}, 0.9},
+		{"one got it all", []ClientResult{client(100, time.Second), client(0, 0), client(0, 0), client(0, 0)}, 0.25},
+		{"none got anything", []ClientResult{client(0, 0), client(0, 0)}, 1},
+		{"no client", nil, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.InDelta(t, tt.want, Result{Clients: tt.clients}.Jain(), 1e-3)
+		})
+	}
+}
+
+// TestConfigBrokenWithSeveralClients: the adaptive limiter is held to the
+// fairness between several clients, and to their wider bounds; the other
+// settings are not held to fairness, and one client never is.
+func TestConfigBrokenWithSeveralClients(t *testing.T) {
+	sliding, _ := KindNamed("sliding")
+	fleet := Config{Kind: sliding, Rate: 100, N: 1000, Clients: 2} // budget 17 s, at most 166 429s at 12 s
+	even := []ClientResult{{Calls: 500, Finish: 12 * time.Second}, {Calls: 500, Finish: 12 * time.Second}}
+	unfair := []ClientResult{{Calls: 500, Finish: 4 * time.Second}, {Calls: 500, Finish: 12 * time.Second}} // Jain 0.8
+	tests := []struct {
+		name    string
+		setting Setting
+		clients int
+		r       Result
+		want    []Bound
+	}{
+		{"within every bound", Adaptive, 2, Result{Took: 12 * time.Second, Refused: 166, Clients: even}, nil},
+		{"one 429 too many", Adaptive, 2, Result{Took: 12 * time.Second, Refused: 167, Clients: even}, []Bound{BoundRefused}},
+		{"more 429s for a longer run", Adaptive, 2, Result{Took: 17 * time.Second, Refused: 166, Clients: even}, nil},
+		{"too slow", Adaptive, 2, Result{Took: 17*time.Second + 1, Clients: even}, []Bound{BoundTime}},
+		{"unfair", Adaptive, 2, Result{Took: 12 * time.Second, Clients: unfair}, []Bound{BoundJain}},
+		{"everything broken", Adaptive, 2, Result{Took: time.Minute, Failed: 1, Duplicates: 1, Early: 1, Refused: 1000, Clients: unfair},
+			[]Bound{BoundFailed, BoundDuplicates, BoundEarly, BoundTime, BoundRefused, BoundJain}},
+		{"user limiter: time, not fairness", UserLimiter, 2, Result{Took: time.Minute, Refused: 1000, Clients: unfair}, []Bound{BoundTime}},
+		{"fixed: neither", Fixed, 2, Result{Took: time.Minute, Refused: 1000, Clients: unfair}, nil},
+		{"one client is never unfair", Adaptive, 1, Result{Took: 12 * time.Second, Clients: unfair[:1]}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := fleet
+			cfg.Setting, cfg.Clients = tt.setting, tt.clients
+			assert.Equal(t, tt.want, cfg.Broken(tt.r))
+		})
+	}
+}
+
+// TestCountByClient attributes the journal's requests and 429s to the
+// clients by their header; a request without one is nobody's.
+func TestCountByClient(t *testing.T) {
+	req := func(client string, status int) fake.Request {
+		h := http.Header{}
+		if client != "" {
+			h.Set(ClientHeader, client)
+		}
+		return fake.Request{Header: h, Status: status}
+	}
+	clients := make([]ClientResult, 2)
+	countByClient(clients, []fake.Request{
+		req("0", http.StatusCreated), req("0", http.StatusTooManyRequests), req("1", http.StatusCreated),
+		req("", http.StatusCreated), req("2", http.StatusCreated), req("x", http.StatusCreated),
+	})
+	assert.Equal(t, []ClientResult{{Requests: 2, Refused: 1}, {Requests: 1}}, clients)
+}
