@@ -77,6 +77,7 @@ type adaptive struct {
 	mu      sync.Mutex
 	changed chan struct{} // closed when a turn may come sooner than said
 	pace    pace          // rate 0: unpaced
+	shared  sharedQueue   // the clients' one queue
 
 	// The curve since the last cut.
 	wmax      float64       // the rate at the last refusal
@@ -162,6 +163,8 @@ func (a *adaptive) probeTurn(now time.Time) time.Duration {
 	a.probeOut = now
 	return 0
 }
+
+func (a *adaptive) queue() *pacer { return a.shared.get(a) }
 
 func (a *adaptive) Changed() <-chan struct{} {
 	a.mu.Lock()

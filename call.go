@@ -405,6 +405,18 @@ type pacer struct {
 	ahead   time.Duration
 }
 
+// sharedQueue is the one pacer of a limiter of the SDK's, made when a
+// client is first given it.
+type sharedQueue struct {
+	once sync.Once
+	p    *pacer
+}
+
+func (q *sharedQueue) get(l RateLimiter) *pacer {
+	q.once.Do(func() { q.p = pacerOf(l) })
+	return q.p
+}
+
 // waiter is an attempt in the queue. wake is signalled when it may have
 // become the head.
 type waiter struct {
@@ -413,10 +425,22 @@ type waiter struct {
 }
 
 // newPacer is the pacer of l; nil for NoRateLimiter, which never holds.
+// The SDK's own limiters keep one pacer for every client given them, so
+// that the clients' attempts wait in one queue and are served in the order
+// they came, as one client's are; a limiter of the user's has a pacer per
+// client.
 func newPacer(l RateLimiter) *pacer {
 	if _, off := l.(noLimiter); off || l == nil {
 		return nil
 	}
+	if q, ok := l.(interface{ queue() *pacer }); ok {
+		return q.queue()
+	}
+	return pacerOf(l)
+}
+
+// pacerOf is a new pacer of l.
+func pacerOf(l RateLimiter) *pacer {
 	p := &pacer{lim: l}
 	if ch, ok := l.(interface{ Changed() <-chan struct{} }); ok {
 		p.changed = ch.Changed

@@ -16,14 +16,17 @@ import (
 //
 // The SDK's limiters are AdaptiveRate (the default), FixedRate and
 // NoRateLimiter; give one, or your own, to NewClient with WithRateLimiter.
-// One RateLimiter given to several clients paces them together, as one.
+// One RateLimiter given to several clients paces them together, as one:
+// with the SDK's limiters, their attempts also wait in one queue, served in
+// the order they came, so that each client gets an even share.
 //
 // Whatever the implementation, the client keeps these rules around it:
 //   - a request refused with a Retry-After is never sent again before that
 //     wait has passed;
-//   - attempts wait for their turn in one queue per client, retries of
-//     calls the service refused or failed first, then the others in the
-//     order they came, and only the attempt at the head of the queue asks
+//   - attempts wait for their turn in one queue per client (one for all
+//     the clients given one of the SDK's limiters), retries of
+//     calls the service refused or failed first (the most refused first),
+//     then the others in the order they came, and only the attempt at the head of the queue asks
 //     Take, so a limiter sees one asker per client;
 //   - an attempt whose turn would come later than the call's maximum retry
 //     wait (WithMaxRetryWait) or its context's deadline is not sent: the call
@@ -161,8 +164,9 @@ func FixedRate(perSecond float64) RateLimiter {
 }
 
 type fixedRate struct {
-	mu   sync.Mutex
-	pace pace
+	mu     sync.Mutex
+	pace   pace
+	shared sharedQueue
 }
 
 func (f *fixedRate) Take(context.Context, Turn) (time.Duration, error) {
@@ -175,6 +179,8 @@ func (f *fixedRate) Take(context.Context, Turn) (time.Duration, error) {
 }
 
 func (*fixedRate) Observe(Turn, Outcome) {}
+
+func (f *fixedRate) queue() *pacer { return f.shared.get(f) }
 
 // maxRate bounds a pace: a billion turns a second is unpaced in all but
 // name, and a nanosecond interval is the clock's grain.
