@@ -25,7 +25,7 @@ var changelogNotNames = map[string]string{
 // sections of [Unreleased] (released sections are history: what a release
 // added may have gone since, in a release that says so): a Go name (Name,
 // Type.Member, pkg.Name, (*Type).Method, a member alone) must resolve in
-// package convo, fake or otelconvo; a flag (--name) must be declared by one
+// package convo, fake, otelconvo or redislimit; a flag (--name) must be declared by one
 // of the programs; an environment variable (NAME_WITH_CAPS) must be read by
 // the code; a route (GET /_fake/seed) or an admin path must be served by
 // convofake; a path must exist in the repository (or be a standard library
@@ -72,7 +72,7 @@ var (
 	envName  = regexp.MustCompile(`^[A-Z][A-Z0-9]*_[A-Z0-9_]+$`)
 	// goName: a package of ours, (*Type), or a capitalized name with a
 	// lowercase letter (not GET), each followed by .Member as often as need be.
-	goName   = regexp.MustCompile(`^(?:convo|fake|otelconvo|\(\*[A-Z]\w*\)|[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*)(?:\.[A-Z]\w*)*$`)
+	goName   = regexp.MustCompile(`^(?:convo|fake|otelconvo|redislimit|\(\*[A-Z]\w*\)|[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*)(?:\.[A-Z]\w*)*$`)
 	repoPath = regexp.MustCompile(`^[\w.-]+/(?:[\w.-]+/?)*$`)
 )
 
@@ -107,10 +107,12 @@ func changelogPackages(t *testing.T) map[string]*types.Package {
 		require.NoError(t, err)
 		pkgs[p.Name()] = p
 	}
-	if _, err := os.Stat("otelconvo/go.mod"); err == nil { // absent from a module download
-		p, err := load("otelconvo", modulePath+"/otelconvo").Import(modulePath + "/otelconvo")
-		require.NoError(t, err)
-		pkgs[p.Name()] = p
+	for _, nested := range []string{"otelconvo", "redislimit"} {
+		if _, err := os.Stat(nested + "/go.mod"); err == nil { // absent from a module download
+			p, err := load(nested, modulePath+"/"+nested).Import(modulePath + "/" + nested)
+			require.NoError(t, err)
+			pkgs[p.Name()] = p
+		}
 	}
 	return pkgs
 }

@@ -63,6 +63,10 @@ var snippetPreludes = map[string]snippetPrelude{
 		params:  "key string",
 		imports: []string{modulePath},
 	},
+	"redislimit": {
+		params:  "apiKey string",
+		imports: []string{modulePath, "github.com/redis/go-redis/v9"},
+	},
 }
 
 // uncompiledSnippet names a code block of a doc comment that is not
@@ -116,7 +120,7 @@ func (c docComment) describe() string {
 // unused variable or import is no error: a snippet is a fragment.
 func TestDocSnippetsCompile(t *testing.T) {
 	modules := []string{"."}
-	for _, nested := range []string{"otelconvo", "internal/wiretest"} {
+	for _, nested := range []string{"otelconvo", "redislimit", "internal/wiretest"} {
 		if _, err := os.Stat(nested + "/go.mod"); err == nil {
 			modules = append(modules, nested) // absent from a module download
 		}

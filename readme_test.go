@@ -190,17 +190,20 @@ func TestSweepWaitsOutTheRateLimit(t *testing.T) {
 }
 
 // TestReadmeBlocksAreCompiled keeps README.md honest: each ```go block must
-// appear, line for line (indentation aside), in this file or in
-// otelconvo's examples.
+// appear, line for line (indentation aside), in this file or in the
+// examples of otelconvo or redislimit (modules of their own).
 func TestReadmeBlocksAreCompiled(t *testing.T) {
 	readme, err := os.ReadFile("README.md")
 	require.NoError(t, err)
 	self, err := os.ReadFile("readme_test.go")
 	require.NoError(t, err)
-	// The OpenTelemetry adapter's block compiles in its own module.
-	otel, err := os.ReadFile("otelconvo/example_test.go")
-	require.NoError(t, err)
-	self = append(self, otel...)
+	// The OpenTelemetry adapter's and the Redis limiter's blocks compile in
+	// their own modules.
+	for _, nested := range []string{"otelconvo/example_test.go", "redislimit/example_test.go"} {
+		b, err := os.ReadFile(nested)
+		require.NoError(t, err)
+		self = append(self, b...)
+	}
 	blocks := regexp.MustCompile("(?s)```go\n(.*?)```").FindAllSubmatch(readme, -1)
 	require.NotEmpty(t, blocks, "README.md shows Go code")
 	haystack := normalizeLines(string(self))
