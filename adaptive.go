@@ -539,3 +539,108 @@ func (a *adaptive) signal() {
 	close(a.changed)
 	a.changed = make(chan struct{})
 }
+
+// pace hands out turns at rate, evenly: a generic cell rate algorithm whose
+// next turn is due at tat. A turn may come up to a few intervals early (at
+// most 25 ms), so that a timer that fires late is made up for; after an
+// idle spell the first turns therefore come that much closer together, and
+// never more than that.
+type pace struct {
+	rate float64
+	tat  time.Time
+}
+
+// take takes the turn at now and returns 0, or returns how long until the
+// next turn.
+func (p *pace) take(now time.Time) time.Duration {
+	interval := p.interval()
+	tat := p.tat
+	if slack := min(4*interval, 25*time.Millisecond); tat.Before(now.Add(-slack)) {
+		tat = now.Add(-slack)
+	}
+	if d := tat.Sub(now); d > 0 {
+		return d
+	}
+	p.tat = tat.Add(interval)
+	return 0
+}
+
+// interval is the time between two turns.
+func (p *pace) interval() time.Duration {
+	return max(time.Duration(float64(time.Second)/p.rate), 1)
+}
+
+// The adaptive limiter's memory of the trailing two seconds: what the
+// service accepted, and the lowest rate turns were given at. Each keeps
+// slots of 10 ms, so its memory is constant at any rate. It stays in this
+// file with the pace above, though the file is long, so that a paced call
+// passes through one file of the limiter.
+
+// countWindow counts accepted answers over the trailing two seconds.
+type countWindow struct {
+	slots [slotsPerWindow]struct {
+		at    int64 // the slot's number since the epoch (time / slotLength)
+		count int
+	}
+}
+
+const (
+	slotLength     = 10 * time.Millisecond
+	slotsPerWindow = int(2 * time.Second / slotLength)
+)
+
+func (w *countWindow) add(now time.Time) {
+	n := now.UnixNano() / int64(slotLength)
+	s := &w.slots[n%int64(slotsPerWindow)]
+	if s.at != n {
+		s.at, s.count = n, 0
+	}
+	s.count++
+}
+
+// since is the number of accepted answers from from to now, within the
+// trailing two seconds, to the slot.
+func (w *countWindow) since(from, now time.Time) int {
+	lo, n := from.UnixNano()/int64(slotLength), now.UnixNano()/int64(slotLength)
+	total := 0
+	for _, s := range w.slots {
+		if s.at > n-int64(slotsPerWindow) && s.at <= n && s.at >= lo {
+			total += s.count
+		}
+	}
+	return total
+}
+
+// count is the number of events in the trailing second.
+func (w *countWindow) count(now time.Time) int {
+	return w.since(now.Add(-time.Second), now)
+}
+
+// lowWindow keeps the lowest rate of each slot over the trailing two seconds.
+type lowWindow struct {
+	slots [slotsPerWindow]struct {
+		at  int64
+		low float64
+	}
+}
+
+func (w *lowWindow) add(now time.Time, rate float64) {
+	n := now.UnixNano() / int64(slotLength)
+	s := &w.slots[n%int64(slotsPerWindow)]
+	if s.at != n || rate < s.low {
+		s.at, s.low = n, rate
+	}
+}
+
+// lowest is the lowest rate from from to now, within the trailing second;
+// +Inf when none was noted.
+func (w *lowWindow) lowest(from, now time.Time) float64 {
+	lo, n := from.UnixNano()/int64(slotLength), now.UnixNano()/int64(slotLength)
+	low := math.Inf(1)
+	for _, s := range w.slots {
+		if s.at > n-int64(slotsPerWindow) && s.at <= n && s.at >= lo {
+			low = min(low, s.low)
+		}
+	}
+	return low
+}

@@ -186,36 +186,6 @@ func (f *fixedRate) queue() *pacer { return f.shared.get(f) }
 // name, and a nanosecond interval is the clock's grain.
 const maxRate = 1e9
 
-// pace hands out turns at rate, evenly: a generic cell rate algorithm whose
-// next turn is due at tat. A turn may come up to a few intervals early (at
-// most 25 ms), so that a timer that fires late is made up for; after an
-// idle spell the first turns therefore come that much closer together, and
-// never more than that.
-type pace struct {
-	rate float64
-	tat  time.Time
-}
-
-// take takes the turn at now and returns 0, or returns how long until the
-// next turn.
-func (p *pace) take(now time.Time) time.Duration {
-	interval := p.interval()
-	tat := p.tat
-	if slack := min(4*interval, 25*time.Millisecond); tat.Before(now.Add(-slack)) {
-		tat = now.Add(-slack)
-	}
-	if d := tat.Sub(now); d > 0 {
-		return d
-	}
-	p.tat = tat.Add(interval)
-	return 0
-}
-
-// interval is the time between two turns.
-func (p *pace) interval() time.Duration {
-	return max(time.Duration(float64(time.Second)/p.rate), 1)
-}
-
 // anomaliesPath has a rate limit of its own (about one pass a day), so its
 // 429s teach and hold only its own calls: a day-long wait there must not
 // stop every other call of the client.

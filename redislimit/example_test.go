@@ -30,7 +30,7 @@ func ExampleNew() {
 	s.Company().AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: "5511900000000"})
 	apiKey := s.APIKey()
 
-	rdb := redis.NewClient(&redis.Options{Addr: addr}) // any go-redis client: cluster, sentinel, TLS
+	rdb := redis.NewClient(&redis.Options{Addr: addr})               // any go-redis client: cluster, sentinel, TLS
 	lim, err := redislimit.New(rdb, apiKey, redislimit.WithRate(50)) // omit WithRate to learn the rate
 	if err != nil {
 		log.Fatal(err)
