@@ -200,6 +200,13 @@ local ra = tonumber(ARGV[5]) or 0
 if ra > 0 then
 	local until_ = math.max(num(redis.call('GET', KEYS[2])), now + ra)
 	redis.call('SET', KEYS[2], int(until_), 'PX', int(math.max(1, math.ceil((until_ - now) / 1000))))
+	-- The pace resumes at the hold's end, evenly: turns it did not give
+	-- during the hold are not made up for in a burst, which a sliding
+	-- window at the rate would refuse, and hold everyone again.
+	local tat = num(redis.call('GET', KEYS[1]))
+	if tat < until_ then
+		redis.call('SET', KEYS[1], flt(until_), 'PX', int(math.max(ttl, math.ceil((until_ - now) / 1000) + 1000)))
+	end
 	if fixed <= 0 then s.hend = until_ end
 end
 if fixed > 0 then

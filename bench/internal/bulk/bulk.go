@@ -7,6 +7,9 @@
 // TCP) and the virtual-time test of this package (in-memory connections in
 // a testing/synctest bubble). A run of several clients on one key
 // (RunFleet) starts each in a process of its own, over loopback TCP only.
+// The clients of a run may share a limiter (Config.Shared): one of the
+// SDK's, given to every client of this process (SharedMemory), or a
+// redislimit.Limiter on one Redis in each process (SharedRedis).
 package bulk
 
 import (
@@ -149,7 +152,25 @@ type Config struct {
 	// service's limit is the account's, whatever number of replicas or
 	// workers use it. 0 or 1: one client, in this process, as the
 	// benchmark has always run, so that its figures stay comparable.
+	// With Shared, the clients share a limiter (in this process for
+	// SharedMemory, whatever their number).
 	Clients int
+	// Shared is how the clients share a limiter: not at all (NotShared,
+	// each has its setting's own); SharedMemory, one limiter of the
+	// setting's given to every client, all in this process; SharedRedis,
+	// a redislimit.Limiter in each client's process, on the Redis at
+	// RedisURL. Only the adaptive and fixed settings have a limiter to
+	// share.
+	Shared Sharing
+	// RedisURL is the Redis of SharedRedis, as redis.ParseURL reads it
+	// (redis://host:port or redis://host:port/db).
+	RedisURL string
+	// RedisTimeout is each redislimit.Limiter's WithTimeout; 0: the
+	// package's default (redislimit.DefaultTimeout).
+	RedisTimeout time.Duration
+	// Outage, with SharedRedis, is done to the Redis server in the middle
+	// of the run (see Outage); none when its Kind is empty.
+	Outage Outage
 	// InMemory serves the fake over in-memory connections, for a run
 	// inside a testing/synctest bubble; otherwise over loopback TCP, reached
 	// with the client's default transport.
@@ -159,40 +180,6 @@ type Config struct {
 // Ideal is N ÷ Rate: the least time the limit allows for the run.
 func (c Config) Ideal() time.Duration {
 	return time.Duration(float64(c.N) / float64(c.Rate) * float64(time.Second))
-}
-
-// severalClients reports a run of several clients, each in a process of its
-// own.
-func (c Config) severalClients() bool { return c.Clients > 1 }
-
-// Budget is the time the adaptive limiter must keep a run within: for one
-// client, 1.25 × N ÷ Rate + 1 s; for several, 1.5 × N ÷ Rate + 2 s (3 s
-// under a token bucket at 1,000/s), since clients that know nothing of each
-// other find their shares only from the refusals each of them meets.
-func (c Config) Budget() time.Duration {
-	if !c.severalClients() {
-		return c.Ideal()*5/4 + time.Second
-	}
-	slack := 2 * time.Second
-	if c.Kind.Name == "bucket" && c.Rate == 1000 {
-		// A second more, as the acceptance of many clients on one key has
-		// it for this cell: the tightest one already for one client (see
-		// the README's figures).
-		slack = 3 * time.Second
-	}
-	return c.Ideal()*3/2 + slack
-}
-
-// MaxRefused is the most 429 answers the adaptive limiter may cause in a
-// run that took took: for one client, 10 % of N + 32 (took is not used);
-// for K clients, 8·K + max(15 % of N, K × took in seconds, cut to a whole
-// number), since each client learns its share from refusals of its own and
-// probes for room about once a second.
-func (c Config) MaxRefused(took time.Duration) int {
-	if !c.severalClients() {
-		return c.N/10 + 32
-	}
-	return 8*c.Clients + max(c.N*15/100, int(float64(c.Clients)*took.Seconds()))
 }
 
 // retries is the run's retry budget, resolved against the setting.
@@ -210,10 +197,18 @@ const channelID = "5511940000001"
 // limited by cfg.Kind at cfg.Rate and judges the run from its journal. An
 // error means the run could not be judged (the journal overflowed, or the
 // run failed other than call by call); calls that fail are counted in the
-// Result. With cfg.Clients > 1 the contacts are created by that many
-// clients in processes of their own (see RunFleet).
+// Result. With cfg.Clients > 1, or with a limiter shared through Redis,
+// the contacts are created by that many clients in processes of their own
+// (see RunFleet); with a limiter shared in memory, by that many clients in
+// this process (see runSharedInMemory).
 func Run(ctx context.Context, cfg Config) (Result, error) {
-	if cfg.severalClients() {
+	if err := cfg.checkSharing(); err != nil {
+		return Result{}, err
+	}
+	switch {
+	case cfg.Shared == SharedMemory:
+		return runSharedInMemory(ctx, cfg)
+	case cfg.Shared == SharedRedis || cfg.severalClients():
 		return RunFleet(ctx, cfg)
 	}
 	opts, err := cfg.Setting.clientOptions(cfg.Rate, cfg.retries())
@@ -259,6 +254,18 @@ func startFake(cfg Config) (s *fake.Server, journalLimit int) {
 	s = fake.NewServer(fopts...)
 	s.Company().AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, ProviderIdentifier: channelID})
 	return s, journalLimit
+}
+
+// judgeClients judges a run of several clients from the fake's journal,
+// from the common start: the run's figures, and each client's.
+func (r *Result) judgeClients(s *fake.Server, journalLimit int, start time.Time) error {
+	if err := checkJournal(s, journalLimit); err != nil {
+		return err
+	}
+	reqs := s.RequestsMatching(http.MethodPost, contactsPath)
+	r.judge(reqs, start)
+	countByClient(r.Clients, reqs)
+	return nil
 }
 
 // checkJournal fails when the journal may have dropped requests of the

@@ -56,12 +56,19 @@ type childSpec struct {
 	Client  int    `json:"client"`
 	BaseURL string `json:"base_url"`
 	// Setting, Rate and Retries choose the client's options, as for a run
-	// in one process (Setting.clientOptions). A limiter shared between the
-	// clients of a run is one more field here, read where the options are
-	// built (childSpec.client).
+	// in one process (Setting.clientOptions).
 	Setting Setting `json:"setting"`
 	Rate    int     `json:"rate"`
 	Retries int     `json:"retries"`
+	// Shared is SharedRedis when the clients share a limit through Redis:
+	// the client's limiter is then a redislimit.Limiter on the Redis at
+	// RedisURL, for the limit named RedisName (fresh for each run), with
+	// RedisTimeout (0: the package's default), at Rate for the fixed
+	// setting and learnt for the adaptive one (see childSpec.redisLimiter).
+	Shared       Sharing       `json:"shared,omitempty"`
+	RedisURL     string        `json:"redis_url,omitempty"`
+	RedisName    string        `json:"redis_name,omitempty"`
+	RedisTimeout time.Duration `json:"redis_timeout,omitempty"`
 	// From and To bound the client's share of the contacts: phones(From, To).
 	From        int `json:"from"`
 	To          int `json:"to"`
@@ -73,13 +80,16 @@ type childSpec struct {
 
 // childReport is what a child tells of its run: its calls, those that
 // failed and the first few of their errors, and when its last call ended,
-// in seconds from the common start.
+// in seconds from the common start; with a limit shared through Redis, how
+// many times its limiter said Redis did not answer, and answered again.
 type childReport struct {
-	Client  int      `json:"client"`
-	Calls   int      `json:"calls"`
-	Failed  int      `json:"failed"`
-	Errors  []string `json:"errors,omitempty"`
-	Seconds float64  `json:"seconds"`
+	Client    int      `json:"client"`
+	Calls     int      `json:"calls"`
+	Failed    int      `json:"failed"`
+	Errors    []string `json:"errors,omitempty"`
+	Seconds   float64  `json:"seconds"`
+	RedisDown int      `json:"redis_down,omitempty"`
+	RedisBack int      `json:"redis_back,omitempty"`
 }
 
 // IsChild reports whether this process was started as a client of a run
@@ -94,7 +104,7 @@ func ChildMain() int {
 	key := os.Getenv(childKeyEnv)
 	// Nothing this process might start inherits the key.
 	_ = os.Unsetenv(childKeyEnv)
-	if err := runChild(os.Getenv(ChildEnv), key, os.Stdin, os.Stdout); err != nil {
+	if err := runChild(os.Getenv(ChildEnv), key, os.Stdin, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "bulk client:", err)
 		return 1
 	}
@@ -102,16 +112,19 @@ func ChildMain() int {
 }
 
 // runChild is the child's side of the protocol: spec is its childSpec in
-// JSON, key the API key.
-func runChild(spec, key string, stdin io.Reader, stdout io.Writer) error {
+// JSON, key the API key. What a limiter shared through Redis logs goes to
+// stderr.
+func runChild(spec, key string, stdin io.Reader, stdout, stderr io.Writer) error {
 	var s childSpec
 	if err := json.Unmarshal([]byte(spec), &s); err != nil {
 		return fmt.Errorf("%s: %w", ChildEnv, err)
 	}
-	c, err := s.client(key)
+	var events redisEvents
+	c, closeClient, err := s.client(key, stderr, &events)
 	if err != nil {
 		return err
 	}
+	defer closeClient()
 	todo := phones(s.From, s.To)
 	if _, err := fmt.Fprintln(stdout, readyLine); err != nil {
 		return err
@@ -135,19 +148,46 @@ func runChild(spec, key string, stdin io.Reader, stdout io.Writer) error {
 		return err
 	}
 	return json.NewEncoder(stdout).Encode(childReport{Client: s.Client, Calls: len(todo), Failed: failed.count,
-		Errors: failed.errors, Seconds: finish.Seconds()})
+		Errors: failed.errors, Seconds: finish.Seconds(), RedisDown: int(events.down.Load()), RedisBack: int(events.back.Load())})
 }
 
 // client is the child's own default client: the fake's URL and key, its
-// index in ClientHeader, and its setting's options.
-func (s childSpec) client(key string) (*convo.Client, error) {
+// index in ClientHeader, and its setting's options; with a limit shared
+// through Redis, its redislimit.Limiter instead of the setting's limiter
+// (logging to logTo, counted in events). release releases what the client
+// holds (its Redis client).
+func (s childSpec) client(key string, logTo io.Writer, events *redisEvents) (c *convo.Client, release func(), err error) {
 	opts, err := s.Setting.clientOptions(s.Rate, s.Retries)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	release = func() {}
+	switch s.Shared {
+	case NotShared:
+	case SharedRedis:
+		if s.Setting != Adaptive && s.Setting != Fixed {
+			return nil, nil, fmt.Errorf("the setting %q has no limiter to share", s.Setting)
+		}
+		lim, closeRedis, err := s.redisLimiter(key, logTo, events)
+		if err != nil {
+			return nil, nil, err
+		}
+		release = closeRedis
+		opts = []convo.Option{convo.WithRateLimiter(lim)}
+		if s.Retries >= 0 {
+			opts = append(opts, convo.WithMaxRetries(s.Retries))
+		}
+	default:
+		return nil, nil, fmt.Errorf("a client of its own process cannot share a limiter by %q", string(s.Shared))
 	}
 	base := []convo.Option{convo.WithBaseURL(s.BaseURL), convo.WithAPIKey(key),
 		convo.WithHeader(ClientHeader, strconv.Itoa(s.Client))}
-	return convo.NewClient(append(base, opts...)...)
+	c, err = convo.NewClient(append(base, opts...)...)
+	if err != nil {
+		release()
+		return nil, nil, err
+	}
+	return c, release, nil
 }
 
 // awaitStart reads the parent's start line from stdin and returns the

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"strings"
@@ -29,6 +28,12 @@ const childGrace = time.Second
 // Run does, with each client's figures. The running binary must call
 // ChildMain first thing when IsChild, as cmd/bulkload's main does, and as
 // the TestMain of a test that runs it must.
+//
+// With cfg.Shared SharedRedis, each client paces by a redislimit.Limiter
+// on the Redis at cfg.RedisURL (which must answer PING first), all of them
+// on one limit named afresh for the run; cfg.Outage, if any, is done to
+// that Redis N ÷ Rate ÷ 2 after the common start, and the run ends only
+// once it is over.
 func RunFleet(ctx context.Context, cfg Config) (Result, error) {
 	if err := cfg.checkFleet(); err != nil {
 		return Result{}, err
@@ -37,9 +42,16 @@ func RunFleet(ctx context.Context, cfg Config) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("bulk: the binary to start the clients from: %w", err)
 	}
+	var name string
+	if cfg.Shared == SharedRedis {
+		if err := pingRedis(ctx, cfg.RedisURL); err != nil {
+			return Result{}, err
+		}
+		name = runName()
+	}
 	s, journalLimit := startFake(cfg)
 	defer s.Close()
-	f, err := startChildren(ctx, exe, cfg.childSpecs(s.URL(), childDeadline(ctx)), s.APIKey())
+	f, err := startChildren(ctx, exe, cfg.childSpecs(s.URL(), childDeadline(ctx), name), s.APIKey())
 	if err != nil {
 		return Result{}, err
 	}
@@ -48,32 +60,39 @@ func RunFleet(ctx context.Context, cfg Config) (Result, error) {
 	if err != nil {
 		return Result{}, f.fail(err)
 	}
+	outage := cfg.Outage.begin(start.Add(cfg.Ideal()/2), start)
 	reports, err := f.reports()
+	span, outageErr := outage.end()
 	if err != nil {
 		return Result{}, f.fail(err)
 	}
-	r := resultOf(reports)
-	if err := checkJournal(s, journalLimit); err != nil {
-		return r, err
+	if outageErr != nil {
+		return Result{}, outageErr
 	}
-	reqs := s.RequestsMatching(http.MethodPost, contactsPath)
-	r.judge(reqs, start)
-	countByClient(r.Clients, reqs)
-	return r, nil
+	r := resultOf(reports)
+	r.Outage = span
+	err = r.judgeClients(s, journalLimit, start)
+	return r, err
 }
 
 // checkFleet refuses a run of several clients that cannot be run: one
 // served in memory (another process cannot reach it), fewer contacts than
-// clients, or an unknown setting; before any process is started.
+// clients, an unknown setting, a limiter shared in memory (which is not
+// run in processes of their own), or a sharing that cannot be (see
+// checkSharing); before any process is started.
 func (cfg Config) checkFleet() error {
 	switch {
 	case cfg.InMemory:
 		return errors.New("bulk: clients in processes of their own cannot reach a fake served in memory")
-	case cfg.N < cfg.Clients:
-		return fmt.Errorf("bulk: %d contacts cannot be shared between %d clients", cfg.N, cfg.Clients)
+	case cfg.N < cfg.clients():
+		return fmt.Errorf("bulk: %d contacts cannot be shared between %d clients", cfg.N, cfg.clients())
+	case cfg.Shared == SharedMemory:
+		return errors.New("bulk: clients that share a limiter in memory run in this process (Run), not in processes of their own")
 	}
-	_, err := cfg.Setting.clientOptions(cfg.Rate, cfg.retries())
-	return err
+	if _, err := cfg.Setting.clientOptions(cfg.Rate, cfg.retries()); err != nil {
+		return err
+	}
+	return cfg.checkSharing()
 }
 
 // shares splits n contacts between k clients: k consecutive ranges
@@ -102,12 +121,17 @@ func childDeadline(ctx context.Context) time.Time {
 }
 
 // childSpecs are the parts of cfg's clients, against the fake at baseURL,
-// their calls ending at deadline (zero: never).
-func (cfg Config) childSpecs(baseURL string, deadline time.Time) []childSpec {
+// their calls ending at deadline (zero: never); with a limit shared through
+// Redis, the limit's name is redisName.
+func (cfg Config) childSpecs(baseURL string, deadline time.Time, redisName string) []childSpec {
 	var specs []childSpec
-	for i, sh := range shares(cfg.N, cfg.Clients) {
-		specs = append(specs, childSpec{Client: i, BaseURL: baseURL, Setting: cfg.Setting, Rate: cfg.Rate,
-			Retries: cfg.retries(), From: sh[0], To: sh[1], Concurrency: cfg.Concurrency, Deadline: deadline})
+	for i, sh := range shares(cfg.N, cfg.clients()) {
+		spec := childSpec{Client: i, BaseURL: baseURL, Setting: cfg.Setting, Rate: cfg.Rate,
+			Retries: cfg.retries(), From: sh[0], To: sh[1], Concurrency: cfg.Concurrency, Deadline: deadline}
+		if cfg.Shared == SharedRedis {
+			spec.Shared, spec.RedisURL, spec.RedisName, spec.RedisTimeout = SharedRedis, cfg.RedisURL, redisName, cfg.RedisTimeout
+		}
+		specs = append(specs, spec)
 	}
 	return specs
 }
@@ -119,7 +143,8 @@ func resultOf(reports []childReport) Result {
 	r := Result{Clients: make([]ClientResult, len(reports))}
 	for i, rep := range reports {
 		finish := time.Duration(rep.Seconds * float64(time.Second))
-		r.Clients[i] = ClientResult{Calls: rep.Calls, Failed: rep.Failed, Errors: rep.Errors, Finish: finish}
+		r.Clients[i] = ClientResult{Calls: rep.Calls, Failed: rep.Failed, Errors: rep.Errors, Finish: finish,
+			RedisDown: rep.RedisDown, RedisBack: rep.RedisBack}
 		r.Failed += rep.Failed
 		r.Took = max(r.Took, finish)
 	}

@@ -35,7 +35,7 @@ func TestShares(t *testing.T) {
 func TestChildSpecs(t *testing.T) {
 	cfg := Config{Setting: Off, Rate: 100, N: 5, Clients: 2, Concurrency: 8, Retries: -1}
 	deadline := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
-	specs := cfg.childSpecs("http://127.0.0.1:1/v1", deadline)
+	specs := cfg.childSpecs("http://127.0.0.1:1/v1", deadline, "")
 	require.Len(t, specs, 2)
 	assert.Equal(t, childSpec{Client: 1, BaseURL: "http://127.0.0.1:1/v1", Setting: Off, Rate: 100, Retries: offRetries,
 		From: 3, To: 5, Concurrency: 8, Deadline: deadline}, specs[1])
@@ -76,13 +76,13 @@ func TestAwaitStart(t *testing.T) {
 func TestRunChildWithoutAParent(t *testing.T) {
 	var out strings.Builder
 	spec := `{"client":0,"base_url":"http://127.0.0.1:1/v1","setting":"adaptive","rate":10,"retries":-1,"from":0,"to":2,"concurrency":1}`
-	err := runChild(spec, "key-of-the-test", strings.NewReader(""), &out)
+	err := runChild(spec, "key-of-the-test", strings.NewReader(""), &out, io.Discard)
 	assert.ErrorContains(t, err, "the parent is gone")
 	assert.Equal(t, readyLine+"\n", out.String())
 
-	err = runChild(`{"setting":"gentle"}`, "key-of-the-test", strings.NewReader(""), io.Discard)
+	err = runChild(`{"setting":"gentle"}`, "key-of-the-test", strings.NewReader(""), io.Discard, io.Discard)
 	assert.ErrorContains(t, err, `unknown setting "gentle"`)
-	err = runChild(`not json`, "key-of-the-test", strings.NewReader(""), io.Discard)
+	err = runChild(`not json`, "key-of-the-test", strings.NewReader(""), io.Discard, io.Discard)
 	assert.ErrorContains(t, err, ChildEnv)
 }
 

@@ -28,8 +28,19 @@ type Result struct {
 	// its start: what the limiter let through, moment by moment.
 	Timeline []Slot
 	// Clients holds each client's figures, in the order of their shares
-	// of the contacts; one for a run in this process.
+	// of the contacts; one for a run of one client.
 	Clients []ClientResult
+	// Outage is when the run's Redis outage (Config.Outage) began and
+	// ended; nil when there was none, or when the run ended before it was
+	// due.
+	Outage *OutageSpan
+}
+
+// OutageSpan is when an outage of Redis began (the server was killed or
+// stopped) and ended (the restarted server answered PING, or the stopped
+// one was sent SIGCONT), from the run's common start.
+type OutageSpan struct {
+	Began, Ended time.Duration
 }
 
 // ClientResult is what one client of a run did.
@@ -45,6 +56,11 @@ type ClientResult struct {
 	// Requests and Refused count the client's requests and the 429s among
 	// them, as the fake's journal has them.
 	Requests, Refused int
+	// RedisDown and RedisBack count, for a limiter shared through Redis,
+	// the times the client's redislimit.Limiter said Redis did not answer
+	// (and paced by its fallback from then on), and that it answered
+	// again.
+	RedisDown, RedisBack int
 }
 
 // Throughput is the client's calls a second: Calls ÷ Finish (0 for a
@@ -136,7 +152,7 @@ type Bound string
 // The bounds: no failed call, no duplicate, no early re-send, the wall time
 // within Config.Budget, the 429s within Config.MaxRefused, and, for several
 // clients, a fair share each: Jain's index over their throughputs at least
-// MinJain.
+// Config.MinJain.
 const (
 	BoundFailed     Bound = "failed"
 	BoundDuplicates Bound = "dups"
@@ -150,6 +166,84 @@ const (
 // clients of a run of several: clients that share a key must converge to
 // even shares, though none of them knows of the others.
 const MinJain = 0.9
+
+// MinJainShared is the least Jain's index of clients that share one
+// FixedRate in memory: its one queue serves them in turn.
+const MinJainShared = 0.95
+
+// severalClients reports a run of several clients, each with a limiter of
+// its own.
+func (c Config) severalClients() bool { return c.Clients > 1 }
+
+// clients is the run's number of clients: at least one.
+func (c Config) clients() int { return max(c.Clients, 1) }
+
+// Budget is the time a run of c must keep within (when its bounds hold it
+// to the time):
+//
+//   - one client, or clients that share one AdaptiveRate in memory (which
+//     learns for them all, as for one client): 1.25 × N ÷ Rate + 1 s;
+//   - clients that share one FixedRate in memory (one client at the
+//     rate): 1.1 × N ÷ Rate + 1 s;
+//   - clients that share a limit through Redis (one pace for all, set or
+//     learnt): 1.15 × N ÷ Rate + 1 s; with an outage of Redis in the
+//     middle of the run (each client then paced alone by its fallback),
+//     1.5 × N ÷ Rate + 2 s;
+//   - several clients with a limiter each: 1.5 × N ÷ Rate + 2 s (3 s under
+//     a token bucket at 1,000/s), since clients that know nothing of each
+//     other find their shares only from the refusals each of them meets.
+func (c Config) Budget() time.Duration {
+	ideal := c.Ideal()
+	switch {
+	case c.Shared == SharedRedis && c.Outage.Kind != NoOutage:
+		return ideal*3/2 + 2*time.Second
+	case c.Shared == SharedRedis:
+		return ideal*115/100 + time.Second
+	case c.Shared == SharedMemory && c.Setting == Fixed:
+		return ideal*11/10 + time.Second
+	case c.Shared == SharedMemory, !c.severalClients():
+		return ideal*5/4 + time.Second
+	}
+	slack := 2 * time.Second
+	if c.Kind.Name == "bucket" && c.Rate == 1000 {
+		// A second more, as the acceptance of many clients on one key has
+		// it for this cell: the tightest one already for one client (see
+		// the README's figures).
+		slack = 3 * time.Second
+	}
+	return ideal*3/2 + slack
+}
+
+// MaxRefused is the most 429 answers a run of c that took took may
+// receive (when its bounds hold it to them):
+//
+//   - one client, or clients that share one AdaptiveRate in memory:
+//     10 % of N + 32 (took is not used);
+//   - clients that share one FixedRate in memory, or a limit through
+//     Redis: 2 % of N + 2·K (with an outage of Redis, the 429s are
+//     reported, not bounded);
+//   - K clients with a limiter each: 8·K + max(15 % of N, K × took in
+//     seconds, cut to a whole number), since each client learns its share
+//     from refusals of its own and probes for room about once a second.
+func (c Config) MaxRefused(took time.Duration) int {
+	switch {
+	case c.Shared == SharedRedis, c.Shared == SharedMemory && c.Setting == Fixed:
+		return c.N*2/100 + 2*c.clients()
+	case c.Shared == SharedMemory, !c.severalClients():
+		return c.N/10 + 32
+	}
+	return 8*c.Clients + max(c.N*15/100, int(float64(c.Clients)*took.Seconds()))
+}
+
+// MinJain is the least Jain's index a run of c must reach (when its bounds
+// hold it to fairness): MinJainShared for clients that share one FixedRate
+// in memory, MinJain otherwise.
+func (c Config) MinJain() float64 {
+	if c.Shared == SharedMemory && c.Setting == Fixed {
+		return MinJainShared
+	}
+	return MinJain
+}
 
 // Bounds are the bounds a run of s must hold: all of them for the adaptive
 // limiter; for a user's limiter, the time too; for the other settings, no
@@ -166,9 +260,28 @@ func (s Setting) Bounds() []Bound {
 	return always
 }
 
-// Bounds are the bounds a run of cfg must hold: its setting's, and for the
-// adaptive limiter with several clients, the fairness between them too.
+// Bounds are the bounds a run of cfg must hold. With a limiter each, its
+// setting's, and for the adaptive limiter with several clients, the
+// fairness between them too. With a shared limiter, whatever the setting
+// (adaptive or fixed), no failure, duplicate or early re-send, and:
+//
+//   - one FixedRate in memory: the time, the 429s and the fairness
+//     (MinJainShared);
+//   - one AdaptiveRate in memory: the time and the 429s, one client's;
+//   - through Redis: the time and the 429s; with an outage of Redis, the
+//     time (its wider budget) only.
 func (cfg Config) Bounds() []Bound {
+	always := []Bound{BoundFailed, BoundDuplicates, BoundEarly}
+	switch {
+	case cfg.Shared == SharedMemory && cfg.Setting == Fixed:
+		return append(always, BoundTime, BoundRefused, BoundJain)
+	case cfg.Shared == SharedMemory:
+		return append(always, BoundTime, BoundRefused)
+	case cfg.Shared == SharedRedis && cfg.Outage.Kind != NoOutage:
+		return append(always, BoundTime)
+	case cfg.Shared == SharedRedis:
+		return append(always, BoundTime, BoundRefused)
+	}
 	b := cfg.Setting.Bounds()
 	if cfg.severalClients() && cfg.Setting == Adaptive {
 		b = append(b, BoundJain)
@@ -201,7 +314,7 @@ func (cfg Config) holds(b Bound, r Result) bool {
 	case BoundRefused:
 		return r.Refused <= cfg.MaxRefused(r.Took)
 	case BoundJain:
-		return r.Jain() >= MinJain
+		return r.Jain() >= cfg.MinJain()
 	}
 	return false
 }

@@ -201,3 +201,93 @@ func TestCountByClient(t *testing.T) {
 	})
 	assert.Equal(t, []ClientResult{{Requests: 2, Refused: 1}, {Requests: 1}}, clients)
 }
+
+// TestConfigBoundsWhenShared: clients that share a limiter are held to
+// the bounds of one client at the rate. One FixedRate in memory: 1.1 × N ÷
+// rate + 1 s, 2 % of N + 2·K 429s, Jain ≥ 0.95; one AdaptiveRate in
+// memory: one client's bounds; through Redis, set or learnt: 1.15 × N ÷
+// rate + 1 s and 2 % of N + 2·K 429s, or with an outage of Redis 1.5 × N ÷
+// rate + 2 s and no bound on the 429s.
+func TestConfigBoundsWhenShared(t *testing.T) {
+	bucket, _ := KindNamed("bucket")
+	sliding, _ := KindNamed("sliding")
+	kill := Outage{Kind: OutageKill, For: 5 * time.Second}
+	always := []Bound{BoundFailed, BoundDuplicates, BoundEarly}
+	tests := []struct {
+		name       string
+		cfg        Config
+		budget     time.Duration
+		maxRefused int // at any time the run took
+		minJain    float64
+		bounds     []Bound
+	}{
+		{"memory, fixed, 8 clients at 100/s", Config{Setting: Fixed, Kind: bucket, Rate: 100, N: 1000, Clients: 8, Shared: SharedMemory},
+			12 * time.Second, 20 + 16, 0.95, append(always, BoundTime, BoundRefused, BoundJain)},
+		{"memory, fixed, 8 clients at 1,000/s", Config{Setting: Fixed, Kind: bucket, Rate: 1000, N: 5000, Clients: 8, Shared: SharedMemory},
+			6500 * time.Millisecond, 100 + 16, 0.95, append(always, BoundTime, BoundRefused, BoundJain)},
+		{"memory, fixed, one client", Config{Setting: Fixed, Kind: sliding, Rate: 10, N: 200, Shared: SharedMemory},
+			23 * time.Second, 4 + 2, 0.95, append(always, BoundTime, BoundRefused, BoundJain)},
+		{"memory, adaptive: one client's", Config{Setting: Adaptive, Kind: bucket, Rate: 100, N: 1000, Clients: 8, Shared: SharedMemory},
+			13500 * time.Millisecond, 100 + 32, 0.9, append(always, BoundTime, BoundRefused)},
+		{"memory, adaptive at 1,000/s: one client's", Config{Setting: Adaptive, Kind: bucket, Rate: 1000, N: 5000, Clients: 8, Shared: SharedMemory},
+			7250 * time.Millisecond, 500 + 32, 0.9, append(always, BoundTime, BoundRefused)},
+		{"redis, fixed, 4 clients", Config{Setting: Fixed, Kind: sliding, Rate: 100, N: 3000, Clients: 4, Shared: SharedRedis},
+			35500 * time.Millisecond, 60 + 8, 0.9, append(always, BoundTime, BoundRefused)},
+		{"redis, adaptive, 8 clients", Config{Setting: Adaptive, Kind: bucket, Rate: 100, N: 3000, Clients: 8, Shared: SharedRedis},
+			35500 * time.Millisecond, 60 + 16, 0.9, append(always, BoundTime, BoundRefused)},
+		{"redis at 1,000/s: no slack for the token bucket", Config{Setting: Fixed, Kind: bucket, Rate: 1000, N: 5000, Clients: 4, Shared: SharedRedis},
+			6750 * time.Millisecond, 100 + 8, 0.9, append(always, BoundTime, BoundRefused)},
+		{"redis, small: 2 % of N cut to a whole number", Config{Setting: Fixed, Kind: bucket, Rate: 20, N: 40, Clients: 2, Shared: SharedRedis},
+			3300 * time.Millisecond, 0 + 4, 0.9, append(always, BoundTime, BoundRefused)},
+		{"redis with an outage", Config{Setting: Fixed, Kind: bucket, Rate: 100, N: 3000, Clients: 4, Shared: SharedRedis, Outage: kill},
+			47 * time.Second, 60 + 8, 0.9, append(always, BoundTime)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.budget, tt.cfg.Budget())
+			for _, took := range []time.Duration{time.Second, time.Minute} {
+				assert.Equal(t, tt.maxRefused, tt.cfg.MaxRefused(took), "after %v", took)
+			}
+			assert.Equal(t, tt.minJain, tt.cfg.MinJain())
+			assert.Equal(t, tt.bounds, tt.cfg.Bounds())
+		})
+	}
+}
+
+// TestConfigBrokenWhenShared: the shared bounds, at their edges.
+func TestConfigBrokenWhenShared(t *testing.T) {
+	sliding, _ := KindNamed("sliding")
+	memory := Config{Setting: Fixed, Kind: sliding, Rate: 100, N: 1000, Clients: 2, Shared: SharedMemory}  // 12 s, 24 429s, Jain 0.95
+	viaRedis := Config{Setting: Fixed, Kind: sliding, Rate: 100, N: 3000, Clients: 4, Shared: SharedRedis} // 35.5 s, 68 429s
+	outage := viaRedis
+	outage.Outage = Outage{Kind: OutageStop, For: 5 * time.Second} // 47 s
+	adaptive := memory
+	adaptive.Setting = Adaptive // 13.5 s, 132 429s
+	even := []ClientResult{{Calls: 500, Finish: 10 * time.Second}, {Calls: 500, Finish: 10 * time.Second}}
+	fairEnough := []ClientResult{{Calls: 500, Finish: 6330 * time.Millisecond}, {Calls: 500, Finish: 10 * time.Second}} // Jain 0.952
+	unfair := []ClientResult{{Calls: 500, Finish: 6 * time.Second}, {Calls: 500, Finish: 10 * time.Second}}             // Jain 0.941
+	tests := []struct {
+		name string
+		cfg  Config
+		r    Result
+		want []Bound
+	}{
+		{"memory, fixed: within every bound", memory, Result{Took: 12 * time.Second, Refused: 24, Clients: fairEnough}, nil},
+		{"memory, fixed: too slow", memory, Result{Took: 12*time.Second + 1, Refused: 24, Clients: even}, []Bound{BoundTime}},
+		{"memory, fixed: one 429 too many", memory, Result{Took: 10 * time.Second, Refused: 25, Clients: even}, []Bound{BoundRefused}},
+		{"memory, fixed: Jain under 0.95", memory, Result{Took: 10 * time.Second, Clients: unfair}, []Bound{BoundJain}},
+		{"memory, fixed: a failed call", memory, Result{Took: 10 * time.Second, Failed: 1, Clients: even}, []Bound{BoundFailed}},
+		{"memory, adaptive: one client's bounds", adaptive, Result{Took: 13500 * time.Millisecond, Refused: 132, Clients: unfair}, nil},
+		{"memory, adaptive: past them", adaptive, Result{Took: 14 * time.Second, Refused: 133, Early: 1, Clients: even},
+			[]Bound{BoundEarly, BoundTime, BoundRefused}},
+		{"redis: within every bound, unfair", viaRedis, Result{Took: 35500 * time.Millisecond, Refused: 68, Clients: unfair}, nil},
+		{"redis: too slow, too many 429s", viaRedis, Result{Took: 36 * time.Second, Refused: 69}, []Bound{BoundTime, BoundRefused}},
+		{"redis with an outage: 429s not bounded", outage, Result{Took: 47 * time.Second, Refused: 1000}, nil},
+		{"redis with an outage: too slow, a call failed", outage, Result{Took: 48 * time.Second, Failed: 1}, []Bound{BoundFailed, BoundTime}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, tt.cfg.Broken(tt.r))
+		})
+	}
+}
