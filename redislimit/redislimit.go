@@ -23,7 +23,8 @@
 //     sets "blocked until" to the later of the hold already there and the
 //     Redis server's now plus that wait, and every process's Take returns
 //     what is left of it until it has passed. A Retry-After given to one
-//     process holds them all.
+//     process holds them all. The pace then resumes at the hold's end,
+//     evenly, without making up the turns the hold kept back.
 //   - The rate. With WithRate it is yours. Without, it is learnt once for
 //     all processes, by one controller whose state is a hash in Redis,
 //     computed on the server's clock. It sends unpaced until the service
