@@ -24,10 +24,11 @@ import (
 //   - a request refused with a Retry-After is never sent again before that
 //     wait has passed;
 //   - attempts wait for their turn in one queue per client (one for all
-//     the clients given one of the SDK's limiters), retries of
-//     calls the service refused or failed first (the most refused first),
-//     then the others in the order they came, and only the attempt at the head of the queue asks
-//     Take, so a limiter sees one asker per client;
+//     the clients given one of the SDK's limiters): retries of calls the
+//     service refused or failed first, the most refused first but a call's
+//     last attempt after the other retries, then the others in the order
+//     they came; only the attempt at the head of the queue asks Take, so a
+//     limiter sees one asker per client;
 //   - an attempt whose turn would come later than the call's maximum retry
 //     wait (WithMaxRetryWait) or its context's deadline is not sent: the call
 //     returns at once a typed 429 of the client's own (Error.Held, with
