@@ -13,8 +13,12 @@ import (
 // beside any number of other clients on the same key, which it knows
 // nothing of.
 //
-// It sends unpaced until the service first refuses an attempt for its rate
-// (429). From then on it paces every attempt of the client:
+// Until the service first refuses an attempt for its rate (429) it does not
+// pace, but starts with four attempts out at once and one more for each
+// one accepted, doubling with each round trip: a few round trips reach any
+// rate, and a small limit meets a few attempts rather than every call under
+// way at once. From the first refusal on it paces every attempt of the
+// client:
 //
 //   - A refusal cuts the rate by 15 % — from what the service took of
 //     the client over the trailing second, when that is less than it sent
@@ -66,6 +70,8 @@ const (
 	measureMin   = 3                      // accepted answers that measure a rate
 	maxGrowth    = 2.0                    // the probe grows at most this many e-folds a second (×7.4)
 	longStorm    = time.Second            // a storm this long measures nothing: the measure starts after it
+	startWindow  = 4                      // attempts out at once before any answer
+	startPoll    = 50 * time.Millisecond  // a start's attempt with none free asks again after this, unless an answer comes
 	restAttempts = 30                     // a slow client regrows over at least this many attempts
 )
 
@@ -84,7 +90,7 @@ type adaptive struct {
 	x0        float64       // ln(rate/wmax) right after the cut
 	rest      time.Duration // the regrowth's length, learnt from how probes fare
 	cutAt     time.Time     // attempts sent before it were sent at an older rate
-	firstCut  time.Time     // the end of the unpaced start: answers to attempts sent before measure nothing
+	firstCut  time.Time     // the end of the start: answers to attempts sent before measure nothing
 	eventRate float64       // the rate before the cut: the in-flight cuts stop at a share of it
 	grown     time.Duration // busy time since the cut: the curve's clock
 	tick      time.Time     // when grown was last advanced
@@ -113,6 +119,9 @@ type adaptive struct {
 	probeAt  time.Time
 	probeOut time.Time // when the probe under way left; zero: none
 
+	startOut      int // attempts of the start not yet answered
+	startAccepted int // answers the start had accepted
+
 	first      time.Time   // the first turn given
 	accepted   countWindow // accepted answers of the trailing second
 	paced      lowWindow   // the lowest rate turns were given at, over the trailing second
@@ -133,7 +142,7 @@ func (a *adaptive) Take(_ context.Context, _ Turn) (time.Duration, error) {
 		return a.probeTurn(now), nil
 	}
 	if a.pace.rate == 0 {
-		return 0, nil
+		return a.startTurn(), nil
 	}
 	d := a.pace.take(now)
 	if d == 0 {
@@ -146,6 +155,28 @@ func (a *adaptive) Take(_ context.Context, _ Turn) (time.Duration, error) {
 		a.busyUntil = now.Add(max(busyFor, 2*a.pace.interval()))
 	}
 	return d, nil
+}
+
+// startTurn gives a turn before the service first refused, or says how
+// long until an answer may free one: at most startWindow attempts out at
+// once, one more for each accepted answer, so that the start doubles its
+// attempts with each round trip — a few round trips to any rate — without
+// sending a whole burst of the calls under way into a small limit.
+func (a *adaptive) startTurn() time.Duration {
+	if a.startOut >= startWindow+a.startAccepted {
+		return startPoll // an answer wakes the waiter sooner
+	}
+	a.startOut++
+	return 0
+}
+
+// startAnswered counts the answer to an attempt of the start.
+func (a *adaptive) startAnswered(o Outcome) {
+	a.startOut = max(a.startOut-1, 0)
+	if o.Kind == OutcomeAccepted {
+		a.startAccepted++
+	}
+	a.signal()
 }
 
 // probeTurn gives the probe's turn during a storm, or says how long until
@@ -180,6 +211,9 @@ func (a *adaptive) Observe(_ Turn, o Outcome) {
 		now = time.Now()
 	}
 	a.advance(now)
+	if a.pace.rate == 0 {
+		a.startAnswered(o)
+	}
 	switch {
 	case o.Kind == OutcomeAccepted:
 		a.accepted.add(now)
@@ -189,7 +223,7 @@ func (a *adaptive) Observe(_ Turn, o Outcome) {
 				a.slowOK = true
 			}
 			if m := cutFactor * float64(a.accepted.count(now)); !o.Sent.After(a.firstCut) && m > a.pace.rate {
-				// An answer to the unpaced start that came after the first
+				// An answer to an attempt of the start that came after the first
 				// refusal: the start's share is larger than it seemed.
 				a.setRate(m)
 			}

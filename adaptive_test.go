@@ -7,6 +7,9 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	convo "github.com/convoapi/convo-go"
 )
 
 // The adaptive limiter's scenarios, in virtual time against the fake as
@@ -22,6 +25,47 @@ func stormFor(svc *simService, d, retryAfter time.Duration) {
 		time.Sleep(d)
 		svc.setGate(nil)
 	}()
+}
+
+// TestAdaptiveStartDoublesEachRoundTrip: before the first refusal the
+// limiter paces nothing but lets four attempts out at once, and one more
+// for each accepted; an answer wakes the attempt waiting for a free one.
+func TestAdaptiveStartDoublesEachRoundTrip(t *testing.T) {
+	lim := convo.AdaptiveRate()
+	changed := lim.(interface{ Changed() <-chan struct{} })
+	turn := convo.Turn{Method: "POST", Route: "/chatapp/contacts"}
+	take := func() time.Duration {
+		d, err := lim.Take(t.Context(), turn)
+		require.NoError(t, err)
+		return d
+	}
+	answer := func(kind convo.OutcomeKind) {
+		now := time.Now()
+		lim.Observe(turn, convo.Outcome{Kind: kind, StatusCode: 201, Sent: now, Received: now})
+	}
+	for i := range 4 {
+		assert.Zero(t, take(), "attempt %d of the first round", i+1)
+	}
+	assert.Positive(t, take(), "a fifth before any answer")
+	woken := changed.Changed()
+	answer(convo.OutcomeAccepted)
+	assert.True(t, isClosed(woken), "an answer wakes the waiter")
+	assert.Zero(t, take(), "the answer's own place")
+	assert.Zero(t, take(), "one more for the accepted answer")
+	assert.Positive(t, take(), "and no more")
+	answer(convo.OutcomeFailed)
+	assert.Zero(t, take(), "a failed attempt frees its place only")
+	assert.Positive(t, take())
+}
+
+// isClosed reports whether ch is closed.
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
 }
 
 // TestAdaptiveFreshClientInsideAStorm: a client that starts inside a 5 s
