@@ -54,7 +54,7 @@ const (
 	plateau      = 0.95                   // the regrowth rests at this share of the rate of the last refusal
 	inFlightCut  = 0.97                   // each refusal of an attempt sent before the cut, on top
 	minRest      = 500 * time.Millisecond // the shortest regrowth to the rest, and half as long at rest
-	maxRest      = 4 * time.Second        // the longest
+	maxRest      = 2 * time.Second        // the longest
 	firstRest    = 3 * time.Second        // the longest first regrowth, before any is learnt
 	convexGain   = 0.1                    // the probe's first growth, in e-folds a second
 	convexDouble = 250 * time.Millisecond // which doubles every this long
