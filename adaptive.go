@@ -455,7 +455,15 @@ func (a *adaptive) endStorm(now time.Time) {
 		a.calmAt = now // a long storm measures nothing
 	}
 	a.storm, a.probeOut = false, time.Time{}
-	if !a.slow {
+	switch {
+	case a.slow && a.share > 0:
+		// A slow start that ran into a storm after answers it could
+		// measure doubled past its room (a window limit lets every
+		// attempt through until its count is spent): it ends under what
+		// the service took of it.
+		a.slow, a.slowEnd, a.wmax = false, now, a.share
+		a.anchor(now, cutFactor*min(a.pace.rate, a.share))
+	case !a.slow:
 		// Back a step under where it stood before the storm, or under what
 		// the service took of it in the moments before, when that was less.
 		r := cutFactor * a.pace.rate
