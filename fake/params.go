@@ -11,7 +11,6 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
-	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -88,17 +87,15 @@ func decodeBody(r *http.Request) (jsonBody, *apiError) {
 	if e := checkJSONText(raw); e != nil {
 		return nil, e
 	}
-	var body jsonBody
-	if err := json.Unmarshal(raw, &body); err != nil || body == nil {
-		return nil, invalidParam("The request body must be a JSON object")
-	}
-	// After Unmarshal, which bounds the nesting depth, so that the walk's
-	// recursion is bounded too.
 	// The one strictness of every JSON the fake reads (internal/strictjson):
-	// encoding/json would keep the last of two values silently.
-	var e *strictjson.Error
-	if errors.As(strictjson.Check(raw, reflect.TypeFor[jsonBody]()), &e) {
+	// encoding/json alone would keep the last of two values silently.
+	var body jsonBody
+	err = strictjson.Unmarshal(raw, &body)
+	if e := (*strictjson.Error)(nil); errors.As(err, &e) {
 		return nil, invalidParam(e.Path + " is given more than once in the body; give it once")
+	}
+	if err != nil || body == nil {
+		return nil, invalidParam("The request body must be a JSON object")
 	}
 	return body, nil
 }
