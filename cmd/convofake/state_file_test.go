@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"os"
@@ -258,4 +259,27 @@ func TestStateFileIsCompact(t *testing.T) {
 	var compact bytes.Buffer
 	require.NoError(t, json.Compact(&compact, data))
 	assert.Equal(t, compact.String()+"\n", string(data))
+}
+
+// A --state file that is a symbolic link is the file it links to: the save
+// writes the target and the link stays a link, and a second convofake on
+// the target does not start while the first holds the link.
+func TestStateFileSymlink(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target.json")
+	link := filepath.Join(dir, "link.json")
+	require.NoError(t, os.Symlink("target.json", link)) // dangling until the first save
+	p := start(t, "--state", link, "--clock", "frozen:2026-11-22T10:00:00Z")
+	code, stderr := runOnce(t, "--addr", "127.0.0.1:0", "--state", target)
+	assert.Equal(t, exitNoStart, code, "the target is the first's file: %s", stderr)
+	require.Equal(t, exitOK, p.stop())
+
+	fi, err := os.Lstat(link)
+	require.NoError(t, err)
+	assert.NotZero(t, fi.Mode()&fs.ModeSymlink, "the link is still a link")
+	data, err := os.ReadFile(target)
+	require.NoError(t, err, "the save wrote the target")
+	assert.Contains(t, string(data), `"companies"`)
+	again := start(t, "--state", link)
+	assert.Positive(t, contactCount(t, again), "a restart through the link reads the target")
 }
