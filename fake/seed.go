@@ -100,8 +100,8 @@ func DecodeSeed(r io.Reader) (*Seed, error) {
 
 // decodeSeedBytes is DecodeSeed of a document read already.
 func decodeSeedBytes(data []byte) (*Seed, error) {
-	if kind := topKind(data); kind != "object" {
-		return nil, fmt.Errorf("seed: the document is %s; want a JSON object ({\"companies\": [...]}, fake/SEED.md)", kind)
+	if what := topKind(data); what != "" {
+		return nil, fmt.Errorf("seed: the document %s; want a JSON object ({\"companies\": [...]}, fake/SEED.md)", what)
 	}
 	seed := new(Seed)
 	err := strictjson.Unmarshal(data, seed)
@@ -154,27 +154,33 @@ func readAll(r io.Reader) ([]byte, error) {
 	}
 }
 
-// topKind names the JSON type of a document by its first character:
-// "object", "null", "an array", "a string", "a number", "a boolean",
-// "empty".
+// topKind says what a document is when it cannot be a seed, by its first
+// characters ("is null", "is an array", "is not JSON: ..."); "" for what
+// may be an object.
 func topKind(data []byte) string {
+	if bytes.HasPrefix(data, []byte("\xEF\xBB\xBF")) {
+		return "starts with a UTF-8 byte-order mark (EF BB BF), which JSON does not allow: save it without one"
+	}
 	data = bytes.TrimLeft(data, " \t\r\n")
 	if len(data) == 0 {
-		return "empty"
+		return "is empty"
 	}
-	switch data[0] {
-	case '{':
-		return "object"
-	case 'n':
-		return "null"
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
+	switch c := data[0]; {
+	case c == '{':
+		return ""
+	case bytes.HasPrefix(data, []byte("null")):
+		return "is null"
+	case c == '[':
+		return "is an array"
+	case c == '"':
+		return "is a string"
+	case bytes.HasPrefix(data, []byte("true")), bytes.HasPrefix(data, []byte("false")):
+		return "is a boolean"
+	case c == '-', c >= '0' && c <= '9':
+		return "is a number"
+	default:
+		return fmt.Sprintf("is not JSON: it starts with the byte 0x%02X", c)
 	}
-	return "a number"
 }
 
 // Load replaces the server's state with seed (as [Server.Reset] then the

@@ -149,6 +149,9 @@ func TestStateFileRefusedAtStart(t *testing.T) {
 		{"an array", write("array.json", `[{"companies": []}]`), nil, "the document is an array; want a JSON object"},
 		{"a number", write("number.json", `42`), nil, "the document is a number"},
 		{"empty", write("empty.json", ""), nil, "the document is empty"},
+		{"a byte-order mark", write("bom.json", "\xEF\xBB\xBF"+`{"companies": []}`), nil,
+			"the document starts with a UTF-8 byte-order mark (EF BB BF), which JSON does not allow: save it without one"},
+		{"random bytes", write("random.bin", "\x8f\x00\x13\xfe{}"), nil, "the document is not JSON: it starts with the byte 0x8F"},
 		{"over --max-seed-size", big, []string{"--max-seed-size", "1KiB"}, "larger than --max-seed-size (1024 bytes)"},
 		{"a directory", dir, nil, "not a regular file"},
 	}
