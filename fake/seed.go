@@ -108,6 +108,9 @@ func decodeSeedBytes(data []byte) (*Seed, error) {
 	var rule *strictjson.Error
 	switch {
 	case err == nil:
+		if err := zeroTime(data); err != nil {
+			return nil, err
+		}
 		return seed, nil
 	case errors.As(err, &rule):
 		return nil, fmt.Errorf("seed: %w", err)
