@@ -131,7 +131,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, e *apiError)
 // cmd/convofake's check of the Host header), so that a client reads the
 // refusal as it reads any error of the API. Nothing goes to the journal.
 func (s *Server) WriteError(w http.ResponseWriter, r *http.Request, status int, code convo.ErrorCode, message string) {
-	w.Header().Set("Date", s.times.dateHeader(s.clock.Now()))
+	w.Header().Set("Date", s.dateHeader(s.clock.Now()))
 	s.writeError(w, r, errf(status, code, message))
 }
 

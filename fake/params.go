@@ -182,8 +182,9 @@ func (b jsonBody) required(name string) (string, *apiError) {
 type cursor struct {
 	Kind string `json:"k"`           // "m": messages, "c": conversations
 	Conv string `json:"c,omitempty"` // messages: the conversation
-	// Since is the messages window start (Unix ns).
-	Since int64 `json:"w,omitempty"`
+	// SinceMilli is the messages window start, as the answer's
+	// window.since shows it (Unix ms: any date since takes fits).
+	SinceMilli int64 `json:"wm,omitempty"`
 	// At and ID are the position of the last item returned (Unix ns, id).
 	At int64  `json:"t"`
 	ID string `json:"i"`
@@ -194,7 +195,7 @@ type cursor struct {
 }
 
 func (s *Server) encodeCursor(c cursor) string {
-	if c.Filters != nil { // compared by pointer: not kept
+	if c.Filters != nil || !s.on(shortcutLastCursor) { // filters are compared by pointer: not kept
 		return s.signCursor(c)
 	}
 	if last := s.lastCursor.Load(); last != nil && last.c == c {
@@ -229,14 +230,19 @@ func (s *Server) signCursor(c cursor) string {
 // The HMACs are pooled: making one hashes the key twice, which would cost
 // more than signing a cursor.
 func (s *Server) cursorMAC(payload []byte, sum *[sha256.Size]byte) {
-	mac, _ := s.cursorMACs.Get().(hash.Hash)
+	var mac hash.Hash
+	if s.on(shortcutPooledMACs) {
+		mac, _ = s.cursorMACs.Get().(hash.Hash)
+	}
 	if mac == nil {
 		mac = hmac.New(sha256.New, s.cursorKey)
 	}
 	mac.Reset()
 	mac.Write(payload)
 	mac.Sum(sum[:0])
-	s.cursorMACs.Put(mac)
+	if s.on(shortcutPooledMACs) {
+		s.cursorMACs.Put(mac)
+	}
 }
 
 func (s *Server) decodeCursor(v, kind string) (cursor, *apiError) {

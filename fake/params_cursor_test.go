@@ -30,7 +30,7 @@ func TestCursorSigning(t *testing.T) {
 	for g := range 4 {
 		wg.Go(func() {
 			for i := range 200 {
-				c := cursor{Kind: "m", Conv: "conv", Since: int64(g), At: int64(i), ID: "id"}
+				c := cursor{Kind: "m", Conv: "conv", SinceMilli: int64(g), At: int64(i), ID: "id"}
 				got := s.encodeCursor(c)
 				assert.Equal(t, want(c), got)
 				back, apiErr := s.decodeCursor(got, "m")

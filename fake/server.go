@@ -64,9 +64,12 @@ type Server struct {
 	startNow time.Time // the clock's reading once the server started, for Reset
 	startDoc *seedDoc  // the seed of WithSeed, in JSON, for Reset
 	closeOne sync.Once
+
+	shortcutsOff shortcut // the shortcuts left out (tests)
 }
 
 type config struct {
+	shortcutsOff   shortcut // tests: the shortcuts to leave out (withShortcutsOff)
 	apiKey         string
 	clock          *Clock
 	limit          limitConfig
@@ -232,12 +235,13 @@ func newServer(listen bool, opts ...Option) (*Server, error) {
 	key := make([]byte, 32)
 	_, _ = rand.Read(key)
 	s := &Server{
-		clock:      clock,
-		errIDs:     newErrorIDs(),
-		cursorKey:  key,
-		log:        logger,
-		publicBase: strings.TrimSuffix(cfg.publicURL, "/"),
-		cfg:        cfg,
+		clock:        clock,
+		errIDs:       newErrorIDs(),
+		cursorKey:    key,
+		log:          logger,
+		publicBase:   strings.TrimSuffix(cfg.publicURL, "/"),
+		cfg:          cfg,
+		shortcutsOff: cfg.shortcutsOff,
 	}
 	s.limiter = newLimiter(clock, cfg.limit, cfg.anomalyCalls, cfg.anomalyPer)
 	s.journal.limit, s.journal.maxBytes = cfg.journalLimit, cfg.journalBytes
