@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -45,8 +46,12 @@ func TestStateFileSurvivesRestart(t *testing.T) {
 	require.Equal(t, exitOK, p.stop())
 	assert.Contains(t, p.stderr.String(), "state saved")
 
+	assert.Contains(t, p.stdout.String(), "# data: the demo data; --state "+path+" does not exist yet: it is written on exit\n")
+
 	again := start(t, "--state", path, "--rate-limit", "0")
 	assert.Equal(t, before+2000, contactCount(t, again), "every contact written is back")
+	assert.Regexp(t, `# data: --state `+regexp.QuoteMeta(path)+`, loaded: 1 company, \d+ contacts, \d+ conversations, \d+ messages \(written back on exit\)\n`,
+		again.stdout.String(), "a restart says what it loaded")
 	r := again.do(http.MethodGet, "/v1/chatapp/contacts/lookup?phone_number=5511000001999&phone_number_id=5511940000001", "Bearer "+fake.DefaultAPIKey, "")
 	assert.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
 	assert.Equal(t, "2026-11-22T10:00:00.000Z", again.admin(http.MethodGet, "/_fake/clock", "").JSON(t)["now"], "the frozen clock too")
