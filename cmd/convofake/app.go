@@ -216,7 +216,7 @@ func (a *app) handlers() (api, adminOnly http.Handler) {
 		adminHere = notServed("the admin API is off: convofake listens beyond loopback (--addr " + a.cfg.addr +
 			"); restart it with --admin-addr 127.0.0.1:<port> to serve the admin API on loopback, or with --admin-on-public to serve it here")
 	}
-	var apiHere http.Handler = withRoot(withOpenAPI(route(a.srv.Handler(), adminHere)), a.baseURL, a.adminURL)
+	var apiHere http.Handler = withRoot(withOpenAPI(route(a.srv.Handler(), adminHere)), a.baseURL, a.adminURL, a.srv.Clock().Now)
 	if a.apiLn != nil && netx.IsLoopback(a.apiLn.Addr().String()) { // beyond loopback, any name may reach it on purpose
 		names, anyIP := listenHosts(a.cfg.addr, a.cfg.publicURL)
 		apiHere = hostGuard(a.srv, names, anyIP, apiHere)
