@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"hash"
 	"mime"
 	"net/http"
 	"net/url"
@@ -194,29 +193,9 @@ type cursor struct {
 	Filters *convFilters `json:"f,omitempty"`
 }
 
+// encodeCursor is the text of c: its JSON and the start of its HMAC, each
+// in base64, joined by a dot.
 func (s *Server) encodeCursor(c cursor) string {
-	if c.Filters != nil || !s.on(shortcutLastCursor) { // filters are compared by pointer: not kept
-		return s.signCursor(c)
-	}
-	if last := s.lastCursor.Load(); last != nil && last.c == c {
-		return last.text // a client polling the same page gets the same cursor
-	}
-	text := s.signCursor(c)
-	s.lastCursor.Store(&encodedCursor{c: c, text: text})
-	return text
-}
-
-// encodedCursor is a cursor without filters and its text: the text depends
-// on nothing else (the server's key never changes), so the last one made
-// is kept.
-type encodedCursor struct {
-	c    cursor
-	text string
-}
-
-// signCursor is the text of c: its JSON and the start of its HMAC, each in
-// base64, joined by a dot.
-func (s *Server) signCursor(c cursor) string {
 	payload, _ := json.Marshal(c)
 	var sum [sha256.Size]byte
 	s.cursorMAC(payload, &sum)
@@ -227,22 +206,10 @@ func (s *Server) signCursor(c cursor) string {
 }
 
 // cursorMAC puts the HMAC of payload under the server's cursor key in sum.
-// The HMACs are pooled: making one hashes the key twice, which would cost
-// more than signing a cursor.
 func (s *Server) cursorMAC(payload []byte, sum *[sha256.Size]byte) {
-	var mac hash.Hash
-	if s.on(shortcutPooledMACs) {
-		mac, _ = s.cursorMACs.Get().(hash.Hash)
-	}
-	if mac == nil {
-		mac = hmac.New(sha256.New, s.cursorKey)
-	}
-	mac.Reset()
+	mac := hmac.New(sha256.New, s.cursorKey)
 	mac.Write(payload)
 	mac.Sum(sum[:0])
-	if s.on(shortcutPooledMACs) {
-		s.cursorMACs.Put(mac)
-	}
 }
 
 func (s *Server) decodeCursor(v, kind string) (cursor, *apiError) {

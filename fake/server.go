@@ -48,8 +48,6 @@ type Server struct {
 	clock      *Clock
 	errIDs     *errorIDs
 	cursorKey  []byte
-	cursorMACs sync.Pool // of hash.Hash: HMACs under cursorKey (cursorMAC)
-	lastCursor atomic.Pointer[encodedCursor]
 	log        *slog.Logger
 	publicBase string // WithPublicURL: scheme://host[/prefix] of attachment URLs
 

@@ -23,14 +23,8 @@ const (
 	// shortcutTimeTexts keeps the last Date header and timestamp made
 	// (timeCache).
 	shortcutTimeTexts
-	// shortcutPooledMACs keeps the HMACs that sign cursors in a pool
-	// (cursorMAC).
-	shortcutPooledMACs
-	// shortcutLastCursor keeps the last cursor signed (encodeCursor).
-	shortcutLastCursor
 
-	allShortcuts = shortcutPages | shortcutMessages | shortcutChannels | shortcutFastRoute | shortcutTimeTexts |
-		shortcutPooledMACs | shortcutLastCursor
+	allShortcuts = shortcutPages | shortcutMessages | shortcutChannels | shortcutFastRoute | shortcutTimeTexts
 )
 
 // on reports whether the server takes shortcut k.

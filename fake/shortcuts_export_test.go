@@ -8,13 +8,11 @@ type Shortcut = shortcut
 
 // The shortcuts, by name.
 var Shortcuts = map[string]Shortcut{
-	"pages":      shortcutPages,
-	"messages":   shortcutMessages,
-	"channels":   shortcutChannels,
-	"fastRoute":  shortcutFastRoute,
-	"timeTexts":  shortcutTimeTexts,
-	"pooledMACs": shortcutPooledMACs,
-	"lastCursor": shortcutLastCursor,
+	"pages":     shortcutPages,
+	"messages":  shortcutMessages,
+	"channels":  shortcutChannels,
+	"fastRoute": shortcutFastRoute,
+	"timeTexts": shortcutTimeTexts,
 }
 
 // AllShortcuts is every shortcut.

@@ -205,4 +205,3 @@ func TestMessagePageSinceBeforeTheNanosecondRange(t *testing.T) {
 		assert.Equal(t, since, next["window"].(map[string]any)["since"], "the cursor keeps the window")
 	}
 }
-
