@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -213,4 +214,25 @@ func TestDocumentedCommands(t *testing.T) {
 	demotest.CheckDocumentedCommands(t, "quickstart", run, map[string]demotest.Outcome{
 		"": {Code: 0, Stdout: []string{"Channel accounts", "Anomaly report"}},
 	})
+}
+
+// The tables line up by the columns a terminal gives each character: a
+// cell holding an emoji (two columns) or a combining mark (none) does not
+// shift the cells after it, as text/tabwriter's count of characters did.
+func TestTableLinesUpWideCharacters(t *testing.T) {
+	var out strings.Builder
+	tw := newTable(&out)
+	fmt.Fprintln(tw, "  TEXT\tREACTIONS\tEND")
+	fmt.Fprintln(tw, "  \"Thanks 👍\"\t[❤ (inbound)]\tx")
+	fmt.Fprintln(tw, "  \"cafe\u0301 日本\"\t[]\ty")
+	fmt.Fprintln(tw, "  plain\t-\tz")
+	require.NoError(t, tw.Flush())
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	require.Len(t, lines, 4)
+	var ends []int
+	for _, l := range lines {
+		cut := strings.LastIndex(l, " ") + 1
+		ends = append(ends, displayWidth(l[:cut]))
+	}
+	assert.Equal(t, []int{ends[0], ends[0], ends[0], ends[0]}, ends, "the last column starts at one place:\n%s", out.String())
 }
