@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/convoapi/convo-go/fake"
-	"github.com/convoapi/convo-go/internal/cpupair"
+	"github.com/convoapi/convo-go/internal/testkit"
 )
 
 // BenchmarkScaleRequestCPU serves the pairs of BenchmarkScaleRequest (the
@@ -32,18 +32,18 @@ func BenchmarkScaleRequestCPU(b *testing.B) {
 		{"channels", "/v1/channels"},
 		{"messages-100", page},
 	} {
-		static := cpupair.Static(cpupair.Serve(b, s.Handler(), target.path, s.APIKey()))
+		static := testkit.Static(testkit.Serve(b, s.Handler(), target.path, s.APIKey()))
 		filled := false
 		b.Run(target.name, func(b *testing.B) {
 			for ; !filled; filled = true {
 				for range fake.DefaultJournalLimit {
-					cpupair.Serve(b, s.Handler(), target.path, s.APIKey())
+					testkit.Serve(b, s.Handler(), target.path, s.APIKey())
 				}
 			}
-			cpupair.Run(b, "fake", func() { cpupair.Serve(b, s.Handler(), target.path, s.APIKey()) }, func() { cpupair.Serve(b, static, target.path, s.APIKey()) })
+			testkit.Run(b, "fake", func() { testkit.Serve(b, s.Handler(), target.path, s.APIKey()) }, func() { testkit.Serve(b, static, target.path, s.APIKey()) })
 		})
 		b.Run(target.name+"-nojournal", func(b *testing.B) {
-			cpupair.Run(b, "fake", func() { cpupair.Serve(b, noJournal.Handler(), target.path, noJournal.APIKey()) }, func() { cpupair.Serve(b, static, target.path, s.APIKey()) })
+			testkit.Run(b, "fake", func() { testkit.Serve(b, noJournal.Handler(), target.path, noJournal.APIKey()) }, func() { testkit.Serve(b, static, target.path, s.APIKey()) })
 		})
 	}
 }
@@ -65,7 +65,7 @@ func BenchmarkShortcutShare(b *testing.B) {
 				NextCursor string `json:"next_cursor"`
 			} `json:"data"`
 		}
-		if err := json.Unmarshal(cpupair.Serve(b, s.Handler(), page, s.APIKey()), &out); err != nil {
+		if err := json.Unmarshal(testkit.Serve(b, s.Handler(), page, s.APIKey()), &out); err != nil {
 			b.Fatal(err)
 		}
 		return page + "&cursor=" + url.QueryEscape(out.Data.NextCursor)
@@ -88,8 +88,8 @@ func BenchmarkShortcutShare(b *testing.B) {
 			s, _ := requestBenchServer(b, fake.WithShortcutsOff(off))
 			withPath, allPath := target.path(s), target.path(all)
 			b.Run(target.name+"/off="+name, func(b *testing.B) {
-				cpupair.Run(b, "off", func() { cpupair.Serve(b, s.Handler(), withPath, s.APIKey()) },
-					func() { cpupair.Serve(b, all.Handler(), allPath, all.APIKey()) })
+				testkit.Run(b, "off", func() { testkit.Serve(b, s.Handler(), withPath, s.APIKey()) },
+					func() { testkit.Serve(b, all.Handler(), allPath, all.APIKey()) })
 			})
 		}
 	}

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/convoapi/convo-go/fake"
-	"github.com/convoapi/convo-go/internal/callfake"
+	"github.com/convoapi/convo-go/internal/testkit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -65,7 +65,7 @@ func apiWithHost(t *testing.T, p *proc, path, host string) response {
 	require.NoError(t, err)
 	req.Host = host
 	req.Header.Set("Authorization", "Bearer "+fake.DefaultAPIKey)
-	return callfake.Do(t, p.client, req)
+	return testkit.Do(t, p.client, req)
 }
 
 // The API listener bound to loopback answers only the names of this

@@ -20,7 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/convoapi/convo-go/fake"
-	"github.com/convoapi/convo-go/internal/syncbuf"
+	"github.com/convoapi/convo-go/internal/testkit"
 )
 
 // contactCount is the number of contacts of the default company.
@@ -221,7 +221,7 @@ func TestStateFileIsASeed(t *testing.T) {
 func TestStateFileSaveFails(t *testing.T) {
 	gone := filepath.Join(t.TempDir(), "gone")
 	require.NoError(t, os.Mkdir(gone, 0o700))
-	var stdout, stderr syncbuf.Buffer
+	var stdout, stderr testkit.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), safetyTimeout)
 	defer cancel()
 	code := run(ctx, []string{"--addr", "127.0.0.1:0", "--state", filepath.Join(gone, "state.json")}, &stdout, &stderr, func(string) {

@@ -1,6 +1,6 @@
 //go:build linux
 
-package cpupair
+package testkit
 
 import (
 	"runtime"
