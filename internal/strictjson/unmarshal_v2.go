@@ -11,6 +11,7 @@ import (
 	"io"
 	"reflect"
 	"strconv"
+	"strings"
 )
 
 // options are the rule in encoding/json/v2's terms: keys given twice are
@@ -161,4 +162,33 @@ func diagnose(data []byte, v any, v2err error) error {
 		return ErrMoreThanOneValue
 	}
 	return v2err
+}
+
+// fieldNames returns the JSON names of t's fields, those of its embedded
+// structs included, as encoding/json names them, with each field's type.
+func fieldNames(t reflect.Type) map[string]reflect.Type {
+	out := map[string]reflect.Type{}
+	collectFields(t, out)
+	return out
+}
+
+// caseOf returns the JSON name of a field of struct type t that key
+// matches only without regard to case, "" when there is none.
+func caseOf(t reflect.Type, key string) string {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil || t.Kind() != reflect.Struct {
+		return ""
+	}
+	names := fieldNames(t)
+	if _, exact := names[key]; exact {
+		return ""
+	}
+	for name := range names {
+		if strings.EqualFold(name, key) {
+			return name
+		}
+	}
+	return ""
 }
