@@ -27,7 +27,7 @@ import (
 
 	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
-	"github.com/convoapi/convo-go/internal/wirerecord"
+	"github.com/convoapi/convo-go/internal/testkit"
 )
 
 type fileRig struct {
@@ -359,7 +359,7 @@ func TestDownloadAttachmentReusesTheAddress(t *testing.T) {
 
 func testDownloadAttachmentAt(t *testing.T, at time.Time) {
 	clock := fake.NewManualClock(at)
-	s := fake.New(t, fake.WithClock(clock), fake.WithAttachmentTTL(15*time.Minute), fake.WithHandlerMiddleware(wirerecord.Middleware(t)))
+	s := fake.New(t, fake.WithClock(clock), fake.WithAttachmentTTL(15*time.Minute), fake.WithHandlerMiddleware(testkit.Middleware(t)))
 	co := s.Company()
 	line := co.AddChannel(fake.ChannelAccount{Channel: "chatapp", ProviderIdentifier: "5511900000000"})
 	ana := co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "+55 11 98765-4321", Name: "Ana"})

@@ -11,7 +11,7 @@ import (
 
 	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
-	"github.com/convoapi/convo-go/internal/wirerecord"
+	"github.com/convoapi/convo-go/internal/testkit"
 )
 
 func confirmation(t *testing.T, got any, want string) {
@@ -196,7 +196,7 @@ func TestContactsCreateRetriedOn429(t *testing.T) {
 }
 
 func TestEnsureUnderFiftyConcurrentCallers(t *testing.T) {
-	s := fake.New(t, fake.WithRateLimit(1e6, 1e6), fake.WithHandlerMiddleware(wirerecord.Middleware(t)))
+	s := fake.New(t, fake.WithRateLimit(1e6, 1e6), fake.WithHandlerMiddleware(testkit.Middleware(t)))
 	co := s.Company()
 	co.AddChannel(fake.ChannelAccount{Channel: convo.ChannelChatapp, DisplayName: "Sales", ProviderIdentifier: "5511900000000"})
 	c := s.Client()

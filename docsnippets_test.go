@@ -51,7 +51,7 @@ var snippetPreludes = map[string]snippetPrelude{
 		params:  "t *testing.T, start time.Time",
 		imports: []string{"testing", "testing/synctest", "time", modulePath},
 	},
-	"internal/wirerecord": {
+	"internal/testkit": {
 		params:  "t *testing.T",
 		imports: []string{"testing", modulePath + "/fake"},
 	},

@@ -11,8 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/convoapi/convo-go/internal/syncbuf"
-	"github.com/convoapi/convo-go/internal/wirerecord"
+	"github.com/convoapi/convo-go/internal/testkit"
 )
 
 // testKey is distinctive so that any leak into an error or a log is caught.
@@ -23,7 +22,7 @@ const mockBase = "https://api.convo.test/v1"
 type mockEnv struct {
 	c    *Client
 	mock *httpmock.MockTransport
-	logs *syncbuf.Buffer
+	logs *testkit.Buffer
 }
 
 // newMock builds a client whose retrying client's inner transport is an
@@ -32,12 +31,12 @@ type mockEnv struct {
 func newMock(t *testing.T, opts ...Option) *mockEnv {
 	t.Helper()
 	mock := httpmock.NewMockTransport()
-	logs := &syncbuf.Buffer{}
+	logs := &testkit.Buffer{}
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	base := []Option{
 		WithAPIKey(testKey),
 		WithBaseURL(mockBase),
-		WithHTTPClient(&http.Client{Transport: wirerecord.RequestTransport(t, mock)}),
+		WithHTTPClient(&http.Client{Transport: testkit.RequestTransport(t, mock)}),
 		WithLogger(logger),
 	}
 	c, err := NewClient(append(base, opts...)...)

@@ -20,7 +20,7 @@ import (
 
 	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
-	"github.com/convoapi/convo-go/internal/wirerecord"
+	"github.com/convoapi/convo-go/internal/testkit"
 )
 
 // Shared fixtures of the tests of the external package convo_test. The
@@ -81,7 +81,7 @@ func newMock(t *testing.T, reply func(r *http.Request) (*http.Response, error), 
 	base := []convo.Option{
 		convo.WithAPIKey(testKey),
 		convo.WithBaseURL(testBase),
-		convo.WithHTTPClient(&http.Client{Transport: wirerecord.RequestTransport(t, m)}),
+		convo.WithHTTPClient(&http.Client{Transport: testkit.RequestTransport(t, m)}),
 		convo.WithRetryWait(0, 0),
 	}
 	c, err := convo.NewClient(append(base, opts...)...)
@@ -427,7 +427,7 @@ var unlimited = []fake.Option{fake.WithRateLimit(1e6, 1e6)}
 // document, and a client that reaches it through an inMemory transport.
 func inMemoryFake(t *testing.T, latency time.Duration, fopts []fake.Option, copts ...convo.Option) (*fake.Server, *convo.Client, *inMemory) {
 	t.Helper()
-	s, err := fake.NewHandler(slices.Concat(fopts, []fake.Option{fake.WithHandlerMiddleware(wirerecord.Middleware(t))})...)
+	s, err := fake.NewHandler(slices.Concat(fopts, []fake.Option{fake.WithHandlerMiddleware(testkit.Middleware(t))})...)
 	require.NoError(t, err)
 	tr := &inMemory{h: s.Handler(), latency: latency}
 	c, err := convo.NewClient(append([]convo.Option{convo.WithBaseURL("http://127.0.0.1/v1"), convo.WithAPIKey(s.APIKey()),

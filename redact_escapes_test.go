@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	convo "github.com/convoapi/convo-go"
-	"github.com/convoapi/convo-go/internal/keyforms"
+	"github.com/convoapi/convo-go/internal/testkit"
 )
 
 // TestKeyRedactedInEveryEscaping echoes three keys, in every escaping, into
@@ -22,8 +22,8 @@ import (
 // body) and into the path as an id, and looks for any of those forms in
 // everything the caller and the debug log can see.
 func TestKeyRedactedInEveryEscaping(t *testing.T) {
-	for _, key := range keyforms.Keys {
-		for name, esc := range keyforms.Escapings {
+	for _, key := range testkit.Keys {
+		for name, esc := range testkit.Escapings {
 			t.Run(name+"/"+key[:6], func(t *testing.T) {
 				seen, apiErr := echoKey(t, key, esc(key))
 				assertNoForm(t, key, seen)
@@ -38,9 +38,9 @@ func TestKeyRedactedInEveryEscaping(t *testing.T) {
 // by every escaping of every escaping (\\u0073 is \u0073 escaped again, a
 // JSON body's field then holds the once-escaped form; %2573 is %73).
 func TestKeyRedactedEscapedTwice(t *testing.T) {
-	for _, key := range keyforms.Keys {
-		for name1, e1 := range keyforms.Escapings {
-			for name2, e2 := range keyforms.Escapings {
+	for _, key := range testkit.Keys {
+		for name1, e1 := range testkit.Escapings {
+			for name2, e2 := range testkit.Escapings {
 				t.Run(name1+" then "+name2+"/"+key[:6], func(t *testing.T) {
 					seen, _ := echoKey(t, key, e2(e1(key)))
 					assertNoForm(t, key, seen)
@@ -85,7 +85,7 @@ func echoKey(t *testing.T, key, echo string) ([]string, *convo.Error) {
 func assertNoForm(t *testing.T, key string, seen []string) {
 	t.Helper()
 	for _, s := range seen {
-		for form, f := range keyforms.Escapings {
+		for form, f := range testkit.Escapings {
 			assert.NotContains(t, s, f(key), "the %s form of the key leaked", form)
 		}
 	}
@@ -97,9 +97,9 @@ func assertNoForm(t *testing.T, key string, seen []string) {
 // text the caller and the log see to this: no run of six characters of the
 // key, in the form the server wrote it, escaped once or not at all.
 func TestKeyNeverSurvivesTheExcerptCut(t *testing.T) {
-	for _, key := range keyforms.Keys {
-		for name1, e1 := range keyforms.Escapings {
-			for name2, e2 := range keyforms.Escapings {
+	for _, key := range testkit.Keys {
+		for name1, e1 := range testkit.Escapings {
+			for name2, e2 := range testkit.Escapings {
 				echo := e2(e1(key))
 				t.Run(name1+" then "+name2+"/"+key[:6], func(t *testing.T) {
 					for _, at := range []int{400, 480, 500, 505, 508, 511, 512} {

@@ -18,7 +18,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/convoapi/convo-go/internal/syncbuf"
+	"github.com/convoapi/convo-go/internal/testkit"
 	"github.com/jarcoal/httpmock"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -60,7 +60,7 @@ func TestOneConnectionForAThousandCalls(t *testing.T) {
 	srv.Start()
 	defer srv.Close()
 
-	logs := &syncbuf.Buffer{}
+	logs := &testkit.Buffer{}
 	// A transport of its own: http.DefaultTransport's idle pool is shared
 	// with every other test, and another test's server closing can flush it
 	// (a second connection would then be counted).
@@ -129,7 +129,7 @@ func TestAttemptLogRecords(t *testing.T) {
 func TestNoLoggerNoOutput(t *testing.T) {
 	// Without WithLogger nothing is written anywhere (retryablehttp's default
 	// logger would write to stderr); a logger above debug gets nothing either.
-	logs := &syncbuf.Buffer{}
+	logs := &testkit.Buffer{}
 	env := newMock(t, WithLogger(slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))))
 	env.mock.RegisterNoResponder(responder(200, okJSON(`{"items":[]}`)))
 	_, err := env.c.Channels.List(context.Background())

@@ -15,7 +15,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/convoapi/convo-go/internal/syncbuf"
+	"github.com/convoapi/convo-go/internal/testkit"
 	"github.com/jarcoal/httpmock"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -457,7 +457,7 @@ func TestBodyCutMidwayIsRetriedForSafeMethods(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			srv, n := cutServer(t, tt.cuts)
-			logs := &syncbuf.Buffer{}
+			logs := &testkit.Buffer{}
 			c, err := NewClient(append([]Option{WithAPIKey(testKey), WithBaseURL(srv.URL + "/v1"), WithRetryWait(0, 0),
 				WithLogger(slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})))}, tt.opts...)...)
 			require.NoError(t, err)

@@ -13,8 +13,7 @@ import (
 	"github.com/convoapi/convo-go/conformance"
 	"github.com/convoapi/convo-go/fake"
 	"github.com/convoapi/convo-go/internal/conformancetest"
-	"github.com/convoapi/convo-go/internal/keyforms"
-	"github.com/convoapi/convo-go/internal/seedgen"
+	"github.com/convoapi/convo-go/internal/testkit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -29,7 +28,7 @@ func TestRunAgainstTheFake(t *testing.T) {
 		seed *fake.Seed
 	}{
 		{"demo", fake.DemoSeed()},
-		{"generated", seedgen.Generate(3000)},
+		{"generated", conformancetest.Generate(3000)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -42,7 +41,7 @@ func TestRunAgainstTheFake(t *testing.T) {
 					assert.NotEmpty(t, res.Reason, res.ID)
 				}
 			}
-			ch, ct, cv, msg := seedgen.Size(tt.seed)
+			ch, ct, cv, msg := conformancetest.Size(tt.seed)
 			t.Logf("%d channels, %d contacts, %d conversations, %d messages: %s", ch, ct, cv, msg, rep.Summary())
 		})
 	}
@@ -172,7 +171,7 @@ func TestRunCannotRun(t *testing.T) {
 // through a proxy that echoes the key in every escaping into each answer:
 // neither the text nor the JSON report holds it in any escaping.
 func TestRunNeverShowsTheKey(t *testing.T) {
-	for _, key := range keyforms.Keys {
+	for _, key := range testkit.Keys {
 		t.Run(key, func(t *testing.T) {
 			s := demoHandler(t, fake.WithAPIKey(key))
 			ts := conformancetest.Proxy(t, s.Handler(), conformancetest.Alteration{Resp: conformancetest.EchoKey(key), Header: conformancetest.EchoKeyHeaders(key)})
@@ -182,7 +181,7 @@ func TestRunNeverShowsTheKey(t *testing.T) {
 			require.NoError(t, rep.WriteText(&text))
 			require.NoError(t, rep.WriteJSON(&js))
 			assert.Contains(t, rep.RateLimitHeaders, "X-Ratelimit-Key", "the headers were seen")
-			for name, esc := range keyforms.Escapings {
+			for name, esc := range testkit.Escapings {
 				assert.NotContains(t, text.String(), esc(key), name)
 				assert.NotContains(t, js.String(), esc(key), name)
 			}

@@ -13,7 +13,7 @@ import (
 	"github.com/convoapi/convo-go/conformance"
 	"github.com/convoapi/convo-go/fake"
 	"github.com/convoapi/convo-go/internal/conformancetest"
-	"github.com/convoapi/convo-go/internal/keyforms"
+	"github.com/convoapi/convo-go/internal/testkit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -38,7 +38,7 @@ func record(t *testing.T, s *fake.Server, opts conformance.RecorderOptions) []by
 // escaping, through a proxy that echoes the key in every escaping into
 // each answer: the recording holds none of them.
 func TestRecorderRemovesTheKey(t *testing.T) {
-	for _, key := range keyforms.Keys {
+	for _, key := range testkit.Keys {
 		t.Run(key, func(t *testing.T) {
 			s := demoHandler(t, fake.WithAPIKey(key), fake.WithClock(fake.NewManualClock(recordStart)))
 			ts := conformancetest.Proxy(t, s.Handler(), conformancetest.Alteration{Resp: conformancetest.EchoKey(key), Header: conformancetest.EchoKeyHeaders(key)})
@@ -50,7 +50,7 @@ func TestRecorderRemovesTheKey(t *testing.T) {
 			require.NoError(t, rec.Err())
 			out := buf.String()
 			require.Contains(t, out, "[REDACTED]", "the echoed key was there to remove")
-			for name, esc := range keyforms.Escapings {
+			for name, esc := range testkit.Escapings {
 				assert.NotContains(t, out, esc(key), name)
 			}
 		})

@@ -13,7 +13,7 @@ import (
 
 	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
-	"github.com/convoapi/convo-go/internal/cpupair"
+	"github.com/convoapi/convo-go/internal/testkit"
 )
 
 // benchClient keeps connections alive, as SDK clients do.
@@ -211,7 +211,7 @@ func readPages(b *testing.B, h http.Handler, key, first string, max int) (pages 
 		if cursor != "" {
 			target += "&cursor=" + url.QueryEscape(cursor)
 		}
-		cursor = nextCursorOf(b, cpupair.Serve(b, h, target, key))
+		cursor = nextCursorOf(b, testkit.Serve(b, h, target, key))
 		if pages++; cursor == "" {
 			break
 		}
@@ -227,11 +227,11 @@ func BenchmarkEdgeConversationPage(b *testing.B) {
 	for _, n := range []int{1_000, 100_000} {
 		b.Run(fmt.Sprintf("store=%d", n), func(b *testing.B) {
 			s := conversationStore(b, n)
-			first := cpupair.Serve(b, s.Handler(), "/v1/conversations?limit=100", s.APIKey())
+			first := testkit.Serve(b, s.Handler(), "/v1/conversations?limit=100", s.APIKey())
 			target := "/v1/conversations?limit=100&cursor=" + url.QueryEscape(nextCursorOf(b, first))
 			b.ReportAllocs()
 			for b.Loop() {
-				cpupair.Serve(b, s.Handler(), target, s.APIKey())
+				testkit.Serve(b, s.Handler(), target, s.APIKey())
 			}
 		})
 	}
@@ -267,7 +267,7 @@ func BenchmarkEdgeAnomaliesCached(b *testing.B) {
 		co.AddMessage(cv, fake.Message{Sender: fake.SenderContact, Text: "hi", At: t0.Add(-time.Duration(5*3600+i%(15*3600)) * time.Second)})
 	}
 	target := "/v1/conversations/anomalies?include=unassigned,automation_only&limit=100"
-	body := cpupair.Serve(b, s.Handler(), target, s.APIKey()) // fills the cache
+	body := testkit.Serve(b, s.Handler(), target, s.APIKey()) // fills the cache
 	static := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		_, _ = w.Write(body)
@@ -279,14 +279,14 @@ func BenchmarkEdgeAnomaliesCached(b *testing.B) {
 		b.Run(h.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				cpupair.Serve(b, h.h, target, s.APIKey())
+				testkit.Serve(b, h.h, target, s.APIKey())
 			}
 		})
 		b.Run(h.name+"-parallel", func(b *testing.B) {
 			b.ReportAllocs()
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
-					cpupair.Serve(b, h.h, target, s.APIKey())
+					testkit.Serve(b, h.h, target, s.APIKey())
 				}
 			})
 		})

@@ -30,7 +30,7 @@ func capabilitiesFor(channel convo.Channel) convo.Capabilities {
 func (s *Server) handleChannels(w http.ResponseWriter, r *http.Request, co *company, _ []string) {
 	var data []byte
 	s.withStore(readOnly, func() *apiError {
-		data = co.channelsData()
+		data = co.channelsData(s.on(shortcutChannels))
 		return nil
 	})
 	s.writeEncoded(w, http.StatusOK, part{json: data})
@@ -49,13 +49,13 @@ type channelsAnswer struct {
 // count and the same last account mean the same answer. The caller holds
 // the state's lock (the read lock is enough: the answer is swapped
 // atomically, and two readers that both make it make the same bytes).
-func (co *company) channelsData() []byte {
+func (co *company) channelsData(keep bool) []byte {
 	n := len(co.accounts)
 	var last *account
 	if n > 0 {
 		last = co.accounts[n-1]
 	}
-	if c := co.channels.Load(); c != nil && c.n == n && c.last == last {
+	if c := co.channels.Load(); keep && c != nil && c.n == n && c.last == last {
 		return c.data
 	}
 	items := make([]convo.ChannelAccount, 0, n)
@@ -71,6 +71,8 @@ func (co *company) channelsData() []byte {
 	data := encode(struct {
 		Items []convo.ChannelAccount `json:"items"`
 	}{items})
-	co.channels.Store(&channelsAnswer{n: n, last: last, data: data})
+	if keep {
+		co.channels.Store(&channelsAnswer{n: n, last: last, data: data})
+	}
 	return data
 }

@@ -18,12 +18,15 @@ import (
 // value is INVALID_PARAM naming the parameter. They travel
 // inside the cursor, so later pages apply the first page's filters.
 type convFilters struct {
-	Channel    string `json:"ch,omitempty"`
-	ChannelID  string `json:"cid,omitempty"`
-	Status     string `json:"st,omitempty"`
-	Assigned   *bool  `json:"as,omitempty"`
-	Since      int64  `json:"si,omitempty"` // Unix ns; 0: none
-	Until      int64  `json:"un,omitempty"`
+	Channel   string `json:"ch,omitempty"`
+	ChannelID string `json:"cid,omitempty"`
+	Status    string `json:"st,omitempty"`
+	Assigned  *bool  `json:"as,omitempty"`
+	// Since and Until are Unix milliseconds, the precision of the
+	// parameters: any date the parameters take fits, where Unix
+	// nanoseconds end in 1678 and 2262.
+	Since      int64  `json:"sm,omitempty"`
+	Until      int64  `json:"um,omitempty"`
 	HasSince   bool   `json:"hs,omitempty"`
 	HasUntil   bool   `json:"hu,omitempty"`
 	Identifier string `json:"id,omitempty"`
@@ -66,10 +69,10 @@ func parseConvFilters(q url.Values) (convFilters, *apiError) {
 		return f, e
 	}
 	if hasSince {
-		f.HasSince, f.Since = true, since.UnixNano()
+		f.HasSince, f.Since = true, since.UnixMilli()
 	}
 	if hasUntil {
-		f.HasUntil, f.Until = true, until.UnixNano()
+		f.HasUntil, f.Until = true, until.UnixMilli()
 	}
 	f.Identifier = q.Get("channel_identifier")
 	if v, ok := q["phone"]; ok {
@@ -96,8 +99,8 @@ func (f *convFilters) matches(c *conversation, asOf uint64) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	lma := c.lastMessageAsOf(asOf)
-	if f.HasSince && (lma.IsZero() || lma.UnixNano() < f.Since) ||
-		f.HasUntil && (lma.IsZero() || lma.UnixNano() >= f.Until) {
+	if f.HasSince && (lma.IsZero() || lma.UnixMilli() < f.Since) ||
+		f.HasUntil && (lma.IsZero() || lma.UnixMilli() >= f.Until) {
 		return time.Time{}, false
 	}
 	if lma.IsZero() {

@@ -55,7 +55,7 @@ func (s *Server) writeJSON(w http.ResponseWriter, status int, data any) {
 func (s *Server) writeEncoded(w http.ResponseWriter, status int, data part) {
 	data.name = "data"
 	envelope := part{fields: []part{{name: "success", json: []byte("true")}, data,
-		{name: "timestamp", json: s.times.timestampJSON(s.clock.Now())}}}
+		{name: "timestamp", json: s.timestampJSON(s.clock.Now())}}}
 	writeWith(w, status, envelope.append)
 }
 

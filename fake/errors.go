@@ -125,11 +125,13 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, e *apiError)
 // WriteError answers r with an error in the service's envelope, as the
 // server's own errors are written: status, message.error code,
 // message.message message, the path in its /api/v1 form, a timestamp on the
-// server's clock and a fresh errorId. It is for a handler mounted in front
+// server's clock and a fresh errorId, and a Date header on that clock too
+// (net/http would write the machine's). It is for a handler mounted in front
 // of [Server.Handler] that refuses a request before the fake sees it (e.g.
 // cmd/convofake's check of the Host header), so that a client reads the
 // refusal as it reads any error of the API. Nothing goes to the journal.
 func (s *Server) WriteError(w http.ResponseWriter, r *http.Request, status int, code convo.ErrorCode, message string) {
+	w.Header().Set("Date", s.dateHeader(s.clock.Now()))
 	s.writeError(w, r, errf(status, code, message))
 }
 

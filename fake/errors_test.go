@@ -2,6 +2,8 @@ package fake_test
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -90,4 +92,18 @@ func TestErrorBodyForEveryCode(t *testing.T) {
 	r := get(t, s, "/channels")
 	assertError(t, r, 500, "CANCEL_FAILED", "", "/api/v1/channels", "GET", "")
 	assert.NotContains(t, string(r.Body), `"details"`)
+}
+
+// WriteError (cmd/convofake's refusal of a Host header, a handler in front
+// of the fake) tells the fake's time in the Date header, as the envelope's
+// timestamp does, not the machine's.
+func TestWriteErrorDateIsTheFakesClock(t *testing.T) {
+	at := time.Date(2020, 2, 3, 4, 5, 6, 0, time.UTC)
+	s := newServer(t, fake.WithClock(fake.NewManualClock(at)))
+	w := httptest.NewRecorder()
+	s.WriteError(w, httptest.NewRequest(http.MethodGet, "/v1/channels", nil), http.StatusForbidden, "HOST_NOT_ALLOWED", "no")
+	assert.Equal(t, at.Format(http.TimeFormat), w.Header().Get("Date"))
+	var body struct{ Timestamp string }
+	require.NoError(t, json.Unmarshal(w.Body.Bytes(), &body))
+	assert.Equal(t, "2020-02-03T04:05:06.000Z", body.Timestamp)
 }

@@ -18,7 +18,7 @@ import (
 
 	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
-	"github.com/convoapi/convo-go/internal/wirerecord"
+	"github.com/convoapi/convo-go/internal/testkit"
 )
 
 // t0 is the manual clock's start in every test.
@@ -28,7 +28,7 @@ const ts0 = "2026-11-22T10:00:00.000Z"
 
 func newServer(t *testing.T, opts ...fake.Option) *fake.Server {
 	t.Helper()
-	return fake.New(t, append([]fake.Option{fake.WithClock(fake.NewManualClock(t0)), fake.WithHandlerMiddleware(wirerecord.Middleware(t))}, opts...)...)
+	return fake.New(t, append([]fake.Option{fake.WithClock(fake.NewManualClock(t0)), fake.WithHandlerMiddleware(testkit.Middleware(t))}, opts...)...)
 }
 
 // uid is a UUID that reads as name (at most 12 bytes), for tests that

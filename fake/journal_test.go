@@ -18,7 +18,7 @@ import (
 
 	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
-	"github.com/convoapi/convo-go/internal/keyforms"
+	"github.com/convoapi/convo-go/internal/testkit"
 )
 
 // The journal records each request (method, prefix, path relative to the
@@ -282,18 +282,18 @@ func TestResetRestoresTheStartClearEmpties(t *testing.T) {
 }
 
 // Every company's key, escaped once or twice over in every form of
-// internal/keyforms, is in no part of a journal entry: path, query, header
+// internal/testkit, is in no part of a journal entry: path, query, header
 // or body.
 func TestJournalRedactsEveryFormOnceAndTwice(t *testing.T) {
 	s := newServer(t)
-	for _, k := range keyforms.Keys {
+	for _, k := range testkit.Keys {
 		s.AddCompany(k)
 	}
 	var forms []string
-	for _, key := range keyforms.Keys {
-		for _, e1 := range keyforms.Escapings {
+	for _, key := range testkit.Keys {
+		for _, e1 := range testkit.Escapings {
 			forms = append(forms, e1(key))
-			for _, e2 := range keyforms.Escapings {
+			for _, e2 := range testkit.Escapings {
 				forms = append(forms, e2(e1(key)))
 			}
 		}
@@ -308,8 +308,8 @@ func TestJournalRedactsEveryFormOnceAndTwice(t *testing.T) {
 	for i, r := range reqs {
 		seen := []string{r.Path, fmt.Sprint(r.Query), fmt.Sprint(r.Header), string(r.Body)}
 		for _, part := range seen {
-			for _, key := range keyforms.Keys {
-				for name, f := range keyforms.Escapings {
+			for _, key := range testkit.Keys {
+				for name, f := range testkit.Escapings {
 					if strings.Contains(part, f(key)) {
 						leaks++
 						t.Errorf("entry %d (%q): the %s form of a key in %q", i, forms[i], name, part)

@@ -27,10 +27,10 @@ type messageCache struct {
 // pageKey names a page of a conversation's messages: its window and the
 // stored messages [start, hi) it shows.
 type pageKey struct {
-	conv      *conversation
-	since     int64
-	start, hi int
-	version   uint64 // the conversation's version: it moves whenever one of its messages is added or changes
+	conv       *conversation
+	sinceMilli int64 // the window's start as the page shows it (window.since)
+	start, hi  int
+	version    uint64 // the conversation's version: it moves whenever one of its messages is added or changes
 }
 
 // page returns the page's JSON (the data of the answer), if kept.

@@ -58,7 +58,7 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request, co *comp
 		}
 		switch {
 		case hasCursor:
-			since = time.Unix(0, cur.Since).UTC()
+			since = time.UnixMilli(cur.SinceMilli).UTC()
 		case !hasSince: // the window starts exactly 30 days ago (inclusive), to the millisecond
 			since = now.Add(-RecentWindowDays * 24 * time.Hour).Truncate(time.Millisecond)
 		}
@@ -71,7 +71,13 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request, co *comp
 			hi = sort.Search(len(msgs), func(i int) bool { return !msgs[i].before(probe) })
 		}
 		start := max(lo, hi-limit)
-		key := pageKey{conv: conv, since: from, start: start, hi: hi, version: conv.version}
+		// The key holds the window as the page shows it, not from, which
+		// clamps every since before 1678 to one instant.
+		key := pageKey{conv: conv, sinceMilli: since.UnixMilli(), start: start, hi: hi, version: conv.version}
+		if !s.on(shortcutPages) {
+			data = s.messagePage(co, conv, since, lo, start, hi)
+			return nil
+		}
 		var ok bool
 		if data, ok = co.encoded.page(key); ok {
 			return nil
@@ -97,13 +103,22 @@ func (s *Server) messagePage(co *company, conv *conversation, since time.Time, l
 	var next *string
 	if start > lo && start < hi {
 		last := conv.msgs[start]
-		c := s.encodeCursor(cursor{Kind: "m", Conv: conv.ID, Since: nanos(since), At: last.at, ID: last.id()})
+		c := s.encodeCursor(cursor{Kind: "m", Conv: conv.ID, SinceMilli: since.UnixMilli(), At: last.at, ID: last.id()})
 		next = &c
 	}
 	window := struct {
 		RecentWindowDays int    `json:"recent_window_days"`
 		Since            string `json:"since"`
 	}{RecentWindowDays, formatTime(since)}
-	return part{fields: []part{{name: "items", items: co.encoded.encodeAll(page)},
+	var items [][]byte
+	if s.on(shortcutMessages) {
+		items = co.encoded.encodeAll(page)
+	} else {
+		items = make([][]byte, len(page))
+		for i, m := range page {
+			items[i] = m.encode()
+		}
+	}
+	return part{fields: []part{{name: "items", items: items},
 		{name: "next_cursor", json: encode(next)}, {name: "window", json: encode(window)}}}.append(nil)
 }

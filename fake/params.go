@@ -7,11 +7,9 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"hash"
 	"mime"
 	"net/http"
 	"net/url"
-	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -88,17 +86,15 @@ func decodeBody(r *http.Request) (jsonBody, *apiError) {
 	if e := checkJSONText(raw); e != nil {
 		return nil, e
 	}
-	var body jsonBody
-	if err := json.Unmarshal(raw, &body); err != nil || body == nil {
-		return nil, invalidParam("The request body must be a JSON object")
-	}
-	// After Unmarshal, which bounds the nesting depth, so that the walk's
-	// recursion is bounded too.
 	// The one strictness of every JSON the fake reads (internal/strictjson):
-	// encoding/json would keep the last of two values silently.
-	var e *strictjson.Error
-	if errors.As(strictjson.Check(raw, reflect.TypeFor[jsonBody]()), &e) {
+	// encoding/json alone would keep the last of two values silently.
+	var body jsonBody
+	err = strictjson.Unmarshal(raw, &body)
+	if e := (*strictjson.Error)(nil); errors.As(err, &e) {
 		return nil, invalidParam(e.Path + " is given more than once in the body; give it once")
+	}
+	if err != nil || body == nil {
+		return nil, invalidParam("The request body must be a JSON object")
 	}
 	return body, nil
 }
@@ -185,8 +181,9 @@ func (b jsonBody) required(name string) (string, *apiError) {
 type cursor struct {
 	Kind string `json:"k"`           // "m": messages, "c": conversations
 	Conv string `json:"c,omitempty"` // messages: the conversation
-	// Since is the messages window start (Unix ns).
-	Since int64 `json:"w,omitempty"`
+	// SinceMilli is the messages window start, as the answer's
+	// window.since shows it (Unix ms: any date since takes fits).
+	SinceMilli int64 `json:"wm,omitempty"`
 	// At and ID are the position of the last item returned (Unix ns, id).
 	At int64  `json:"t"`
 	ID string `json:"i"`
@@ -196,29 +193,9 @@ type cursor struct {
 	Filters *convFilters `json:"f,omitempty"`
 }
 
+// encodeCursor is the text of c: its JSON and the start of its HMAC, each
+// in base64, joined by a dot.
 func (s *Server) encodeCursor(c cursor) string {
-	if c.Filters != nil { // compared by pointer: not kept
-		return s.signCursor(c)
-	}
-	if last := s.lastCursor.Load(); last != nil && last.c == c {
-		return last.text // a client polling the same page gets the same cursor
-	}
-	text := s.signCursor(c)
-	s.lastCursor.Store(&encodedCursor{c: c, text: text})
-	return text
-}
-
-// encodedCursor is a cursor without filters and its text: the text depends
-// on nothing else (the server's key never changes), so the last one made
-// is kept.
-type encodedCursor struct {
-	c    cursor
-	text string
-}
-
-// signCursor is the text of c: its JSON and the start of its HMAC, each in
-// base64, joined by a dot.
-func (s *Server) signCursor(c cursor) string {
 	payload, _ := json.Marshal(c)
 	var sum [sha256.Size]byte
 	s.cursorMAC(payload, &sum)
@@ -229,17 +206,10 @@ func (s *Server) signCursor(c cursor) string {
 }
 
 // cursorMAC puts the HMAC of payload under the server's cursor key in sum.
-// The HMACs are pooled: making one hashes the key twice, which would cost
-// more than signing a cursor.
 func (s *Server) cursorMAC(payload []byte, sum *[sha256.Size]byte) {
-	mac, _ := s.cursorMACs.Get().(hash.Hash)
-	if mac == nil {
-		mac = hmac.New(sha256.New, s.cursorKey)
-	}
-	mac.Reset()
+	mac := hmac.New(sha256.New, s.cursorKey)
 	mac.Write(payload)
 	mac.Sum(sum[:0])
-	s.cursorMACs.Put(mac)
 }
 
 func (s *Server) decodeCursor(v, kind string) (cursor, *apiError) {

@@ -14,9 +14,8 @@ import (
 )
 
 // A cursor is the base64 of its JSON, a dot, and the base64 of the first
-// 16 bytes of its HMAC-SHA256 under the server's key, whichever pooled HMAC
-// signs it and however many sign at once; it decodes back, and a cursor
-// with a changed byte does not.
+// 16 bytes of its HMAC-SHA256 under the server's key, however many sign at
+// once; it decodes back, and a cursor with a changed byte does not.
 func TestCursorSigning(t *testing.T) {
 	s, err := NewHandler()
 	require.NoError(t, err)
@@ -30,7 +29,7 @@ func TestCursorSigning(t *testing.T) {
 	for g := range 4 {
 		wg.Go(func() {
 			for i := range 200 {
-				c := cursor{Kind: "m", Conv: "conv", Since: int64(g), At: int64(i), ID: "id"}
+				c := cursor{Kind: "m", Conv: "conv", SinceMilli: int64(g), At: int64(i), ID: "id"}
 				got := s.encodeCursor(c)
 				assert.Equal(t, want(c), got)
 				back, apiErr := s.decodeCursor(got, "m")
@@ -44,7 +43,7 @@ func TestCursorSigning(t *testing.T) {
 	withFilters := cursor{Kind: "c", Seq: 3, At: 1, ID: "c-1", Filters: &f}
 	assert.Equal(t, want(withFilters), s.encodeCursor(withFilters))
 	again := cursor{Kind: "m", Conv: "conv", At: 7, ID: "id"}
-	assert.Equal(t, s.encodeCursor(again), s.encodeCursor(again), "the last cursor, kept")
+	assert.Equal(t, s.encodeCursor(again), s.encodeCursor(again), "the same cursor, the same text")
 	assert.Equal(t, want(again), s.encodeCursor(again))
 	good := s.encodeCursor(cursor{Kind: "m", At: 1, ID: "x"})
 	payload, sig, _ := strings.Cut(good, ".")

@@ -50,6 +50,9 @@ func TestRequestBodies(t *testing.T) {
 		{"duplicate key in an array's object", "POST", contacts, jsonType, `{"x":[{"a":1,"a":2}],` + create("A")[1:], "x[0].a is given more than once in the body; give it once"},
 		{"duplicate nested key", "PATCH", "/v1/chatapp/contacts/custom-fields", jsonType,
 			`{"phone_number":"5511987654321","custom_fields":{"plan":"a","plan":"b"}}`, "custom_fields.plan is given more than once in the body; give it once"},
+		{"an empty key twice", "POST", contacts, jsonType, `{"":1,"":2}`, `"" is given more than once in the body; give it once`},
+		{"an empty key twice, nested", "PATCH", "/v1/chatapp/contacts/custom-fields", jsonType,
+			`{"phone_number":"5511987654321","custom_fields":{"":"a","":"b"}}`, `custom_fields."" is given more than once in the body; give it once`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -183,7 +183,7 @@ func isClean(escaped string) bool {
 // route finds the endpoint of a request and its decoded wildcard; when
 // there is none it returns the 404 or 405 answer (with the Allow header
 // set on w for a 405).
-func route(w http.ResponseWriter, r *http.Request) (*endpoint, []string, *apiError) {
+func route(w http.ResponseWriter, r *http.Request, fast bool) (*endpoint, []string, *apiError) {
 	escaped := r.URL.EscapedPath()
 	notFound := func() *apiError {
 		return errf(http.StatusNotFound, codeNotFound, "Cannot "+r.Method+" "+internalPath(escaped))
@@ -191,7 +191,7 @@ func route(w http.ResponseWriter, r *http.Request) (*endpoint, []string, *apiErr
 	if !isClean(escaped) {
 		return nil, nil, notFound()
 	}
-	if ep, arg, ok := fastRoute(r.Method, escaped); ok {
+	if ep, arg, ok := fastRoute(r.Method, escaped); fast && ok {
 		if arg == "" {
 			return ep, nil, nil
 		}
@@ -262,7 +262,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// timestamp: both come from the fake's clock, never the machine's (a
 	// client measures a Retry-After date against it).
 	x := &exchange{rec: statuswriter.Writer{ResponseWriter: w}}
-	x.date[0] = s.times.dateHeader(s.clock.Now())
+	x.date[0] = s.dateHeader(s.clock.Now())
 	w.Header()["Date"] = x.date[:]
 	rec := &x.rec
 	var out http.ResponseWriter = rec
@@ -282,7 +282,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if answered {
 		return
 	}
-	ep, args, apiErr := route(out, r)
+	ep, args, apiErr := route(out, r, s.on(shortcutFastRoute))
 	if apiErr != nil {
 		s.writeError(out, r, apiErr)
 		return

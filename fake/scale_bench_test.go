@@ -14,7 +14,7 @@ import (
 
 	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
-	"github.com/convoapi/convo-go/internal/cpupair"
+	"github.com/convoapi/convo-go/internal/testkit"
 )
 
 // The fake at scale: memory per stored message, the cost of a request
@@ -87,7 +87,7 @@ func BenchmarkScaleRequest(b *testing.B) {
 		{"channels", "/v1/channels"},
 		{"messages-100", page},
 	} {
-		static := cpupair.Static(cpupair.Serve(b, s.Handler(), target.path, s.APIKey()))
+		static := testkit.Static(testkit.Serve(b, s.Handler(), target.path, s.APIKey()))
 		for _, h := range []struct {
 			name string
 			h    http.Handler
@@ -95,7 +95,7 @@ func BenchmarkScaleRequest(b *testing.B) {
 			b.Run(target.name+"/"+h.name, func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
-					cpupair.Serve(b, h.h, target.path, s.APIKey())
+					testkit.Serve(b, h.h, target.path, s.APIKey())
 				}
 			})
 		}
@@ -204,7 +204,7 @@ func BenchmarkScaleAnomalies(b *testing.B) {
 			seedAnomalies(s.Company(), n)
 			runtime.GC()
 			for b.Loop() {
-				cpupair.Serve(b, s.Handler(), "/v1"+anomalyReport, s.APIKey())
+				testkit.Serve(b, s.Handler(), "/v1"+anomalyReport, s.APIKey())
 			}
 		})
 	}

@@ -2,12 +2,10 @@ package fake
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"reflect"
 	"time"
 
 	convo "github.com/convoapi/convo-go"
@@ -87,9 +85,11 @@ func LoadSeed(r io.Reader) (*Seed, error) {
 // encoding/json alone would take. Errors name the place: a line
 // and column for JSON syntax; a JSON path for wrong types and unknown
 // fields. It reads r to its end; bound r (io.LimitReader) to bound the
-// memory. A valid document is decoded in one pass over its bytes, keys
-// given twice and unknown fields looked for in the same pass; only a
-// document with a fault is read again, to name the place.
+// memory. On Go 1.27 a valid document is decoded in one pass by
+// encoding/json/v2, which keeps these rules itself; on Go 1.26 by
+// encoding/json, then a pass over the bytes for keys given twice or in
+// another case. Only a document with a fault is read again, to name the
+// place.
 func DecodeSeed(r io.Reader) (*Seed, error) {
 	data, err := readAll(r)
 	if err != nil {
@@ -100,35 +100,24 @@ func DecodeSeed(r io.Reader) (*Seed, error) {
 
 // decodeSeedBytes is DecodeSeed of a document read already.
 func decodeSeedBytes(data []byte) (*Seed, error) {
-	if kind := topKind(data); kind != "object" {
-		return nil, fmt.Errorf("seed: the document is %s; want a JSON object ({\"companies\": [...]}, fake/SEED.md)", kind)
+	if what := topKind(data); what != "" {
+		return nil, fmt.Errorf("seed: the document %s; want a JSON object ({\"companies\": [...]}, fake/SEED.md)", what)
 	}
-	// A valid document is decoded in one pass, the strictness rule with
-	// it. Any other is decoded again by encoding/json, whose errors name
-	// the place.
 	seed := new(Seed)
-	if strictjson.Decode(data, seed) {
-		return seed, nil
-	}
-	// The strictness rule is reported before a decoding error, as if it
-	// were checked first; it is checked after, so that a document the
-	// decoder read whole is not validated a second time.
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	*seed = Seed{}
-	if err := dec.Decode(seed); err != nil {
-		if err := strictjson.Check(data, reflect.TypeFor[Seed]()); err != nil {
-			return nil, fmt.Errorf("seed: %w", err)
+	err := strictjson.Unmarshal(data, seed)
+	var rule *strictjson.Error
+	switch {
+	case err == nil:
+		if err := zeroTime(data); err != nil {
+			return nil, err
 		}
-		return nil, decodeError(data, err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
+		return seed, nil
+	case errors.As(err, &rule):
+		return nil, fmt.Errorf("seed: %w", err)
+	case errors.Is(err, strictjson.ErrMoreThanOneValue):
 		return nil, errors.New("seed: more than one JSON value")
 	}
-	if err := strictjson.CheckValid(data, reflect.TypeFor[Seed]()); err != nil {
-		return nil, fmt.Errorf("seed: %w", err)
-	}
-	return seed, nil
+	return nil, decodeError(data, err)
 }
 
 // readAll reads r to its end, into a buffer of the size r tells when it
@@ -168,27 +157,33 @@ func readAll(r io.Reader) ([]byte, error) {
 	}
 }
 
-// topKind names the JSON type of a document by its first character:
-// "object", "null", "an array", "a string", "a number", "a boolean",
-// "empty".
+// topKind says what a document is when it cannot be a seed, by its first
+// characters ("is null", "is an array", "is not JSON: ..."); "" for what
+// may be an object.
 func topKind(data []byte) string {
+	if bytes.HasPrefix(data, []byte("\xEF\xBB\xBF")) {
+		return "starts with a UTF-8 byte-order mark (EF BB BF), which JSON does not allow: save it without one"
+	}
 	data = bytes.TrimLeft(data, " \t\r\n")
 	if len(data) == 0 {
-		return "empty"
+		return "is empty"
 	}
-	switch data[0] {
-	case '{':
-		return "object"
-	case 'n':
-		return "null"
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
+	switch c := data[0]; {
+	case c == '{':
+		return ""
+	case bytes.HasPrefix(data, []byte("null")):
+		return "is null"
+	case c == '[':
+		return "is an array"
+	case c == '"':
+		return "is a string"
+	case bytes.HasPrefix(data, []byte("true")), bytes.HasPrefix(data, []byte("false")):
+		return "is a boolean"
+	case c == '-', c >= '0' && c <= '9':
+		return "is a number"
+	default:
+		return fmt.Sprintf("is not JSON: it starts with the byte 0x%02X", c)
 	}
-	return "a number"
 }
 
 // Load replaces the server's state with seed (as [Server.Reset] then the

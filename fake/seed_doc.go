@@ -118,6 +118,6 @@ func (w *pieceWriter) done() [][]byte {
 // bytes is the document in one slice.
 func (d seedDoc) bytes() []byte { return bytes.Join(d.pieces, nil) }
 
-// decode reads the document through DecodeSeed's one pass, from one copy
+// decode reads the document as DecodeSeed does, from one copy
 // of the pieces.
 func (d seedDoc) decode() (*Seed, error) { return decodeSeedBytes(d.bytes()) }

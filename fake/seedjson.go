@@ -42,6 +42,24 @@ func decodeError(data []byte, err error) error {
 	return fmt.Errorf("seed: %w", err)
 }
 
+// zeroTime refuses a document that gives a time as the zero time
+// (0001-01-01T00:00:00Z, however written): decoded, it is a time not
+// given, which loads as now. Only a document holding such a date is read
+// again, to name the place.
+func zeroTime(data []byte) error {
+	if !bytes.Contains(data, []byte(`"0001-01-01T`)) && !bytes.Contains(data, []byte(`"0000-12-31T`)) {
+		return nil
+	}
+	var v any
+	if json.Unmarshal(data, &v) != nil {
+		return nil // not valid JSON: the decoder said so already
+	}
+	if path, msg := badValue(v, reflect.TypeFor[Seed](), ""); path != "" {
+		return fmt.Errorf("seed: %s: %s", path, msg)
+	}
+	return nil
+}
+
 // atPath names the JSON path of a seeding error: path.field for an error
 // about one field (companies[0].conversations[0].messages[0].sender: ...),
 // else path itself.
@@ -71,8 +89,12 @@ func badValue(v any, t reflect.Type, path string) (string, string) {
 	}
 	switch x := v.(type) {
 	case string:
-		if _, err := time.Parse(time.RFC3339, x); t == timeType && err != nil {
+		tm, err := time.Parse(time.RFC3339, x)
+		if t == timeType && err != nil {
 			return path, fmt.Sprintf("%q is not an RFC 3339 date-time (e.g. 2026-11-22T10:00:00Z)", x)
+		}
+		if t == timeType && tm.IsZero() {
+			return path, fmt.Sprintf("%s is the zero time (January 1 of year 1, UTC), which loads as now; give a real date-time, or leave the field out for now", x)
 		}
 		if _, err := base64.StdEncoding.DecodeString(x); t == bytesType && err != nil {
 			return path, "not base64"

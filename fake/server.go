@@ -48,8 +48,6 @@ type Server struct {
 	clock      *Clock
 	errIDs     *errorIDs
 	cursorKey  []byte
-	cursorMACs sync.Pool // of hash.Hash: HMACs under cursorKey (cursorMAC)
-	lastCursor atomic.Pointer[encodedCursor]
 	log        *slog.Logger
 	publicBase string // WithPublicURL: scheme://host[/prefix] of attachment URLs
 
@@ -64,9 +62,12 @@ type Server struct {
 	startNow time.Time // the clock's reading once the server started, for Reset
 	startDoc *seedDoc  // the seed of WithSeed, in JSON, for Reset
 	closeOne sync.Once
+
+	shortcutsOff shortcut // the shortcuts left out (tests)
 }
 
 type config struct {
+	shortcutsOff   shortcut // tests: the shortcuts to leave out (withShortcutsOff)
 	apiKey         string
 	clock          *Clock
 	limit          limitConfig
@@ -232,12 +233,13 @@ func newServer(listen bool, opts ...Option) (*Server, error) {
 	key := make([]byte, 32)
 	_, _ = rand.Read(key)
 	s := &Server{
-		clock:      clock,
-		errIDs:     newErrorIDs(),
-		cursorKey:  key,
-		log:        logger,
-		publicBase: strings.TrimSuffix(cfg.publicURL, "/"),
-		cfg:        cfg,
+		clock:        clock,
+		errIDs:       newErrorIDs(),
+		cursorKey:    key,
+		log:          logger,
+		publicBase:   strings.TrimSuffix(cfg.publicURL, "/"),
+		cfg:          cfg,
+		shortcutsOff: cfg.shortcutsOff,
 	}
 	s.limiter = newLimiter(clock, cfg.limit, cfg.anomalyCalls, cfg.anomalyPer)
 	s.journal.limit, s.journal.maxBytes = cfg.journalLimit, cfg.journalBytes

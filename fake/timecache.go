@@ -49,3 +49,21 @@ func (c *timeCache) timestampJSON(t time.Time) []byte {
 	c.timestamp.Store(f)
 	return f.json
 }
+
+// dateHeader is t as the Date header writes it, from the time cache unless
+// the server leaves it out.
+func (s *Server) dateHeader(t time.Time) string {
+	if !s.on(shortcutTimeTexts) {
+		return t.UTC().Format(http.TimeFormat)
+	}
+	return s.times.dateHeader(t)
+}
+
+// timestampJSON is t as the envelope's timestamp, encoded, from the time
+// cache unless the server leaves it out.
+func (s *Server) timestampJSON(t time.Time) []byte {
+	if !s.on(shortcutTimeTexts) {
+		return encode(formatTime(t))
+	}
+	return s.times.timestampJSON(t)
+}

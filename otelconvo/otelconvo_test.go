@@ -25,7 +25,7 @@ import (
 
 	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
-	"github.com/convoapi/convo-go/internal/keyforms"
+	"github.com/convoapi/convo-go/internal/testkit"
 	"github.com/convoapi/convo-go/otelconvo"
 )
 
@@ -358,7 +358,7 @@ func (r *rig) recorded(t *testing.T) []string {
 // and has the service echo it, in every escaping, in the message and the
 // details of an error: no span and no metric holds it in any escaping.
 func TestNoKeyInAnyAttribute(t *testing.T) {
-	for _, key := range keyforms.Keys {
+	for _, key := range testkit.Keys {
 		t.Run(key[:6], func(t *testing.T) {
 			r := newRig(t, []fake.Option{fake.WithAPIKey(key)}, nil, convo.WithMaxRetries(0))
 			id := r.conversation(t)
@@ -366,7 +366,7 @@ func TestNoKeyInAnyAttribute(t *testing.T) {
 			require.Error(t, err)
 			_, err = r.client.Messages.List(t.Context(), id, &convo.ListMessagesParams{Cursor: key})
 			require.Error(t, err)
-			for _, esc := range keyforms.Escapings {
+			for _, esc := range testkit.Escapings {
 				r.fake.AddFault(fake.Fault{Path: "/channels", Status: http.StatusBadRequest, Message: esc(key),
 					Details: map[string]string{"key": esc(key)}, Times: 1})
 				_, err = r.client.Channels.List(t.Context())
@@ -374,7 +374,7 @@ func TestNoKeyInAnyAttribute(t *testing.T) {
 			}
 			recorded := r.recorded(t)
 			require.NotEmpty(t, recorded)
-			for name, esc := range keyforms.Escapings {
+			for name, esc := range testkit.Escapings {
 				for _, s := range recorded {
 					assert.NotContains(t, s, esc(key), name)
 				}

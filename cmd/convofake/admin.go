@@ -210,18 +210,17 @@ func decodeBody(r *http.Request, v any, optional bool) error {
 		}
 		return badRequest("a JSON object body is required")
 	}
-	if err := strictjson.Check(data, reflect.TypeOf(v)); err != nil {
+	err = strictjson.Unmarshal(data, v)
+	var rule *strictjson.Error
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &rule):
 		return badRequest("the body is not the expected JSON object: %v", err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return badRequest("the body is not the expected JSON object: %s", describeJSONError(err))
-	}
-	if dec.More() {
+	case errors.Is(err, strictjson.ErrMoreThanOneValue):
 		return badRequest("the body holds more than one JSON value")
 	}
-	return nil
+	return badRequest("the body is not the expected JSON object: %s", describeJSONError(err))
 }
 
 // takesSeed reports whether r is one of the two requests whose body is a

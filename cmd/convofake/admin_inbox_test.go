@@ -10,14 +10,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/convoapi/convo-go/fake"
-	"github.com/convoapi/convo-go/internal/callfake"
+	"github.com/convoapi/convo-go/internal/testkit"
 )
 
 // inboxItems reads GET /_fake/state/conversations with the query: the
 // items by "contact name/status".
 func inboxItems(t *testing.T, p *proc, query string) map[string]map[string]any {
 	t.Helper()
-	return callfake.InboxItems(t, p.admin, query)
+	return testkit.InboxItems(t, p.admin, query)
 }
 
 func TestAdminInboxFilters(t *testing.T) {

@@ -1,7 +1,12 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"net/http"
+	"regexp"
+	"time"
 
 	"github.com/convoapi/convo-go/fake"
 )
@@ -69,7 +74,7 @@ func (a *admin) contacts(w http.ResponseWriter, r *http.Request) error {
 	default:
 		out.Items = append(out.Items, co.Contacts()...)
 	}
-	writeJSON(w, http.StatusOK, out)
+	writeState(w, out)
 	return nil
 }
 
@@ -99,10 +104,42 @@ func found[T any](a *admin, w http.ResponseWriter, r *http.Request, kind string,
 	if !ok {
 		return notFound(kind, r.PathValue("id"))
 	}
-	writeJSON(w, http.StatusOK, v)
+	writeState(w, v)
 	return nil
 }
 
 func notFound(kind, id string) error {
 	return errorf(http.StatusNotFound, "not_found", "no %s with id %q", kind, id)
 }
+
+// writeState writes the state of a contact, conversation or message with
+// its times ("at", "created_at", every "…_at") as the API writes them, to
+// the millisecond (2026-11-22T10:00:00.000Z), not as Go writes a time
+// (2026-11-22T10:00:00Z, or to the nanosecond), so that a time read here
+// compares as text with the API's.
+func writeState(w http.ResponseWriter, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		writeJSON(w, http.StatusOK, v) // says it cannot encode it
+		return
+	}
+	out := stateTime.ReplaceAllFunc(buf.Bytes(), func(m []byte) []byte {
+		sub := stateTime.FindSubmatch(m)
+		t, err := time.Parse(time.RFC3339Nano, string(sub[2]))
+		if err != nil {
+			return m
+		}
+		return fmt.Appendf(nil, "%s%q", sub[1], formatTime(t))
+	})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(out)
+}
+
+// stateTime is a time member of the JSON of a state object: its key (at,
+// or ending in _at) with the separator, and the time. A key inside a
+// string is escaped (\"at\") and does not match.
+var stateTime = regexp.MustCompile(`("(?:at|[a-z_]+_at)": )"(\d{4}-\d{2}-\d{2}T[0-9:.]+(?:Z|[+-]\d{2}:\d{2}))"`)

@@ -9,13 +9,15 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// The state of a contact, conversation or message, its times to the
+// millisecond as the API writes them.
 func TestAdminState(t *testing.T) {
 	p := startSeeded(t)
 
 	wantContact := `{"id":"c0000000-0000-4000-8000-000000000001","company_id":"%s",
 		"channel":"a0000000-0000-4000-8000-000000000001","phone":"5511987654321",
 		"channel_identifier":"5511987654321","name":"Ana Souza","tags":["vip"],"tag_ids":["%s"],
-		"created_at":"2026-11-12T10:00:00Z","last_interaction_at":"2026-11-22T09:00:00Z"}`
+		"created_at":"2026-11-12T10:00:00.000Z","last_interaction_at":"2026-11-22T09:00:00.000Z"}`
 	r := p.admin(http.MethodGet, "/_fake/state/contacts/"+contactID, "")
 	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
 	c := r.JSON(t)
@@ -40,13 +42,13 @@ func TestAdminState(t *testing.T) {
 	assert.JSONEq(t, `{"id":"f0000000-0000-4000-8000-000000000001","company_id":"`+companyID+`",
 		"contact":"c0000000-0000-4000-8000-000000000001","channel_account_id":"a0000000-0000-4000-8000-000000000001",
 		"channel":"chatapp","channel_identifier":"5511987654321","status":"open","unread_count":2,
-		"created_at":"2026-11-22T08:00:00Z","last_inbound_at":"2026-11-22T09:00:00Z",
-		"last_message_at":"2026-11-22T09:00:00Z","message_count":2}`, string(r.Body))
+		"created_at":"2026-11-22T08:00:00.000Z","last_inbound_at":"2026-11-22T09:00:00.000Z",
+		"last_message_at":"2026-11-22T09:00:00.000Z","message_count":2}`, string(r.Body))
 
 	r = p.admin(http.MethodGet, "/_fake/state/messages/m-1", "")
 	require.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
 	assert.JSONEq(t, `{"id":"m-1","conversation_id":"f0000000-0000-4000-8000-000000000001","direction":"inbound",
-		"sender":"contact","type":"text","text":"Where is my order?","at":"2026-11-22T08:00:00Z"}`, string(r.Body))
+		"sender":"contact","type":"text","text":"Where is my order?","at":"2026-11-22T08:00:00.000Z"}`, string(r.Body))
 
 	assertAdminError(t, p.admin(http.MethodGet, "/_fake/state/contacts/nope", ""), http.StatusNotFound, "not_found")
 	assertAdminError(t, p.admin(http.MethodGet, "/_fake/state/conversations/nope", ""), http.StatusNotFound, "not_found")

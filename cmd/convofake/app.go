@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"strconv"
 	"strings"
 	"time"
 
@@ -29,6 +30,7 @@ type app struct {
 	adminToken string
 	keySource  keySource
 	state      *stateFile // nil without --state
+	data       string     // where the data came from, for the lines printed at start (dataText)
 	inFlight   inFlight
 }
 
@@ -47,6 +49,7 @@ func startApp(cfg *config, logger *slog.Logger) (a *app, err error) {
 			}
 		}()
 	}
+	data := dataText(cfg, seed)
 	if seed == nil {
 		if seed, err = loadStartSeed(cfg); err != nil {
 			return nil, err
@@ -55,7 +58,7 @@ func startApp(cfg *config, logger *slog.Logger) (a *app, err error) {
 	key, source := startAPIKey(cfg, seed)
 	clock := startClock(cfg, seed)
 
-	a = &app{cfg: cfg, logger: logger, keySource: source, adminToken: cfg.adminToken}
+	a = &app{cfg: cfg, logger: logger, keySource: source, adminToken: cfg.adminToken, data: data}
 	if a.adminToken == "" {
 		a.adminToken = randomToken()
 	}
@@ -196,6 +199,7 @@ func (a *app) printWhatToUse(w io.Writer) {
 		clockText = "frozen at " + formatTime(c.Now()) + " (move it with POST /_fake/clock)"
 	}
 	fmt.Fprintf(&b, "# clock: %s\n", clockText)
+	fmt.Fprintf(&b, "# data: %s\n", a.data)
 	b.WriteString("# try: curl -H \"Authorization: Bearer $CONVO_API_KEY\" $CONVO_BASE_URL/channels\n")
 	_, _ = io.WriteString(w, b.String())
 }
@@ -212,7 +216,7 @@ func (a *app) handlers() (api, adminOnly http.Handler) {
 		adminHere = notServed("the admin API is off: convofake listens beyond loopback (--addr " + a.cfg.addr +
 			"); restart it with --admin-addr 127.0.0.1:<port> to serve the admin API on loopback, or with --admin-on-public to serve it here")
 	}
-	var apiHere http.Handler = withRoot(withOpenAPI(route(a.srv.Handler(), adminHere)), a.baseURL, a.adminURL)
+	var apiHere http.Handler = withRoot(withOpenAPI(route(a.srv.Handler(), adminHere)), a.baseURL, a.adminURL, a.srv.Clock().Now)
 	if a.apiLn != nil && netx.IsLoopback(a.apiLn.Addr().String()) { // beyond loopback, any name may reach it on purpose
 		names, anyIP := listenHosts(a.cfg.addr, a.cfg.publicURL)
 		apiHere = hostGuard(a.srv, names, anyIP, apiHere)
@@ -307,4 +311,45 @@ func (a *app) closeListeners() {
 			_ = ln.Close()
 		}
 	}
+}
+
+// dataText says where the start data comes from, for the lines printed at
+// start: a restart from a --state file says what it loaded, so that it
+// does not read as a fresh start. state is the --state file's seed, nil
+// when there is none or it does not exist yet.
+func dataText(cfg *config, state *fake.Seed) string {
+	from := "the demo data"
+	if cfg.seedFile != "" {
+		from = "--seed " + cfg.seedFile
+	}
+	switch {
+	case state != nil:
+		return fmt.Sprintf("--state %s, loaded: %s (written back on exit)", cfg.stateFile, seedSize(state))
+	case cfg.stateFile != "":
+		return fmt.Sprintf("%s; --state %s does not exist yet: it is written on exit", from, cfg.stateFile)
+	}
+	return from
+}
+
+// seedSize counts what a seed holds: "1 company, 3 contacts, 2
+// conversations, 8 messages".
+func seedSize(seed *fake.Seed) string {
+	var contacts, convs, msgs int
+	for _, co := range seed.Companies {
+		contacts += len(co.Contacts)
+		convs += len(co.Conversations)
+		for _, cv := range co.Conversations {
+			msgs += len(cv.Messages)
+		}
+	}
+	return strings.Join([]string{count(len(seed.Companies), "company", "companies"), count(contacts, "contact", "contacts"),
+		count(convs, "conversation", "conversations"), count(msgs, "message", "messages")}, ", ")
+}
+
+// count is n things, in the singular for one.
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/convoapi/convo-go/fake"
-	"github.com/convoapi/convo-go/internal/callfake"
+	"github.com/convoapi/convo-go/internal/testkit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -114,7 +114,7 @@ func TestAdminOnItsOwnAddress(t *testing.T) {
 
 	get := func(url, auth string) response {
 		// Not p.client, which validates: the admin-only address answers /v1 outside the API contract.
-		return callfake.Send(t, http.DefaultClient, http.MethodGet, url, auth, "")
+		return testkit.Send(t, http.DefaultClient, http.MethodGet, url, auth, "")
 	}
 	assert.Equal(t, http.StatusOK, get(adminURL+"/clock", "Bearer "+testAdminToken).Status)
 	assertAdminError(t, get(p.base+"/_fake/clock", "Bearer "+testAdminToken), http.StatusNotFound, "admin_not_served")

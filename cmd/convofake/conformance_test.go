@@ -13,7 +13,6 @@ import (
 	"github.com/convoapi/convo-go/conformance"
 	"github.com/convoapi/convo-go/fake"
 	"github.com/convoapi/convo-go/internal/conformancetest"
-	"github.com/convoapi/convo-go/internal/seedgen"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -24,7 +23,7 @@ import (
 // with a reason.
 func TestConformance(t *testing.T) {
 	seedFile := filepath.Join(t.TempDir(), "generated.json")
-	writeSeedFile(t, seedFile, seedgen.Generate(3000))
+	writeSeedFile(t, seedFile, conformancetest.Generate(3000))
 	tests := []struct {
 		name string
 		args []string

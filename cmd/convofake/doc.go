@@ -13,6 +13,7 @@
 //	CONVOFAKE_ADMIN_URL=http://127.0.0.1:8080/_fake
 //	CONVOFAKE_ADMIN_TOKEN=5c1f…
 //	# clock: real
+//	# data: the demo data
 //
 // Install it with go install github.com/convoapi/convo-go/cmd/convofake@latest,
 // or pin it in a module with go get -tool (Go 1.24+) and run go tool convofake.

@@ -10,7 +10,7 @@ import (
 
 	"github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
-	"github.com/convoapi/convo-go/internal/syncbuf"
+	"github.com/convoapi/convo-go/internal/testkit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -20,7 +20,7 @@ import (
 func TestHelpShowsPlaceholdersAndPrecedence(t *testing.T) {
 	for _, arg := range []string{"-h", "--help"} {
 		t.Run(arg, func(t *testing.T) {
-			var stdout, stderr syncbuf.Buffer
+			var stdout, stderr testkit.Buffer
 			code := run(context.Background(), []string{arg}, &stdout, &stderr, nil)
 			assert.Equal(t, exitOK, code)
 			assert.Empty(t, stderr.String(), "help is asked for: it goes to stdout")

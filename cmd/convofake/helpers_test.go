@@ -9,9 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/convoapi/convo-go/internal/callfake"
-	"github.com/convoapi/convo-go/internal/syncbuf"
-	"github.com/convoapi/convo-go/internal/wirerecord"
+	"github.com/convoapi/convo-go/internal/testkit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -33,8 +31,8 @@ type proc struct {
 	t      *testing.T
 	addr   string // 127.0.0.1:port
 	base   string // http://127.0.0.1:port
-	stdout *syncbuf.Buffer
-	stderr *syncbuf.Buffer
+	stdout *testkit.Buffer
+	stderr *testkit.Buffer
 	client *http.Client
 	cancel context.CancelFunc
 	done   chan int
@@ -52,7 +50,7 @@ func start(t *testing.T, args ...string) *proc {
 func startArgs(t *testing.T, args ...string) *proc {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &proc{t: t, stdout: &syncbuf.Buffer{}, stderr: &syncbuf.Buffer{}, cancel: cancel, done: make(chan int, 1)}
+	p := &proc{t: t, stdout: &testkit.Buffer{}, stderr: &testkit.Buffer{}, cancel: cancel, done: make(chan int, 1)}
 	ready := make(chan string, 1)
 	go func() { p.done <- run(ctx, args, p.stdout, p.stderr, func(addr string) { ready <- addr }) }()
 	select {
@@ -65,7 +63,7 @@ func startArgs(t *testing.T, args ...string) *proc {
 		t.Fatal("convofake did not start")
 	}
 	p.base = "http://" + p.addr
-	p.client = &http.Client{Timeout: safetyTimeout, Transport: wirerecord.Transport(t, &http.Transport{})}
+	p.client = &http.Client{Timeout: safetyTimeout, Transport: testkit.Transport(t, &http.Transport{})}
 	t.Cleanup(func() {
 		p.client.CloseIdleConnections()
 		assert.Equal(t, exitOK, p.stop(), "exit code after cancel")
@@ -87,13 +85,13 @@ func (p *proc) stop() int {
 }
 
 // response is an answer read in full.
-type response = callfake.Answer
+type response = testkit.Answer
 
 // do sends a request to the server; auth is the whole Authorization value
 // ("" for none), headers are name, value pairs.
 func (p *proc) do(method, path, auth, body string, headers ...string) response {
 	p.t.Helper()
-	return callfake.Send(p.t, p.client, method, p.base+path, auth, body, headers...)
+	return testkit.Send(p.t, p.client, method, p.base+path, auth, body, headers...)
 }
 
 // serve runs one request through h in memory, no listener.
@@ -118,13 +116,13 @@ func (p *proc) admin(method, path, body string) response {
 }
 
 // printed returns the NAME=value lines printed on stdout at start.
-func (p *proc) printed() map[string]string { return callfake.Printed(p.stdout.String()) }
+func (p *proc) printed() map[string]string { return testkit.Printed(p.stdout.String()) }
 
 // runOnce runs convofake expecting it not to start; it returns the exit
 // code and stderr.
 func runOnce(t *testing.T, args ...string) (int, string) {
 	t.Helper()
-	var stdout, stderr syncbuf.Buffer
+	var stdout, stderr testkit.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), safetyTimeout)
 	defer cancel()
 	code := run(ctx, args, &stdout, &stderr, func(addr string) {
@@ -137,7 +135,7 @@ func runOnce(t *testing.T, args ...string) (int, string) {
 // anomalyCount returns data.buckets.unanswered.count.
 func anomalyCount(t *testing.T, p *proc, key string) float64 {
 	t.Helper()
-	return callfake.UnansweredCount(t, p.api, key)
+	return testkit.UnansweredCount(t, p.api, key)
 }
 
 // startSeeded starts convofake on the demo data and a frozen clock, then

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/convoapi/convo-go/fake"
-	"github.com/convoapi/convo-go/internal/callfake"
+	"github.com/convoapi/convo-go/internal/testkit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -65,15 +65,16 @@ func apiWithHost(t *testing.T, p *proc, path, host string) response {
 	require.NoError(t, err)
 	req.Host = host
 	req.Header.Set("Authorization", "Bearer "+fake.DefaultAPIKey)
-	return callfake.Do(t, p.client, req)
+	return testkit.Do(t, p.client, req)
 }
 
 // The API listener bound to loopback answers only the names of this
 // server (loopback, the listening host, --public-url), as the admin
 // listener does: another name (DNS rebinding) is 403 in the API's
-// envelope, naming --public-url.
+// envelope, naming --public-url, with a Date on the fake's clock as its
+// timestamp is.
 func TestHostGuard(t *testing.T) {
-	p := start(t, "--public-url", "http://host.docker.internal:8080")
+	p := start(t, "--public-url", "http://host.docker.internal:8080", "--clock", "frozen:2026-11-22T10:00:00Z")
 	port := strings.Split(p.addr, ":")[1]
 	for _, tc := range []struct {
 		host string
@@ -108,6 +109,7 @@ func TestHostGuard(t *testing.T) {
 			assert.Contains(t, env.Message.Message, "--public-url http://"+tc.host)
 			assert.Equal(t, http.StatusForbidden, env.StatusCode)
 			assert.NotEmpty(t, env.ErrorID)
+			assert.Equal(t, "Sun, 22 Nov 2026 10:00:00 GMT", r.Header.Get("Date"), "the fake's clock, not the machine's")
 		}
 	}
 	assert.EqualValues(t, 8, p.admin(http.MethodGet, "/_fake/requests?path=/channels", "").JSON(t)["count"], "the 8 served; the refused never reach the fake")

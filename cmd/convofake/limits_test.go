@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/convoapi/convo-go/internal/syncbuf"
+	"github.com/convoapi/convo-go/internal/testkit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -163,7 +163,7 @@ func (p *proc) raw(request string) response {
 func TestShutdownCutsWhatOutlivesTheGraceAndExits3(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var stdout, stderr syncbuf.Buffer
+	var stdout, stderr testkit.Buffer
 	ready, done := make(chan string, 1), make(chan int, 1)
 	go func() {
 		done <- run(ctx, []string{"--addr", "127.0.0.1:0", "--read-timeout", "1h", "--shutdown-grace", "200ms"},

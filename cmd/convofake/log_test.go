@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/convoapi/convo-go/fake"
-	"github.com/convoapi/convo-go/internal/keyforms"
+	"github.com/convoapi/convo-go/internal/testkit"
 )
 
 // A log line never holds a key, not even one a client put in the path as an
@@ -43,21 +43,21 @@ func TestLogLinesHoldNoKey(t *testing.T) {
 }
 
 // Every company's key, escaped once or twice over in every form of
-// internal/keyforms and sent as an id in the path, is in no log line, in
+// internal/testkit and sent as an id in the path, is in no log line, in
 // either log format.
 func TestLogLinesHoldNoKeyInAnyForm(t *testing.T) {
 	srv, err := fake.NewHandler()
 	require.NoError(t, err)
-	for _, k := range keyforms.Keys {
+	for _, k := range testkit.Keys {
 		srv.AddCompany(k)
 	}
 	for _, format := range []string{"text", "json"} {
 		var buf bytes.Buffer
 		h := logRequests(newLogger(format, &buf), srv, srv.Handler())
 		lines := 0
-		for _, key := range keyforms.Keys {
-			for _, e1 := range keyforms.Escapings {
-				for _, form := range append([]string{e1(key)}, mapValues(keyforms.Escapings, func(e2 func(string) string) string { return e2(e1(key)) })...) {
+		for _, key := range testkit.Keys {
+			for _, e1 := range testkit.Escapings {
+				for _, form := range append([]string{e1(key)}, mapValues(testkit.Escapings, func(e2 func(string) string) string { return e2(e1(key)) })...) {
 					h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/v1/conversations/"+url.PathEscape(form)+"/messages", nil))
 					lines++
 				}
@@ -65,8 +65,8 @@ func TestLogLinesHoldNoKeyInAnyForm(t *testing.T) {
 		}
 		out := buf.String()
 		require.Equal(t, lines, strings.Count(out, "\n"))
-		for _, key := range keyforms.Keys {
-			for name, f := range keyforms.Escapings {
+		for _, key := range testkit.Keys {
+			for name, f := range testkit.Escapings {
 				assert.NotContains(t, out, f(key), "%s log: the %s form of a key", format, name)
 			}
 		}

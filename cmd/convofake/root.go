@@ -20,9 +20,11 @@ type rootInfo struct {
 // (adminURL + "/", on this address or on --admin-addr; null with a note
 // when it is off), and passes every
 // other path to next. It needs no key: it holds no data and no secret.
+// Its timestamp and Date header are on the fake's clock (now), as the
+// API's are: on a frozen clock, the frozen time.
 // The URLs are read when asked: the listeners may not exist yet when the
 // handler is built.
-func withRoot(next http.Handler, base, adminURL func() string) http.Handler {
+func withRoot(next http.Handler, base, adminURL func() string, now func() time.Time) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/" {
 			next.ServeHTTP(w, r)
@@ -33,10 +35,12 @@ func withRoot(next http.Handler, base, adminURL func() string) http.Handler {
 			writeAdminError(w, errorf(http.StatusMethodNotAllowed, "method_not_allowed", "%s / is not served; GET / points the way", r.Method))
 			return
 		}
+		at := now()
+		w.Header().Set("Date", at.UTC().Format(http.TimeFormat))
 		writeJSON(w, http.StatusOK, map[string]any{
 			"success":   true,
 			"data":      newRootInfo(base(), adminURL()),
-			"timestamp": formatTime(time.Now()),
+			"timestamp": formatTime(at),
 		})
 	})
 }

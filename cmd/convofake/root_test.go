@@ -6,15 +6,17 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 // TestRootPointsTheWay: GET / (and HEAD /) needs no key and answers a short
-// envelope pointing to the base URL, the OpenAPI document and the admin API.
+// envelope pointing to the base URL, the OpenAPI document and the admin API,
+// its timestamp and Date on the fake's clock (frozen here), as the API's.
 func TestRootPointsTheWay(t *testing.T) {
-	p := start(t)
+	p := start(t, "--clock", "frozen:2026-11-22T10:00:00Z")
 	resp, err := p.client.Get(p.base + "/")
 	require.NoError(t, err)
 	defer resp.Body.Close()
@@ -38,7 +40,8 @@ func TestRootPointsTheWay(t *testing.T) {
 	assert.Equal(t, p.base+"/v1", got.Data.BaseURL)
 	assert.Equal(t, p.base+"/openapi.yaml", got.Data.OpenAPI)
 	assert.Equal(t, p.base+"/_fake/", got.Data.Admin)
-	assert.NotEmpty(t, got.Timestamp)
+	assert.Equal(t, "2026-11-22T10:00:00.000Z", got.Timestamp, "the fake's clock, not the machine's")
+	assert.Equal(t, "Sun, 22 Nov 2026 10:00:00 GMT", resp.Header.Get("Date"))
 
 	head, err := p.client.Head(p.base + "/")
 	require.NoError(t, err)
@@ -59,7 +62,7 @@ func TestRootMethodsAndAdminPlace(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			next := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusTeapot) })
-			h := withRoot(next, func() string { return "http://x" }, func() string { return tc.admin })
+			h := withRoot(next, func() string { return "http://x" }, func() string { return tc.admin }, time.Now)
 			rec := httptestRecorder(h, tc.method, "/")
 			assert.Equal(t, tc.status, rec.Code)
 			assert.Equal(t, tc.allow, rec.Header().Get("Allow"))
@@ -79,7 +82,7 @@ func TestRootMethodsAndAdminPlace(t *testing.T) {
 		})
 	}
 	next := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusTeapot) })
-	assert.Equal(t, http.StatusTeapot, httptestRecorder(withRoot(next, func() string { return "http://x" }, func() string { return "" }), http.MethodGet, "/v1").Code)
+	assert.Equal(t, http.StatusTeapot, httptestRecorder(withRoot(next, func() string { return "http://x" }, func() string { return "" }, time.Now), http.MethodGet, "/v1").Code)
 }
 
 func httptestRecorder(h http.Handler, method, path string) *httptest.ResponseRecorder {

@@ -14,8 +14,7 @@ import (
 
 	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
-	"github.com/convoapi/convo-go/internal/cpupair"
-	"github.com/convoapi/convo-go/internal/syncbuf"
+	"github.com/convoapi/convo-go/internal/testkit"
 )
 
 // convofake at scale, each figure against its floor in the same run:
@@ -102,10 +101,10 @@ func BenchmarkScaleRequest(b *testing.B) {
 	key := a.srv.APIKey()
 
 	serve := func(b *testing.B, h http.Handler, host, target string) []byte {
-		return cpupair.Serve(b, h, "http://"+host+target, key)
+		return testkit.Serve(b, h, "http://"+host+target, key)
 	}
 	for _, target := range requestBenchTargets {
-		static := cpupair.Static(serve(b, api, host, target.path))
+		static := testkit.Static(serve(b, api, host, target.path))
 		for _, h := range []struct {
 			name, host string
 			h          http.Handler
@@ -173,7 +172,7 @@ func BenchmarkScaleStateLoad(b *testing.B) {
 func startProcess(b *testing.B, args ...string) {
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), runMainEnv+"=1")
-	var stdout, stderr syncbuf.Buffer
+	var stdout, stderr testkit.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/convoapi/convo-go/fake"
-	"github.com/convoapi/convo-go/internal/cpupair"
+	"github.com/convoapi/convo-go/internal/testkit"
 )
 
 // BenchmarkScaleRequestCPU serves the pairs of BenchmarkScaleRequest
@@ -36,18 +36,18 @@ func BenchmarkScaleRequestCPU(b *testing.B) {
 	host, key := a.apiLn.Addr().String(), a.srv.APIKey()
 	for _, target := range requestBenchTargets {
 		url := "http://" + host + target.path
-		static := cpupair.Static(cpupair.Serve(b, api, url, key))
+		static := testkit.Static(testkit.Serve(b, api, url, key))
 		filled := false
 		b.Run(target.name, func(b *testing.B) {
 			for ; !filled; filled = true {
 				for range fake.DefaultJournalLimit {
-					cpupair.Serve(b, api, url, key)
+					testkit.Serve(b, api, url, key)
 				}
 			}
-			cpupair.Run(b, "convofake", func() { cpupair.Serve(b, api, url, key) }, func() { cpupair.Serve(b, static, url, key) })
+			testkit.Run(b, "convofake", func() { testkit.Serve(b, api, url, key) }, func() { testkit.Serve(b, static, url, key) })
 		})
 		b.Run(target.name+"-nolog", func(b *testing.B) {
-			cpupair.Run(b, "convofake", func() { cpupair.Serve(b, apiNoLog, url, key) }, func() { cpupair.Serve(b, static, url, key) })
+			testkit.Run(b, "convofake", func() { testkit.Serve(b, apiNoLog, url, key) }, func() { testkit.Serve(b, static, url, key) })
 		})
 	}
 }

@@ -43,7 +43,16 @@ type stateFile struct {
 // save and reads the file, up to limit bytes: seed is nil when it does not
 // exist yet (the server then starts from --seed or the demo data). On
 // error nothing is held.
+//
+// A path that is a symbolic link (or a chain of them) stands for the file
+// it links to, which need not exist yet: that file is locked, read and
+// saved, and the link stays a link. Otherwise a save would rename over the
+// link, never updating its target, and a second convofake on the target
+// would take another lock file and start.
 func openStateFile(path string, limit int64) (f *stateFile, seed *fake.Seed, err error) {
+	if path, err = followLinks(path); err != nil {
+		return nil, nil, err
+	}
 	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
 		return nil, nil, fmt.Errorf("--state %s: not a regular file", path)
 	}
@@ -68,6 +77,28 @@ func openStateFile(path string, limit int64) (f *stateFile, seed *fake.Seed, err
 		return nil, nil, err
 	}
 	return &stateFile{path: path, lock: lock}, seed, nil
+}
+
+// followLinks returns the file path names once every symbolic link of its
+// last element is followed: path itself when it is no link (or does not
+// exist). A link's relative target is read from the link's directory.
+func followLinks(path string) (string, error) {
+	const maxLinks = 40 // as Linux's ELOOP
+	for range maxLinks {
+		fi, err := os.Lstat(path)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			return path, nil
+		}
+		target, err := os.Readlink(path)
+		if err != nil {
+			return "", fmt.Errorf("--state %s: %w", path, err)
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(path), target)
+		}
+		path = target
+	}
+	return "", fmt.Errorf("--state %s: more than %d symbolic links in a row", path, maxLinks)
 }
 
 // checkWritable makes and removes a temporary file where a save makes

@@ -7,10 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -18,7 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/convoapi/convo-go/fake"
-	"github.com/convoapi/convo-go/internal/syncbuf"
+	"github.com/convoapi/convo-go/internal/testkit"
 )
 
 // contactCount is the number of contacts of the default company.
@@ -44,8 +46,12 @@ func TestStateFileSurvivesRestart(t *testing.T) {
 	require.Equal(t, exitOK, p.stop())
 	assert.Contains(t, p.stderr.String(), "state saved")
 
+	assert.Contains(t, p.stdout.String(), "# data: the demo data; --state "+path+" does not exist yet: it is written on exit\n")
+
 	again := start(t, "--state", path, "--rate-limit", "0")
 	assert.Equal(t, before+2000, contactCount(t, again), "every contact written is back")
+	assert.Regexp(t, `# data: --state `+regexp.QuoteMeta(path)+`, loaded: 1 company, \d+ contacts, \d+ conversations, \d+ messages \(written back on exit\)\n`,
+		again.stdout.String(), "a restart says what it loaded")
 	r := again.do(http.MethodGet, "/v1/chatapp/contacts/lookup?phone_number=5511000001999&phone_number_id=5511940000001", "Bearer "+fake.DefaultAPIKey, "")
 	assert.Equal(t, http.StatusOK, r.Status, "%s", r.Body)
 	assert.Equal(t, "2026-11-22T10:00:00.000Z", again.admin(http.MethodGet, "/_fake/clock", "").JSON(t)["now"], "the frozen clock too")
@@ -148,6 +154,9 @@ func TestStateFileRefusedAtStart(t *testing.T) {
 		{"an array", write("array.json", `[{"companies": []}]`), nil, "the document is an array; want a JSON object"},
 		{"a number", write("number.json", `42`), nil, "the document is a number"},
 		{"empty", write("empty.json", ""), nil, "the document is empty"},
+		{"a byte-order mark", write("bom.json", "\xEF\xBB\xBF"+`{"companies": []}`), nil,
+			"the document starts with a UTF-8 byte-order mark (EF BB BF), which JSON does not allow: save it without one"},
+		{"random bytes", write("random.bin", "\x8f\x00\x13\xfe{}"), nil, "the document is not JSON: it starts with the byte 0x8F"},
 		{"over --max-seed-size", big, []string{"--max-seed-size", "1KiB"}, "larger than --max-seed-size (1024 bytes)"},
 		{"a directory", dir, nil, "not a regular file"},
 	}
@@ -212,7 +221,7 @@ func TestStateFileIsASeed(t *testing.T) {
 func TestStateFileSaveFails(t *testing.T) {
 	gone := filepath.Join(t.TempDir(), "gone")
 	require.NoError(t, os.Mkdir(gone, 0o700))
-	var stdout, stderr syncbuf.Buffer
+	var stdout, stderr testkit.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), safetyTimeout)
 	defer cancel()
 	code := run(ctx, []string{"--addr", "127.0.0.1:0", "--state", filepath.Join(gone, "state.json")}, &stdout, &stderr, func(string) {
@@ -258,4 +267,27 @@ func TestStateFileIsCompact(t *testing.T) {
 	var compact bytes.Buffer
 	require.NoError(t, json.Compact(&compact, data))
 	assert.Equal(t, compact.String()+"\n", string(data))
+}
+
+// A --state file that is a symbolic link is the file it links to: the save
+// writes the target and the link stays a link, and a second convofake on
+// the target does not start while the first holds the link.
+func TestStateFileSymlink(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target.json")
+	link := filepath.Join(dir, "link.json")
+	require.NoError(t, os.Symlink("target.json", link)) // dangling until the first save
+	p := start(t, "--state", link, "--clock", "frozen:2026-11-22T10:00:00Z")
+	code, stderr := runOnce(t, "--addr", "127.0.0.1:0", "--state", target)
+	assert.Equal(t, exitNoStart, code, "the target is the first's file: %s", stderr)
+	require.Equal(t, exitOK, p.stop())
+
+	fi, err := os.Lstat(link)
+	require.NoError(t, err)
+	assert.NotZero(t, fi.Mode()&fs.ModeSymlink, "the link is still a link")
+	data, err := os.ReadFile(target)
+	require.NoError(t, err, "the save wrote the target")
+	assert.Contains(t, string(data), `"companies"`)
+	again := start(t, "--state", link)
+	assert.Positive(t, contactCount(t, again), "a restart through the link reads the target")
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/convoapi/convo-go/internal/callfake"
+	"github.com/convoapi/convo-go/internal/testkit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -20,7 +20,7 @@ const uiClock = "frozen:2026-11-22T10:00:00Z"
 // whose contact has that name.
 func conversationOf(t *testing.T, p *proc, name string) string {
 	t.Helper()
-	return callfake.ConversationOf(t, p.admin, name)
+	return testkit.ConversationOf(t, p.admin, name)
 }
 
 // TestUIAccess: the admin API answers 401 without the token on every path

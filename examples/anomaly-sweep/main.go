@@ -139,6 +139,9 @@ func explain(err error) string {
 func printReport(out io.Writer, r *convo.AnomalyReport, maxWait time.Duration) []string {
 	var ceilings []string
 	for _, ch := range slices.Sorted(maps.Keys(r.Window.CeilingHoursByChannel)) {
+		if ch == convo.ChannelSMS { // one-way: no conversation of it is ever in a bucket
+			continue
+		}
 		ceilings = append(ceilings, fmt.Sprintf("%s %dh", ch, r.Window.CeilingHoursByChannel[ch]))
 	}
 	fmt.Fprintf(out, "Anomaly report: last inbound at least %dh ago, up to each channel's ceiling (%s)\n",

@@ -75,7 +75,7 @@ func TestSweep(t *testing.T) {
 				"never_engaged: 1",
 				"ALERT: 1 waiting longer than 12h: " + convLate,
 			},
-			notStdout: []string{convExpired, convFresh, convSilent},
+			notStdout: []string{convExpired, convFresh, convSilent, "sms"}, // SMS has no accounts: no ceiling of it is shown
 			query:     map[string]string{"include": "unassigned,automation_only"},
 		},
 		{name: "generous max-wait", args: []string{"--max-wait", "24h"}, stdout: []string{"unanswered: 2", "OK: no conversation has waited longer than 24h."}},

@@ -111,8 +111,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "export-history: %v; %d messages are safely exported, run the same command again to resume\n", err, e.st.Lines)
 		return 1
 	}
-	fmt.Fprintf(stdout, "Exported %d messages of %d conversations since %s to %s, %d media files.\n",
-		e.st.Lines, len(e.st.Done), e.st.Since.UTC().Format(time.RFC3339), out, e.st.Files)
+	fmt.Fprintf(stdout, "Exported %s of %s since %s to %s, %s.\n",
+		count(e.st.Lines, "message"), count(len(e.st.Done), "conversation"), e.st.Since.UTC().Format(time.RFC3339), out, count(e.st.Files, "media file"))
 	return 0
 }
 
@@ -379,7 +379,7 @@ func (e *exporter) writePage(ctx context.Context, cur *current, p page) error {
 	}
 	e.st.Done, e.st.Current = append(e.st.Done, cur.ConversationID), nil
 	err := e.checkpoint()
-	fmt.Fprintf(e.progress, "export: %d conversations done, %d messages, %d media files\n", len(e.st.Done), e.st.Lines, e.st.Files)
+	fmt.Fprintf(e.progress, "export: %s done, %s, %s\n", count(len(e.st.Done), "conversation"), count(e.st.Lines, "message"), count(e.st.Files, "media file"))
 	return err
 }
 
@@ -406,4 +406,13 @@ func (e *exporter) download(ctx context.Context, m convo.Message) (string, error
 	}
 	os.Remove(path + ".part")
 	return "", fmt.Errorf("downloading media %s: %w", m.Media.MediaID, err)
+}
+
+// count is n things, in the singular for one: "1 conversation", "2
+// conversations".
+func count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return strconv.Itoa(n) + " " + thing + "s"
 }

@@ -467,3 +467,15 @@ func TestDocumentedCommands(t *testing.T) {
 		"--since 60d --dir demo-export":  exported,
 	})
 }
+
+// The summary counts in the singular for one: "1 conversation", "1 media
+// file".
+func TestCountSingular(t *testing.T) {
+	for _, tc := range []struct {
+		n     int
+		thing string
+		want  string
+	}{{0, "conversation", "0 conversations"}, {1, "conversation", "1 conversation"}, {2, "media file", "2 media files"}, {1, "message", "1 message"}} {
+		assert.Equal(t, tc.want, count(tc.n, tc.thing))
+	}
+}

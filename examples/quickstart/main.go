@@ -35,7 +35,6 @@ import (
 	"os/signal"
 	"slices"
 	"strconv"
-	"text/tabwriter"
 	"time"
 
 	convo "github.com/convoapi/convo-go"
@@ -249,9 +248,9 @@ func (t *tour) anomalyReport(ctx context.Context) error {
 }
 
 // section writes a heading and returns a table writer for what follows it.
-func section(out io.Writer, format string, a ...any) *tabwriter.Writer {
+func section(out io.Writer, format string, a ...any) *table {
 	fmt.Fprintf(out, "\n"+format+"\n", a...)
-	return tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	return newTable(out)
 }
 
 // orNone shows a limit the service may leave null.

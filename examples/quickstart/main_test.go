@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -213,4 +214,22 @@ func TestDocumentedCommands(t *testing.T) {
 	demotest.CheckDocumentedCommands(t, "quickstart", run, map[string]demotest.Outcome{
 		"": {Code: 0, Stdout: []string{"Channel accounts", "Anomaly report"}},
 	})
+}
+
+// The tables line up by the columns a terminal gives each character: a
+// cell holding an emoji (two columns) or a combining mark (none) does not
+// shift the cells after it, as text/tabwriter's count of characters did.
+func TestTableLinesUpWideCharacters(t *testing.T) {
+	var out strings.Builder
+	tw := newTable(&out)
+	fmt.Fprintln(tw, "  TEXT\tREACTIONS\tEND")
+	fmt.Fprintln(tw, "  \"Thanks 👍\"\t[❤ (inbound)]\tx")
+	fmt.Fprintln(tw, "  \"cafe\u0301 日本\"\t[]\ty")
+	fmt.Fprintln(tw, "  plain\t-\tz")
+	require.NoError(t, tw.Flush())
+	want := "  TEXT" + strings.Repeat(" ", 9) + "REACTIONS" + strings.Repeat(" ", 6) + "END\n" +
+		"  \"Thanks 👍\"  [❤ (inbound)]  x\n" + // 13 columns each, the emoji two of them
+		"  \"cafe\u0301 日本\"  []" + strings.Repeat(" ", 13) + "y\n" +
+		"  plain" + strings.Repeat(" ", 8) + "-" + strings.Repeat(" ", 14) + "z\n"
+	assert.Equal(t, want, out.String())
 }

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/convoapi/convo-go"
-	"github.com/convoapi/convo-go/internal/keyforms"
+	"github.com/convoapi/convo-go/internal/testkit"
 	"github.com/stretchr/testify/require"
 )
 
@@ -100,7 +100,7 @@ func reverse(a []any) {
 func EchoKeyHeaders(key string) func(http.Header) {
 	return func(h http.Header) {
 		h.Set("X-RateLimit-Key", key)
-		h.Set("RateLimit-Policy", keyforms.Escapings["url query"](key))
+		h.Set("RateLimit-Policy", testkit.Escapings["url query"](key))
 	}
 }
 
@@ -108,7 +108,7 @@ func EchoKeyHeaders(key string) func(http.Header) {
 // text of each error.
 func EchoKey(key string) func(*http.Request, *int, map[string]any) {
 	return func(_ *http.Request, _ *int, b map[string]any) {
-		for name, esc := range keyforms.Escapings {
+		for name, esc := range testkit.Escapings {
 			b["echo "+name] = esc(key)
 		}
 		if m := errMessage(b); m != nil {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/convoapi/convo-go/internal/keyforms"
+	"github.com/convoapi/convo-go/internal/testkit"
 )
 
 // Every key of keyforms, in every escaping, and in every escaping of every
@@ -15,11 +15,11 @@ import (
 // whole, with the text around it kept.
 func TestRedactEveryFormOnceAndTwice(t *testing.T) {
 	var cases, missed int
-	for _, key := range keyforms.Keys {
+	for _, key := range testkit.Keys {
 		m := New(key)
-		for name1, e1 := range keyforms.Escapings {
+		for name1, e1 := range testkit.Escapings {
 			forms := map[string]string{name1: e1(key)}
-			for name2, e2 := range keyforms.Escapings {
+			for name2, e2 := range testkit.Escapings {
 				forms[name1+" then "+name2] = e2(e1(key))
 				forms[name1+" then "+name2+" in a URL path"] = url.PathEscape(e2(e1(key)))
 			}
@@ -33,7 +33,7 @@ func TestRedactEveryFormOnceAndTwice(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d forms of %d keys, %d missed", cases, len(keyforms.Keys), missed)
+	t.Logf("%d forms of %d keys, %d missed", cases, len(testkit.Keys), missed)
 }
 
 func TestRedact(t *testing.T) {
@@ -73,10 +73,10 @@ func TestRedact(t *testing.T) {
 // one pass per layer.
 func TestRedactLargeEscapedBody(t *testing.T) {
 	key := "sk_live_4eC39HqLyjWDarjtT1zdp7dc"
-	body := strings.Repeat(`{"a":"\u00e9%41&amp;"}`, 40_000) + keyforms.Escapings["json \\u"](key)
+	body := strings.Repeat(`{"a":"\u00e9%41&amp;"}`, 40_000) + testkit.Escapings["json \\u"](key)
 	got := New(key).Redact(body)
 	assert.True(t, strings.HasSuffix(got, Redacted))
-	assert.Equal(t, len(body)-len(keyforms.Escapings["json \\u"](key))+len(Redacted), len(got))
+	assert.Equal(t, len(body)-len(testkit.Escapings["json \\u"](key))+len(Redacted), len(got))
 }
 
 func BenchmarkRedactPlainBody(b *testing.B) {

@@ -3,14 +3,14 @@ package recordredact
 import (
 	"testing"
 
-	"github.com/convoapi/convo-go/internal/keyforms"
+	"github.com/convoapi/convo-go/internal/testkit"
 	"github.com/stretchr/testify/assert"
 )
 
 func TestRedactorString(t *testing.T) {
-	for _, key := range keyforms.Keys {
+	for _, key := range testkit.Keys {
 		r := New(key)
-		for name, esc := range keyforms.Escapings {
+		for name, esc := range testkit.Escapings {
 			t.Run(name+"/"+key, func(t *testing.T) {
 				in := `{"a":"x` + esc(key) + `y"}`
 				out := r.String(in)

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/convoapi/convo-go/internal/callfake"
+	"github.com/convoapi/convo-go/internal/testkit"
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers/legacy"
@@ -49,7 +49,7 @@ func TestThePublishedDocumentRoutesAndValidatesExchangesAtV1(t *testing.T) {
 		{http.MethodGet, "/v1/channels", "", "wrong-key", 401, "listChannels"},
 	} {
 		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
-			r := callfake.Send(t, http.DefaultClient, tc.method, p.base+tc.path, "Bearer "+tc.key, tc.body)
+			r := testkit.Send(t, http.DefaultClient, tc.method, p.base+tc.path, "Bearer "+tc.key, tc.body)
 			require.Equal(t, tc.status, r.Status, "%s", r.Body)
 			req := httptest.NewRequest(tc.method, p.base+tc.path, strings.NewReader(tc.body))
 			req.Header.Set("Authorization", "Bearer "+tc.key)

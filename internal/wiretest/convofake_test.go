@@ -14,8 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/convoapi/convo-go/internal/callfake"
-	"github.com/convoapi/convo-go/internal/syncbuf"
+	"github.com/convoapi/convo-go/internal/testkit"
 	"github.com/convoapi/convo-go/internal/wiretest/oascheck"
 )
 
@@ -63,8 +62,8 @@ type proc struct {
 	t      *testing.T
 	addr   string // 127.0.0.1:port
 	base   string // http://127.0.0.1:port
-	stdout *syncbuf.Buffer
-	stderr *syncbuf.Buffer
+	stdout *testkit.Buffer
+	stderr *testkit.Buffer
 	client *http.Client // validates every exchange against the document
 }
 
@@ -75,7 +74,7 @@ func start(t *testing.T, args ...string) *proc {
 	t.Helper()
 	bin, err := convofake()
 	require.NoError(t, err)
-	p := &proc{t: t, stdout: &syncbuf.Buffer{}, stderr: &syncbuf.Buffer{}}
+	p := &proc{t: t, stdout: &testkit.Buffer{}, stderr: &testkit.Buffer{}}
 	cmd := exec.Command(bin, append([]string{"--addr", "127.0.0.1:0", "--admin-token", testAdminToken}, args...)...)
 	cmd.Stdout, cmd.Stderr = p.stdout, p.stderr
 	require.NoError(t, cmd.Start())
@@ -103,13 +102,13 @@ func start(t *testing.T, args ...string) *proc {
 }
 
 // printed returns the NAME=value lines printed on stdout at start.
-func (p *proc) printed() map[string]string { return callfake.Printed(p.stdout.String()) }
+func (p *proc) printed() map[string]string { return testkit.Printed(p.stdout.String()) }
 
 // do sends a request to the server; auth is the whole Authorization value
 // ("" for none).
 func (p *proc) do(method, path, auth, body string) answer {
 	p.t.Helper()
-	return callfake.Send(p.t, p.client, method, p.base+path, auth, body)
+	return testkit.Send(p.t, p.client, method, p.base+path, auth, body)
 }
 
 // api calls the fake's API with an API key.
@@ -130,20 +129,20 @@ func fakeAPIKey(p *proc) string { return p.printed()["CONVO_API_KEY"] }
 // whose contact has that name.
 func conversationOf(t *testing.T, p *proc, name string) string {
 	t.Helper()
-	return callfake.ConversationOf(t, p.admin, name)
+	return testkit.ConversationOf(t, p.admin, name)
 }
 
 // inboxItems reads GET /_fake/state/conversations with the query: the
 // items by "contact name/status".
 func inboxItems(t *testing.T, p *proc, query string) map[string]map[string]any {
 	t.Helper()
-	return callfake.InboxItems(t, p.admin, query)
+	return testkit.InboxItems(t, p.admin, query)
 }
 
 // anomalyCount returns data.buckets.unanswered.count.
 func anomalyCount(t *testing.T, p *proc, key string) float64 {
 	t.Helper()
-	return callfake.UnansweredCount(t, p.api, key)
+	return testkit.UnansweredCount(t, p.api, key)
 }
 
 // The ids and key of cmd/convofake/testdata/seed.json.

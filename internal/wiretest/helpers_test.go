@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/convoapi/convo-go/fake"
-	"github.com/convoapi/convo-go/internal/callfake"
+	"github.com/convoapi/convo-go/internal/testkit"
 	"github.com/convoapi/convo-go/internal/wiretest/oascheck"
 )
 
@@ -27,10 +27,10 @@ func newServer(t *testing.T, opts ...fake.Option) *fake.Server {
 }
 
 // answer is an answer read in full.
-type answer = callfake.Answer
+type answer = testkit.Answer
 
 // get sends GET /v1+path to the fake with its API key.
 func get(t *testing.T, s *fake.Server, path string) answer {
 	t.Helper()
-	return callfake.Send(t, s.HTTPClient(), http.MethodGet, s.URL()+path, "Bearer "+s.APIKey(), "")
+	return testkit.Send(t, s.HTTPClient(), http.MethodGet, s.URL()+path, "Bearer "+s.APIKey(), "")
 }

@@ -22,7 +22,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/convoapi/convo-go/internal/wirerecord"
+	"github.com/convoapi/convo-go/internal/testkit"
 	"github.com/convoapi/convo-go/internal/wiretest/oascheck"
 )
 
@@ -40,12 +40,12 @@ func TestRecordedExchanges(t *testing.T) {
 	want, err := recordingPackages(coreDir)
 	require.NoError(t, err)
 	require.NotEmpty(t, want, "no test of the core module records its exchanges (package wirerecord)")
-	dir := os.Getenv(wirerecord.EnvDir)
+	dir := os.Getenv(testkit.EnvDir)
 	if dir == "" {
 		dir = t.TempDir()
 		recordCoreTests(t, dir, want)
 	}
-	records, err := wirerecord.Read(dir)
+	records, err := testkit.Read(dir)
 	require.NoError(t, err)
 
 	type key struct{ pkg, test string }
@@ -92,10 +92,10 @@ func TestRecordedExchanges(t *testing.T) {
 
 // recordingPackages lists the core module's packages (directories relative
 // to it, with slashes) whose tests record their exchanges: a test file
-// imports package wirerecord, or the examples' demotest that does.
+// calls one of package testkit's recorders (Middleware, Transport,
+// RequestTransport), or imports the examples' demotest, which does.
 func recordingPackages(root string) ([]string, error) {
 	const module = "github.com/convoapi/convo-go"
-	recorders := []string{module + "/internal/wirerecord", module + "/examples/internal/demotest"}
 	var out []string
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || !d.IsDir() {
@@ -111,14 +111,11 @@ func recordingPackages(root string) ([]string, error) {
 			return err
 		}
 		for _, name := range tests {
-			f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.ImportsOnly)
+			f, err := parser.ParseFile(token.NewFileSet(), name, nil, 0)
 			if err != nil {
 				return err
 			}
-			if slices.ContainsFunc(f.Imports, func(spec *ast.ImportSpec) bool {
-				p, _ := strconv.Unquote(spec.Path.Value)
-				return slices.Contains(recorders, p)
-			}) {
+			if records(f, module) {
 				rel, err := filepath.Rel(root, path)
 				if err != nil {
 					return err
@@ -130,6 +127,39 @@ func recordingPackages(root string) ([]string, error) {
 		return nil
 	})
 	return out, err
+}
+
+// records reports whether the test file f records exchanges: it imports
+// the examples' demotest, or calls a recorder of package testkit (which
+// holds other test support too, so importing it is not enough).
+func records(f *ast.File, module string) bool {
+	testkit := ""
+	for _, spec := range f.Imports {
+		switch p, _ := strconv.Unquote(spec.Path.Value); p {
+		case module + "/examples/internal/demotest":
+			return true
+		case module + "/internal/testkit":
+			testkit = "testkit"
+			if spec.Name != nil {
+				testkit = spec.Name.Name
+			}
+		}
+	}
+	if testkit == "" {
+		return false
+	}
+	found := false
+	ast.Inspect(f, func(n ast.Node) bool {
+		sel, ok := n.(*ast.SelectorExpr)
+		if !ok {
+			return !found
+		}
+		if x, ok := sel.X.(*ast.Ident); ok && x.Name == testkit && slices.Contains([]string{"Middleware", "Transport", "RequestTransport"}, sel.Sel.Name) {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 // recordCoreTests runs the tests of the core's packages pkgs, recording
@@ -148,8 +178,8 @@ func recordCoreTests(t *testing.T, dir string, pkgs []string) {
 	}
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = coreDir
-	cmd.Env = append(os.Environ(), wirerecord.EnvDir+"="+dir)
-	t.Logf("%s unset: recording the core's tests (go %s)", wirerecord.EnvDir, strings.Join(args, " "))
+	cmd.Env = append(os.Environ(), testkit.EnvDir+"="+dir)
+	t.Logf("%s unset: recording the core's tests (go %s)", testkit.EnvDir, strings.Join(args, " "))
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "the core's tests failed:\n%s", out)
 }
@@ -159,9 +189,9 @@ func recordCoreTests(t *testing.T, dir string, pkgs []string) {
 // the field, attributed to the test that made the exchange.
 func TestRecordingCatchesAMismatch(t *testing.T) {
 	dir := t.TempDir()
-	t.Setenv(wirerecord.EnvDir, dir)
+	t.Setenv(testkit.EnvDir, dir)
 	t.Run("core test", func(t *testing.T) {
-		h := wirerecord.Middleware(t)(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		h := testkit.Middleware(t)(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("Content-Type", "application/json; charset=utf-8")
 			_, _ = io.WriteString(w, `{"success":true,"timestamp":"2026-11-22T10:00:00.000Z","data":[{"id":7}]}`)
 		}))
@@ -169,7 +199,7 @@ func TestRecordingCatchesAMismatch(t *testing.T) {
 		req.Header.Set("Authorization", "Bearer key")
 		h.ServeHTTP(httptest.NewRecorder(), req)
 	})
-	records, err := wirerecord.Read(dir)
+	records, err := testkit.Read(dir)
 	require.NoError(t, err)
 	require.Len(t, records, 1)
 	assert.Equal(t, "TestRecordingCatchesAMismatch/core_test", records[0].Test)

@@ -8,7 +8,7 @@ import (
 
 	convo "github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
-	"github.com/convoapi/convo-go/internal/wirerecord"
+	"github.com/convoapi/convo-go/internal/testkit"
 )
 
 // Fake starts a fake of the service for tb (fake.New) that records every
@@ -18,7 +18,7 @@ import (
 // (through CONVO_BASE_URL and CONVO_API_KEY) for the rest of the test.
 func Fake(tb testing.TB, now time.Time, opts ...fake.Option) *fake.Server {
 	tb.Helper()
-	opts = append(opts, fake.WithHandlerMiddleware(wirerecord.Middleware(tb)))
+	opts = append(opts, fake.WithHandlerMiddleware(testkit.Middleware(tb)))
 	if !now.IsZero() {
 		opts = append(opts, fake.WithClock(fake.NewManualClock(now)))
 	}

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/convoapi/convo-go/internal/wirerecord"
+	"github.com/convoapi/convo-go/internal/testkit"
 )
 
 // Middleware returns a handler middleware, for fake.WithHandlerMiddleware,
@@ -14,7 +14,7 @@ import (
 // -bench and -fuzz it leaves the handler as it is, so that they measure and
 // fuzz the code, not the validator.
 func Middleware(t testing.TB) func(http.Handler) http.Handler {
-	c := forTest(t, wirerecord.SideServer)
+	c := forTest(t, testkit.SideServer)
 	if c == nil {
 		return func(h http.Handler) http.Handler { return h }
 	}
@@ -26,8 +26,8 @@ func Middleware(t testing.TB) func(http.Handler) http.Handler {
 // server's side: for a server the test cannot wrap, such as a convofake
 // process.
 func Transport(t testing.TB, next http.RoundTripper) http.RoundTripper {
-	if c := forTest(t, wirerecord.SideClient); c != nil {
-		return wirerecord.RoundTripper(next, true, c.Check)
+	if c := forTest(t, testkit.SideClient); c != nil {
+		return testkit.RoundTripper(next, true, c.Check)
 	}
 	return next
 }
@@ -36,8 +36,8 @@ func Transport(t testing.TB, next http.RoundTripper) http.RoundTripper {
 // request the SDK sends is validated. Answers are not: they are the test's
 // canned fixtures, often off the contract on purpose.
 func RequestTransport(t testing.TB, next http.RoundTripper) http.RoundTripper {
-	if c := forTest(t, wirerecord.SideSDKRequests); c != nil {
-		return wirerecord.RoundTripper(next, false, c.Check)
+	if c := forTest(t, testkit.SideSDKRequests); c != nil {
+		return testkit.RoundTripper(next, false, c.Check)
 	}
 	return next
 }
@@ -47,7 +47,7 @@ func RequestTransport(t testing.TB, next http.RoundTripper) http.RoundTripper {
 // tally.
 func forTest(t testing.TB, label string) *Checker {
 	t.Helper()
-	if wirerecord.Off() {
+	if testkit.Off() {
 		return nil
 	}
 	c, err := New()
@@ -68,12 +68,12 @@ func forTest(t testing.TB, label string) *Checker {
 
 // Middleware wraps a handler so that every exchange is validated.
 func (c *Checker) Middleware(next http.Handler) http.Handler {
-	return wirerecord.Handler(next, c.Check)
+	return testkit.Handler(next, c.Check)
 }
 
 // Check validates one exchange, as recorded by package wirerecord (in this
 // process or in a test of the core module), and tallies the outcome.
-func (c *Checker) Check(r wirerecord.Record) {
+func (c *Checker) Check(r testkit.Record) {
 	req, err := http.NewRequest(r.Method, r.URL, bytes.NewReader(r.Body))
 	if err != nil {
 		c.tally(func(s *Stats) { s.Exchanges++ })

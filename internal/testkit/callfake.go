@@ -1,9 +1,10 @@
-// Package callfake is the client side of the tests that drive a running
+// This file (formerly package callfake) is the client side of the tests that drive a running
 // convofake: cmd/convofake's, which run it in the test's own process, and
 // internal/wiretest's, which run its binary as a user does. A request is
 // sent and its answer read whole; the admin reads and the start lines that
 // both kinds of test need are here once.
-package callfake
+
+package testkit
 
 import (
 	"bufio"

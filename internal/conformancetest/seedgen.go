@@ -1,7 +1,8 @@
-// Package seedgen generates seed documents of package fake of any size, in
+// This file (formerly package seedgen) generates seed documents of package fake of any size, in
 // the variety the conformance suite checks, for the tests that run the suite
 // against a fake with thousands of records.
-package seedgen
+
+package conformancetest
 
 import (
 	"fmt"

@@ -1,8 +1,9 @@
-// Package cpupair measures a handler against a static one, for the scale
+// This file (formerly package cpupair) measures a handler against a static one, for the scale
 // benchmarks of fake and cmd/convofake: Serve sends each one request in
 // memory, Static is the floor they are measured against, and Run (on
 // Linux) compares the two by the CPU time of the benchmark's own thread.
-package cpupair
+
+package testkit
 
 import (
 	"net/http"

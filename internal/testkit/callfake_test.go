@@ -1,4 +1,4 @@
-package callfake
+package testkit
 
 import (
 	"encoding/json"
@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// echo answers 201 with what it was sent, as JSON.
-func echo(w http.ResponseWriter, r *http.Request) {
+// echoSent answers 201 with what it was sent, as JSON.
+func echoSent(w http.ResponseWriter, r *http.Request) {
 	b, _ := io.ReadAll(r.Body)
 	w.Header().Set("X-Seen", r.Method)
 	w.WriteHeader(http.StatusCreated)
@@ -23,7 +23,7 @@ func echo(w http.ResponseWriter, r *http.Request) {
 }
 
 func TestSendSetsWhatItIsGivenAndReadsTheWholeAnswer(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(echo))
+	srv := httptest.NewServer(http.HandlerFunc(echoSent))
 	defer srv.Close()
 	for _, tc := range []struct {
 		name, method, auth, body string

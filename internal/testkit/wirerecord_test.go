@@ -1,4 +1,4 @@
-package wirerecord
+package testkit
 
 import (
 	"io"
@@ -77,12 +77,12 @@ func TestRecordsEachSide(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, records, 4)
 	for _, r := range records {
-		assert.Equal(t, "internal/wirerecord", r.Package)
+		assert.Equal(t, "internal/testkit", r.Package)
 		assert.Equal(t, "TestRecordsEachSide/sides", r.Test)
 		assert.True(t, r.Complete)
 	}
 	server, client, sdk, files := records[0], records[1], records[2], records[3]
-	assert.Equal(t, Record{Package: "internal/wirerecord", Test: "TestRecordsEachSide/sides", Side: SideServer, Method: "POST",
+	assert.Equal(t, Record{Package: "internal/testkit", Test: "TestRecordsEachSide/sides", Side: SideServer, Method: "POST",
 		URL: "/v1/chatapp/contacts?x=1", Header: server.Header, Body: []byte(`{"name":"Ana"}`), Complete: true,
 		Status: http.StatusCreated, AnswerHeader: server.AnswerHeader, Answer: []byte(`{"name":"Ana"}`), Answers: true}, server)
 	assert.Equal(t, "application/json", server.Header.Get("Content-Type"))

@@ -1,4 +1,4 @@
-// Package wirerecord records the HTTP exchanges of the tests, so that they
+// This file (formerly package wirerecord) records the HTTP exchanges of the tests, so that they
 // can be validated against api/openapi.yaml by the test module in
 // internal/wiretest. The validator (kin-openapi) lives there, in a module of
 // its own, so that the core module, which users require, does not require
@@ -7,7 +7,7 @@
 // A test switches recording on where it starts a fake or a client, as it
 // would switch on a validator:
 //
-//	s := fake.New(t, fake.WithHandlerMiddleware(wirerecord.Middleware(t)))
+//	s := fake.New(t, fake.WithHandlerMiddleware(testkit.Middleware(t)))
 //
 // When the environment variable CONVO_WIRE_RECORD names a directory, every
 // request and answer is appended there, one JSON [Record] a line, in a file
@@ -15,7 +15,8 @@
 // transport is returned as it is. .ci/run sets it for the core's tests, then
 // runs internal/wiretest, which validates every recorded exchange and fails
 // naming the package, the test, the operation and the field.
-package wirerecord
+
+package testkit
 
 import (
 	"bytes"

@@ -1,9 +1,10 @@
-// Package keyforms lists the ways a server, a proxy or another language's
+// This file (formerly package keyforms) lists the ways a server, a proxy or another language's
 // encoder may write a secret back, for the tests that check that no form of
 // the API key leaks: Go's quoting, JSON's \uXXXX of every character (and of
 // every byte, as a Latin-1 mis-encoding does), PHP's \/, URL and HTML
 // escapes. It is test support, shared by the client's and otelconvo's tests.
-package keyforms
+
+package testkit
 
 import (
 	"fmt"

@@ -1,7 +1,8 @@
-// Package syncbuf is a bytes.Buffer that several goroutines may write while
+// This file (formerly package syncbuf) is a bytes.Buffer that several goroutines may write while
 // a test reads it: a logger's, or the copier of a process's output. A test
 // can wait for a text to appear in it without polling.
-package syncbuf
+
+package testkit
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package seedgen
+package conformancetest
 
 import (
 	"testing"
