@@ -124,18 +124,28 @@ func TestLicenseIsApache2Unaltered(t *testing.T) {
 // date and does not match.
 var releaseHeading = regexp.MustCompile(`(?m)^## \[(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)\] - \d{4}-\d{2}-\d{2}$`)
 
+// comingVersion matches the first line of [Unreleased] before the first
+// release: "The first release, 0.1.0, is not tagged yet: …".
+var comingVersion = regexp.MustCompile(`(?m)^The first release, (\d+\.\d+\.\d+), is not tagged yet`)
+
 // TestVersionMatchesChangelog holds convo.Version (sent in every User-Agent)
-// and the latest release in CHANGELOG.md in step: a release changes both in
+// and CHANGELOG.md in step: it is the latest release, or before the first
+// one the coming version that [Unreleased] names. A release changes both in
 // the same commit.
 func TestVersionMatchesChangelog(t *testing.T) {
 	log, err := os.ReadFile("CHANGELOG.md")
 	require.NoError(t, err)
 	require.Contains(t, string(log), "## [Unreleased]", "the changelog keeps an [Unreleased] section for the next release")
 
-	m := releaseHeading.FindSubmatch(log)
-	require.NotNil(t, m, "CHANGELOG.md has no released version heading like \"## [0.1.0] - 2026-11-22\"")
-	require.Equal(t, string(m[1]), convo.Version,
-		"convo.Version and the latest release in CHANGELOG.md disagree; release both in one commit")
+	if m := releaseHeading.FindSubmatch(log); m != nil {
+		require.Equal(t, string(m[1]), convo.Version,
+			"convo.Version and the latest release in CHANGELOG.md disagree; release both in one commit")
+		assert.NotRegexp(t, comingVersion, string(log), "a released changelog still says the first release is not tagged")
+		return
+	}
+	m := comingVersion.FindSubmatch(log)
+	require.NotNil(t, m, "CHANGELOG.md has no release heading like \"## [0.1.0] - 2026-11-22\", nor a first line of [Unreleased] naming the coming version")
+	require.Equal(t, string(m[1]), convo.Version, "convo.Version is not the coming version CHANGELOG.md's [Unreleased] names")
 }
 
 // TestCompatibilityNamesGoVersions keeps the README's promise in step with
