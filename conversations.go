@@ -135,6 +135,14 @@ type ListConversationsParams struct {
 type ConversationsService struct{ c *Client }
 
 // List returns one page of conversations matching params (nil: defaults).
+//
+// Conversations come most recent first: by last_message_at (created_at
+// for a conversation without messages), ties by id, highest first. The
+// service does not state this order; it is the one this client's fake
+// keeps, and code that needs an order should sort. A page reached with a
+// cursor keeps the filters of the first page (filters sent with a cursor
+// are checked, then ignored) and lists the conversations as they stood
+// when the first page was read.
 func (s *ConversationsService) List(ctx context.Context, params *ListConversationsParams, opts ...Option) (*Page[Conversation], error) {
 	var p ListConversationsParams
 	if params != nil {
