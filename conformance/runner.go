@@ -332,7 +332,7 @@ func (r *runner) report(elapsed time.Duration) *Report {
 	sent, writes := r.pacer.counts()
 	rep := &Report{
 		BaseURL: r.cfg.BaseURL, Mode: "read-only", Anomalies: r.cfg.Anomalies,
-		Results: r.results, Requests: sent, BadKeyRequests: r.badKey, AnomalyRequests: r.anomalyCalls,
+		Results: r.redactedResults(), Requests: sent, BadKeyRequests: r.badKey, AnomalyRequests: r.anomalyCalls,
 		WriteRequests: writes, Elapsed: elapsed, RateLimitHeaders: map[string]string{},
 		Stopped: r.pacer.stopReason(),
 	}
@@ -362,6 +362,19 @@ func (r *runner) report(elapsed time.Duration) *Report {
 		}
 	}
 	return rep
+}
+
+// redactedResults are the results with the key removed from every text a
+// server's answer may have reached: a skip's reason quotes a Retry-After, a
+// failure's reason a value.
+func (r *runner) redactedResults() []Result {
+	out := make([]Result, len(r.results))
+	for i, res := range r.results {
+		res.Title, res.Reason = r.redact.String(res.Title), r.redact.String(res.Reason)
+		res.Request, res.Excerpt = r.redact.String(res.Request), r.redact.String(res.Excerpt)
+		out[i] = res
+	}
+	return out
 }
 
 // plan lists the checks in the order they run: the key first (a run that
