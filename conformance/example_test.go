@@ -228,3 +228,27 @@ func ExampleWriteSeed() {
 	fmt.Println(len(back.Companies[0].Channels), err)
 	// Output: 4 <nil>
 }
+
+// A replay against a convofake started from the recording's seed moves its
+// clock to each exchange's recorded time through its admin API, with the
+// address and token convofake printed at start.
+func ExampleConvofakeClock() {
+	setClock, err := conformance.ConvofakeClock(os.Getenv("CONVOFAKE_ADMIN_URL"), os.Getenv("CONVOFAKE_ADMIN_TOKEN"), nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	f, err := os.Open("recording.jsonl")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer f.Close()
+	rep, err := conformance.Replay(context.Background(), f, conformance.ReplayConfig{
+		BaseURL: os.Getenv("CONVO_BASE_URL"), APIKey: os.Getenv("CONVO_API_KEY"), SetClock: setClock})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	_ = rep.WriteText(os.Stdout)
+}

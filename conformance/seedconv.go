@@ -108,7 +108,7 @@ func (b *seedBuilder) take(e Entry) {
 }
 
 func (b *seedBuilder) build() (*fake.Seed, []string, error) {
-	var notes []string
+	var notes, standIns []string
 	co := fake.CompanySeed{}
 	accounts := map[string]bool{}
 	for _, ch := range b.channels {
@@ -138,14 +138,18 @@ func (b *seedBuilder) build() (*fake.Seed, []string, error) {
 			contacts[ctID] = true
 			co.Contacts = append(co.Contacts, b.contact(cv))
 		}
-		conv, note := b.conversation(cv)
-		if note != "" {
-			notes = append(notes, note)
+		conv, unread := b.conversation(cv)
+		if unread {
+			standIns = append(standIns, id)
 		}
 		co.Conversations = append(co.Conversations, conv)
 	}
 	if !b.sawReport {
 		notes = append(notes, "no recorded anomaly report with the automation_only bucket: every outbound message is taken as an agent's")
+	}
+	if len(standIns) > 0 {
+		notes = append(notes, fmt.Sprintf("%d conversations' messages were not read (%s): each has stand-in messages at its recorded last_inbound_at and last_message_at",
+			len(standIns), listSome(standIns, 3)))
 	}
 	notes = append(notes, "custom fields and scheduled sequences cannot be read; the contacts have none")
 	now := b.now
@@ -169,9 +173,11 @@ func (b *seedBuilder) contact(cv map[string]any) fake.Contact {
 	return ct
 }
 
-func (b *seedBuilder) conversation(cv map[string]any) (fake.Conversation, string) {
+// conversation is the seed of a listed conversation; standIns tells that
+// its messages were not read and stand-ins took their place.
+func (b *seedBuilder) conversation(cv map[string]any) (conv fake.Conversation, standIns bool) {
 	id := str(cv, "id")
-	conv := fake.Conversation{ID: id, ContactID: str(cv, "contact_id"), Status: convo.ConversationStatus(str(cv, "status")),
+	conv = fake.Conversation{ID: id, ContactID: str(cv, "contact_id"), Status: convo.ConversationStatus(str(cv, "status")),
 		CreatedAt: stampOf(cv, "created_at")}
 	if a, _ := cv["assigned"].(bool); a {
 		conv.AssignedTo = "agent"
@@ -192,13 +198,18 @@ func (b *seedBuilder) conversation(cv map[string]any) (fake.Conversation, string
 	for i, m := range msgs {
 		conv.Messages = append(conv.Messages, b.message(m, b.automation[id] && i > lastInbound))
 	}
-	note := ""
 	if len(msgs) == 0 {
-		if conv.Messages = b.standIns(cv); len(conv.Messages) > 0 {
-			note = fmt.Sprintf("conversation %s: its messages were not read; it has %d stand-in messages at its recorded last_inbound_at and last_message_at", id, len(conv.Messages))
-		}
+		conv.Messages = b.standIns(cv)
 	}
-	return conv, note
+	return conv, len(msgs) == 0 && len(conv.Messages) > 0
+}
+
+// listSome lists the first n of ids, and how many more there are.
+func listSome(ids []string, n int) string {
+	if len(ids) <= n {
+		return strings.Join(ids, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(ids[:n], ", "), len(ids)-n)
 }
 
 // standIns are the messages of a conversation whose messages were not
