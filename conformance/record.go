@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 
@@ -77,7 +78,7 @@ type FileDigest struct {
 type RecorderOptions struct {
 	// Secrets are removed from the recording in every escaping, beside the
 	// keys the recorder sees in the requests' Authorization and x-api-key
-	// headers, which it always removes.
+	// headers and api_key query parameters, which it always removes.
 	Secrets []string
 	// Pseudonymise replaces phone numbers, names, e-mail addresses,
 	// filenames, tag names, texts and temporary file addresses (bearer
@@ -159,7 +160,7 @@ type roundTripFunc func(*http.Request) (*http.Response, error)
 func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
 
 func (r *Recorder) roundTrip(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
-	r.learnKey(req.Header)
+	r.learnKey(req.Header, req.URL.Query())
 	e := Entry{Kind: "exchange", Method: req.Method, Query: req.URL.Query()}
 	if rel, ok := apiPath(req.URL.EscapedPath()); ok {
 		e.Path, e.Auth = rel, authForm(req.Header)
@@ -301,9 +302,11 @@ func apiPath(p string) (string, bool) {
 	return rel, true
 }
 
-// learnKey adds the key a request carries to the secrets removed.
-func (r *Recorder) learnKey(h http.Header) {
-	var keys []string
+// learnKey adds the key a request carries to the secrets removed: in its
+// headers, or in its query (which the service refuses, but a client may
+// still send).
+func (r *Recorder) learnKey(h http.Header, q url.Values) {
+	keys := slices.Clone(q["api_key"])
 	for _, v := range h.Values("Authorization") {
 		if _, k, ok := strings.Cut(v, " "); ok {
 			keys = append(keys, strings.TrimSpace(k))

@@ -31,6 +31,9 @@ import (
 
 const usage = `Usage: convocheck --base-url URL --api-key KEY [flags]
        convocheck --replay FILE --base-url URL --api-key KEY [--json]
+       convocheck record --upstream URL --out FILE [--listen 127.0.0.1:PORT] [--pseudonymise]
+       convocheck seed FILE > seed.json
+       convocheck --version
 
 Checks, at the wire and then through the Go SDK, that the server at URL answers
 as the service's interface specification and docs/behaviour.md say: envelopes,
@@ -57,10 +60,19 @@ What it sends:
   plus requests that each write refuses (missing fields, an unknown
   phone_number_id). The service has no delete: the contact, its custom field
   and its canceled sequence STAY BEHIND.
-  --replay FILE sends the requests of a recording (conformance.Recorder) to
-  URL and reports every difference between its answers and the recorded ones,
+  --replay FILE sends the requests of a recording (convocheck record) to URL
+  and reports every difference between its answers and the recorded ones,
   field by field (cursors are followed, not replayed; error ids, envelope
-  timestamps and temporary file addresses are not compared).
+  timestamps and temporary file addresses are not compared). When
+  $CONVOFAKE_ADMIN_URL and $CONVOFAKE_ADMIN_TOKEN are set (convofake prints
+  them), it first moves that convofake's clock to each exchange's recorded
+  time, so that what the server computes from its clock is computed at the
+  recorded moment; without them the read window's since and a file's
+  expires_at are compared by their distance to the envelope's timestamp.
+  An anomaly's waiting_hours may differ by 0.2 (the report's cache).
+
+  record is a recording proxy for clients in any language, seed turns a
+  recording into a seed for convofake --seed: convocheck record --help.
 
 The key is read from --api-key, --api-key-file or $CONVO_API_KEY and is
 never printed.
@@ -145,6 +157,17 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 
 // run is the command; it returns the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "record":
+			return runRecord(ctx, args[1:], stdout, stderr, nil)
+		case "seed":
+			return runSeed(args[1:], stdout, stderr)
+		case "version", "--version", "-version":
+			fmt.Fprintln(stdout, versionLine())
+			return 0
+		}
+	}
 	o, err := parse(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
