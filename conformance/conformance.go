@@ -42,10 +42,15 @@
 // # Recordings
 //
 // A [Recorder] records a client's exchanges as JSON lines (a cassette),
-// with the key removed; [Replay] sends a recording's requests to another
-// server and reports every difference; [SeedFromRecording] turns a
-// recording into a seed document of package fake, so that a fake answers as
-// the recorded server did.
+// with the key removed and each answer bounded; [Replay] sends a
+// recording's requests to another server and reports every difference
+// (moving a fake's clock to each exchange's recorded time with
+// [ReplayConfig.SetClock], or comparing what a server computes from its
+// clock or its cache by a stated rule); [SeedFromRecording] turns a
+// recording, partial ones included, into a seed document of package fake,
+// so that a fake answers as the recorded server did. The command
+// convocheck does the same for clients in any language: convocheck record
+// (a recording proxy), convocheck seed, convocheck --replay.
 package conformance
 
 import (
