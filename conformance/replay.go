@@ -45,13 +45,19 @@ type ReplayConfig struct {
 	// exchange's recorded time (its envelope timestamp) before the
 	// exchange is sent, so that what a server computes from its clock (the
 	// read window's since, a file address's expires_at, an anomaly's
-	// waiting_hours) is computed at the recorded moment. [ConvofakeClock]
-	// moves convofake's clock; for the in-process fake, wrap its clock's
-	// Set. nil: the clock is not moved, and the read window's since and a
-	// file address's expires_at are compared by their distance to the
-	// envelope's timestamp.
+	// waiting_hours, which conversations wait) is computed at the recorded
+	// moment, and its rate limit refills as the recorded server's did.
+	// [ConvofakeClock] moves convofake's clock; for the in-process fake,
+	// wrap its clock's Set. nil: the clock is not moved.
 	SetClock func(ctx context.Context, at time.Time) error
 }
+
+// ClockTolerance is how far a value a server computes from its clock (a
+// message read's window.since, a file address's expires_at) may move
+// against the envelope's timestamp between the recording and the replay: a
+// server reads its clock when the request arrives and again when it stamps
+// the answer, a little later.
+const ClockTolerance = time.Second
 
 // AnomalyWaitingTolerance is how far a replayed anomaly item's
 // waiting_hours may lie from the recorded one: the service serves the
@@ -145,13 +151,16 @@ func ReadRecording(rd io.Reader) ([]Entry, error) {
 // strings (cursors are followed: a recorded cursor is replaced by the one
 // the replayed server gave at the same place), and raw, which is outside
 // the contract. What a server computes from its clock or its cache is
-// compared by rule: with [ReplayConfig.SetClock] the clock is at each
-// exchange's recorded time and the read window's since and a file
-// address's expires_at must be equal, without it they must lie as far from
-// the envelope's timestamp as they did; an anomaly item's waiting_hours must lie within
-// [AnomalyWaitingTolerance] of the recorded one (the report's cache). Recorded requests are sent with cfg's key in the form
-// they used (none when they had none): a request recorded with a wrong key
-// is replayed with the right one, and differs. A file download is replayed
+// compared by rule: a message read's window.since (without a since asked)
+// and a file address's expires_at must lie as far from the envelope's
+// timestamp as recorded, within [ClockTolerance]; an anomaly item's
+// waiting_hours within [AnomalyWaitingTolerance] of the recorded one (the
+// report's cache). [ReplayConfig.SetClock] moves the replayed server's
+// clock to each exchange's recorded time, so that the rest (which
+// conversations wait, the rate limit) is computed at the recorded moment.
+// Recorded requests are sent with cfg's key in the form they used (none
+// when they had none): a request recorded with a wrong key is replayed
+// with the right one, and differs. A file download is replayed
 // at the address the replayed attachment answer gave in its place.
 func Replay(ctx context.Context, recording io.Reader, cfg ReplayConfig) (*ReplayReport, error) {
 	entries, err := ReadRecording(recording)
@@ -264,7 +273,7 @@ func (rp *replayer) one(ctx context.Context, e Entry) error {
 	case len(e.Body) > 0:
 		rec, rpl := decodeJSON(e.Body), decodeJSON(rp.r.redact.Bytes(got))
 		rp.learn(e, rec, rpl)
-		cmpr := &comparer{attachment: isAttachment(e.Path), clockMoved: rp.cfg.SetClock != nil,
+		cmpr := &comparer{attachment: isAttachment(e.Path),
 			recTS: recTS, rplTS: recordedTime(rp.r.redact.Bytes(got)), sinceAsked: q.Get("since") != "", diff: diff}
 		cmpr.compare("body", rec, rpl)
 	}
@@ -332,7 +341,6 @@ var absent = &struct{ absent bool }{true}
 // comparer compares a recorded answer with the replayed one.
 type comparer struct {
 	attachment   bool      // an attachment answer: its url is the server's
-	clockMoved   bool      // the replayed server's clock was at the recorded time
 	recTS, rplTS time.Time // the envelopes' timestamps
 	sinceAsked   bool      // the request gave since: the window's since is the caller's
 	diff         func(place string, rec, rpl any)
@@ -370,8 +378,7 @@ func (c *comparer) compare(place string, rec, rpl any) {
 				}
 			case k == "waiting_hours" && strings.HasPrefix(place, "body.data.buckets."):
 				c.nearly(place+"."+k, rv, pv, AnomalyWaitingTolerance)
-			case !c.clockMoved && (k == "since" && place == "body.data.window" && !c.sinceAsked ||
-				k == "expires_at" && place == "body.data" && c.attachment):
+			case k == "since" && place == "body.data.window" && !c.sinceAsked || k == "expires_at" && place == "body.data" && c.attachment:
 				c.sameDistance(place+"."+k, rv, pv)
 			default:
 				c.compare(place+"."+k, rv, pv)
@@ -406,12 +413,16 @@ func (c *comparer) nearly(place string, rec, rpl any, tolerance float64) {
 	}
 }
 
-// sameDistance reports two times that do not lie as far before their
-// envelope's timestamp.
+// sameDistance reports two times that do not lie as far from their
+// envelope's timestamp, within ClockTolerance.
 func (c *comparer) sameDistance(place string, rec, rpl any) {
 	r, rerr := time.Parse(time.RFC3339Nano, fmt.Sprint(rec))
 	p, perr := time.Parse(time.RFC3339Nano, fmt.Sprint(rpl))
-	if rerr != nil || perr != nil || c.recTS.IsZero() || c.rplTS.IsZero() || c.recTS.Sub(r) != c.rplTS.Sub(p) {
+	if rerr != nil || perr != nil || c.recTS.IsZero() || c.rplTS.IsZero() {
+		c.diff(place, rec, rpl)
+		return
+	}
+	if d := c.recTS.Sub(r) - c.rplTS.Sub(p); d > ClockTolerance || d < -ClockTolerance {
 		c.diff(place, rec, rpl)
 	}
 }

@@ -78,9 +78,9 @@ What it sends:
   $CONVOFAKE_ADMIN_URL and $CONVOFAKE_ADMIN_TOKEN are set (convofake prints
   them), it first moves that convofake's clock to each exchange's recorded
   time, so that what the server computes from its clock is computed at the
-  recorded moment; without them the read window's since and a file's
-  expires_at are compared by their distance to the envelope's timestamp.
-  An anomaly's waiting_hours may differ by 0.2 (the report's cache).
+  recorded moment. The read window's since and a file's expires_at are
+  compared by their distance to the envelope's timestamp (within 1s), an
+  anomaly's waiting_hours within 0.2 (the report's cache).
 
   record is a recording proxy for clients in any language, seed turns a
   recording into a seed for convofake --seed: convocheck record --help.
