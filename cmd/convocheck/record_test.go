@@ -296,3 +296,30 @@ func TestVersionAndSeedArguments(t *testing.T) {
 	assert.Equal(t, 2, run(t.Context(), []string{"seed", filepath.Join(t.TempDir(), "missing")}, &out, &errb))
 	assert.Contains(t, errb.String(), "no such file")
 }
+
+// TestRecordPseudonymises: convocheck record --pseudonymise leaves no
+// phone, no text and no temporary file address of the service in the
+// recording, and the recording still replays clean against its seed.
+func TestRecordPseudonymises(t *testing.T) {
+	src := runningService(t, fake.DemoSeed(), time.Millisecond)
+	file := filepath.Join(t.TempDir(), "run.jsonl")
+	base, stop := startRecord(t, "--upstream", src.URL(), "--out", file, "--pseudonymise", "--salt", "test")
+	rawRead(t, base, src.APIKey(), true)
+	code, _, errb := stop()
+	require.Equal(t, 0, code, errb)
+	recording, err := os.ReadFile(file)
+	require.NoError(t, err)
+	for _, secret := range []string{"/_files/", strings.TrimSuffix(src.URL(), "/v1"), "5511987654321", "Ana Souza", "hasn't arrived", "tracking.png"} {
+		assert.NotContains(t, string(recording), secret)
+	}
+	assert.Contains(t, string(recording), `"file":{"size":`, "the downloads were recorded")
+
+	var seedJSON, notes bytes.Buffer
+	require.Equal(t, 0, runSeed([]string{file}, &seedJSON, &notes), notes.String())
+	seed, err := fake.LoadSeed(&seedJSON)
+	require.NoError(t, err)
+	dst := fake.New(t, fake.WithSeed(seed))
+	var rep, rerr bytes.Buffer
+	code = run(t.Context(), []string{"--replay", file, "--base-url", dst.URL(), "--api-key", dst.APIKey(), "--pace", "0"}, &rep, &rerr)
+	assert.Equal(t, 0, code, "%s\n%s", rep.String(), rerr.String())
+}
