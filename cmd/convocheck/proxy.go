@@ -111,6 +111,9 @@ func (p *recordingProxy) forward(w http.ResponseWriter, r *http.Request, target 
 		http.Error(w, "convocheck record: "+err.Error(), http.StatusBadRequest)
 		return nil, false
 	}
+	if body != nil {
+		out.ContentLength = r.ContentLength // as the caller sent it: -1 stays chunked
+	}
 	for name, vs := range r.Header {
 		out.Header[name] = append([]string(nil), vs...)
 	}

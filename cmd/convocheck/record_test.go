@@ -323,3 +323,29 @@ func TestRecordPseudonymises(t *testing.T) {
 	code = run(t.Context(), []string{"--replay", file, "--base-url", dst.URL(), "--api-key", dst.APIKey(), "--pace", "0"}, &rep, &rerr)
 	assert.Equal(t, 0, code, "%s\n%s", rep.String(), rerr.String())
 }
+
+// TestRecordWrites: a write through the proxy reaches the service with its
+// JSON body and the caller's key, and the recording holds the body, not
+// the key.
+func TestRecordWrites(t *testing.T) {
+	src := runningService(t, fake.DemoSeed(), time.Millisecond)
+	file := filepath.Join(t.TempDir(), "run.jsonl")
+	base, stop := startRecord(t, "--upstream", src.URL(), "--out", file)
+	body := `{"phone_number_id":"5511940000001","phone_number":"5511900002222","name":"Proxy Test"}`
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, base+"/chatapp/contacts", strings.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("x-api-key", src.APIKey())
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusCreated, resp.StatusCode)
+	code, _, errb := stop()
+	require.Equal(t, 0, code, errb)
+	recording, err := os.ReadFile(file)
+	require.NoError(t, err)
+	assert.Contains(t, string(recording), `"request_body":{"name":"Proxy Test","phone_number":"5511900002222","phone_number_id":"5511940000001"}`)
+	assert.Contains(t, string(recording), `"auth":"x-api-key"`)
+	assert.NotContains(t, string(recording), src.APIKey())
+	assert.Equal(t, 1, src.CountRequests(http.MethodPost, "/chatapp/contacts"))
+}
