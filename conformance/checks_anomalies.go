@@ -3,6 +3,7 @@ package conformance
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -18,25 +19,29 @@ const cacheLag = 15 * time.Minute
 
 func anomalyChecks(full bool) []*check {
 	checks := []*check{
-		{id: "anomalies/report", basis: BasisSpec, fn: checkAnomalyReport,
+		{id: "anomalies/report", basis: BasisSpec, spec: "`unassigned` and `automation_only` are returned only when requested.", fn: checkAnomalyReport,
 			title: "GET /conversations/anomalies: window (threshold, ceilings per channel), unanswered with count and items, never_engaged with a count only, no opt-in bucket unasked"},
-		{id: "anomalies/items", basis: BasisSpec, fn: checkAnomalyItems,
+		{id: "anomalies/items", basis: BasisSpec, spec: "A conversation enters a bucket only when its last inbound message lies between `threshold_hours` ago and the ceiling of its channel's service window.", fn: checkAnomalyItems,
 			title: "anomaly items: their fields, waiting_hours between the threshold and the channel's ceiling, agreeing with last_inbound_at"},
 		{id: "anomalies/order", basis: BasisDecision, fn: checkAnomalyOrder,
 			title: "anomaly items are worst first: longest waiting_hours, ties by conversation_id"},
 		{id: "anomalies/defaults", basis: BasisDecision, fn: checkAnomalyDefaults,
 			title: "the default threshold is 4 hours and the default item count at most 20"},
+		{id: "anomalies/no-pagination", basis: BasisSpec, spec: "There is no pagination and the number of items is capped.", fn: checkNoPagination,
+			title: "the anomaly report has no cursor or page anywhere, and no bucket lists more than 100 items"},
 	}
 	more := []*check{
-		{id: "anomalies/opt-in", basis: BasisSpec, fn: checkAnomalyOptIn,
+		{id: "anomalies/opt-in", basis: BasisDecision, fn: checkAnomalyOptIn,
 			title: "include=unassigned,automation_only adds both buckets (count and items); unassigned items are not assigned"},
-		{id: "anomalies/unknown-bucket", basis: BasisSpec, fn: checkUnknownBucket,
+		{id: "anomalies/unknown-bucket", basis: BasisDecision, fn: checkUnknownBucket,
 			title: "an unknown bucket: 400 INVALID_BUCKET with details.valid_buckets and details.opt_in"},
-		{id: "anomalies/threshold-bounds", basis: BasisSpec, fn: checkThresholdBounds,
+		{id: "anomalies/threshold-bounds", basis: BasisDecision, fn: checkThresholdBounds,
 			title: "threshold_hours 1 and 24 are applied; 0 and 25 are 400 INVALID_PARAM"},
-		{id: "anomalies/limit-bounds", basis: BasisSpec, fn: checkAnomalyLimit,
+		{id: "anomalies/limit-bounds", basis: BasisDecision, fn: checkAnomalyLimit,
 			title: "limit=1 gives at most one item per bucket; 0 and 101 are 400 INVALID_PARAM"},
-		{id: "anomalies/cache", basis: BasisSpec, fn: checkAnomalyCache,
+		{id: "anomalies/item-cap", basis: BasisDecision, fn: checkAnomalyItemCap,
+			title: "limit=100 (the cap; the parameter's name is our decision) is accepted: at most 100 items per bucket, no cursor"},
+		{id: "anomalies/cache", basis: BasisSpec, spec: "The result is served from a short cache per company and bucket, valid for a few minutes.", fn: checkAnomalyCache,
 			title: "the same report asked twice in a row answers the same (a short cache)"},
 	}
 	if !full {
@@ -46,7 +51,10 @@ func anomalyChecks(full bool) []*check {
 			}
 		}
 	}
-	return append(checks, more...)
+	meaning := &check{id: "anomalies/bucket-meaning", basis: BasisSpec,
+		spec: "| unanswered | the contact spoke and nothing went out after, neither from an agent nor from automation | always returned |", fn: checkBucketMeaning,
+		title: "each of the first unanswered items (and automation_only items, with --anomalies): the conversation's own messages show its last inbound message at last_inbound_at and nothing sent after it (automation_only: a reply sent after it)"}
+	return append(append(checks, more...), meaning)
 }
 
 // anomalies asks for an anomaly report, counting it.
@@ -346,3 +354,126 @@ func checkAnomalyCache(ctx context.Context, r *runner, c *check) {
 		c.failf(second, "two identical reports asked in a row differ")
 	}
 }
+
+// pagingKeys are the names a paginated answer would use.
+var pagingKeys = []string{"next_cursor", "cursor", "has_more", "next", "page", "next_page"}
+
+// noPaging fails c when the report has a paging field in data or in a
+// bucket, or a bucket with more than the cap of items.
+func noPaging(c *check, ex *exchange) {
+	data := ex.data()
+	if data == nil {
+		c.failf(ex, "the anomaly report has no data object")
+		return
+	}
+	for _, k := range pagingKeys {
+		if _, ok := data[k]; ok {
+			c.failf(ex, "data.%s: the anomaly report has no pagination", k)
+		}
+	}
+	buckets, _ := data["buckets"].(map[string]any)
+	for _, name := range slices.Sorted(maps.Keys(buckets)) {
+		bk, _ := buckets[name].(map[string]any)
+		for _, k := range pagingKeys {
+			if _, ok := bk[k]; ok {
+				c.failf(ex, "data.buckets.%s.%s: the anomaly report has no pagination", name, k)
+			}
+		}
+		if items, _ := bk["items"].([]any); len(items) > maxAnomalyItems {
+			c.failf(ex, "data.buckets.%s lists %d items, over the cap of %d", name, len(items), maxAnomalyItems)
+		}
+	}
+}
+
+// maxAnomalyItems is the specification's cap of items per bucket.
+const maxAnomalyItems = 100
+
+func checkNoPagination(_ context.Context, r *runner, c *check) {
+	if ex := r.anomalyReportOrSkip(c); ex != nil {
+		noPaging(c, ex)
+	}
+}
+
+func checkAnomalyItemCap(ctx context.Context, r *runner, c *check) {
+	ex, ok := r.anomalies(ctx, c, url.Values{"limit": {strconv.Itoa(maxAnomalyItems)}})
+	if !ok {
+		return
+	}
+	if _, ok := anomalyReport(c, ex, r.serviceWindows()); ok {
+		noPaging(c, ex)
+	}
+}
+
+// meaningSample is how many items of a bucket bucket-meaning reads the
+// messages of.
+const meaningSample = 3
+
+// checkBucketMeaning reads the messages of the first items of the
+// unanswered bucket (and of automation_only, when the full anomaly checks
+// asked for it) and checks each against what the bucket means.
+func checkBucketMeaning(ctx context.Context, r *runner, c *check) {
+	ex := r.anomalyReportOrSkip(c)
+	if ex == nil {
+		return
+	}
+	type sample struct {
+		bucket string
+		item   map[string]any
+	}
+	var samples []sample
+	for _, it := range firstN(bucketItems(ex, "unanswered"), meaningSample) {
+		samples = append(samples, sample{"unanswered", it})
+	}
+	if r.d.optInEx != nil {
+		for _, it := range firstN(bucketItems(r.d.optInEx, "automation_only"), meaningSample) {
+			samples = append(samples, sample{"automation_only", it})
+		}
+	}
+	if len(samples) == 0 {
+		c.skipf("the report lists no unanswered (or automation_only) item to compare with its messages")
+		return
+	}
+	for _, sm := range samples {
+		id := str(sm.item, "conversation_id")
+		mex, ok := r.get(ctx, c, "/conversations/"+url.PathEscape(id)+"/messages", url.Values{"limit": {"100"}})
+		if !ok {
+			return
+		}
+		if _, ok := envelope(c, mex, http.StatusOK); !ok {
+			continue
+		}
+		msgs := objects(asArray(mex.data()["items"]))
+		lastIn, repliedAfter := lastInboundAndReplies(msgs)
+		where := fmt.Sprintf("%s item %s", sm.bucket, id)
+		switch {
+		case lastIn == nil:
+			c.failf(mex, "%s: its messages show no inbound message", where)
+			continue
+		case !stampOf(lastIn, "sent_at").Equal(stampOf(sm.item, "last_inbound_at")):
+			c.failf(mex, "%s: last_inbound_at is %s, its last inbound message was sent at %s", where, str(sm.item, "last_inbound_at"), str(lastIn, "sent_at"))
+		}
+		if sm.bucket == "unanswered" && repliedAfter > 0 {
+			c.failf(mex, "%s: %d messages went out after its last inbound message", where, repliedAfter)
+		}
+		if sm.bucket == "automation_only" && repliedAfter == 0 {
+			c.failf(mex, "%s: nothing went out after its last inbound message, so there was no reply", where)
+		}
+	}
+}
+
+// lastInboundAndReplies finds, in messages newest first, the newest
+// inbound message and counts the outbound messages after it that went out
+// (a failed one did not; system messages count for nothing).
+func lastInboundAndReplies(msgs []map[string]any) (lastIn map[string]any, replies int) {
+	for _, m := range msgs {
+		switch {
+		case str(m, "direction") == "inbound":
+			return m, replies
+		case str(m, "direction") == "outbound" && str(m, "type") != "system" && str(m, "status") != "failed":
+			replies++
+		}
+	}
+	return nil, replies
+}
+
+func firstN[T any](s []T, n int) []T { return s[:min(n, len(s))] }

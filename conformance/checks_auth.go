@@ -16,13 +16,13 @@ const unauthorizedText = "Invalid or missing API key."
 
 func authChecks() []*check {
 	return []*check{
-		{id: authGateID, basis: BasisSpec, fn: checkKeyForms,
+		{id: authGateID, basis: BasisSpec, spec: "Three equivalent forms are accepted, and all three count the same toward the request limit", fn: checkKeyForms,
 			title: "the three key forms (Bearer, ApiKey, x-api-key) are accepted and answer alike"},
-		{id: "auth/missing-key", basis: BasisSpec, fn: checkBadKey(authNone),
+		{id: "auth/missing-key", basis: BasisSpec, spec: "A missing or invalid key: 401 `UNAUTHORIZED`, message \"Invalid or missing API key.\"", fn: checkBadKey(authNone),
 			title: "a request without a key is refused: 401 UNAUTHORIZED, \"" + unauthorizedText + "\""},
-		{id: "auth/wrong-key", basis: BasisSpec, fn: checkBadKey(authWrong),
+		{id: "auth/wrong-key", basis: BasisSpec, spec: "A missing or invalid key: 401 `UNAUTHORIZED`, message \"Invalid or missing API key.\"", fn: checkBadKey(authWrong),
 			title: "a request with a wrong key is refused: 401 UNAUTHORIZED, \"" + unauthorizedText + "\""},
-		{id: "auth/key-in-query", basis: BasisSpec, fn: checkBadKey(authQuery),
+		{id: "auth/key-in-query", basis: BasisSpec, spec: "Authentication by body or by query string does not exist.", fn: checkBadKey(authQuery),
 			title: "a key in the query string (api_key) authenticates nothing: 401 UNAUTHORIZED, \"" + unauthorizedText + "\""},
 	}
 }
@@ -88,4 +88,51 @@ func sameJSON(a, b any) bool {
 	ja, _ := json.Marshal(a)
 	jb, _ := json.Marshal(b)
 	return string(ja) == string(jb)
+}
+
+func rateLimitChecks() []*check {
+	return []*check{
+		{id: "auth/forms-count-alike", basis: BasisSpec, spec: "A request limit exists (429 `RATE_LIMITED`), counted alike for the three key forms.", fn: checkFormsCountAlike,
+			title: "the three key forms count alike toward the request limit: once Bearer requests reach a 429, ApiKey and x-api-key are refused too (only with SpendRateLimit: it spends the account's limit)"},
+	}
+}
+
+// checkFormsCountAlike sends Bearer requests, unpaced, until the server
+// answers 429, then one request in each other form at once: counted alike,
+// they are refused too.
+func checkFormsCountAlike(ctx context.Context, r *runner, c *check) {
+	if !r.cfg.SpendRateLimit {
+		c.skipf("it needs 429s, which spend the account's shared request limit: only with --spend-rate-limit, for fakes")
+		return
+	}
+	r.pacer.spend(true)
+	defer r.pacer.spend(false)
+	accepted := 0
+	for {
+		ex, ok := r.do(ctx, c, req{path: "/channels", want429: true})
+		if !ok {
+			return // the budget is spent (skipped) or the request failed
+		}
+		if ex.status == http.StatusTooManyRequests {
+			errorAnswer(c, ex, http.StatusTooManyRequests, "RATE_LIMITED")
+			break
+		}
+		if ex.status != http.StatusOK {
+			c.failf(ex, "status %d before the limit was reached, want 200", ex.status)
+			return
+		}
+		accepted++
+	}
+	for _, f := range []struct {
+		name string
+		auth authMode
+	}{{"Authorization: ApiKey", authAPIKey}, {"x-api-key", authXAPIKey}} {
+		ex, ok := r.do(ctx, c, req{path: "/channels", auth: f.auth, want429: true})
+		if !ok {
+			return
+		}
+		if ex.status != http.StatusTooManyRequests {
+			c.failf(ex, "the %s form answered %d right after the Bearer form reached the limit (after %d requests): the forms are counted apart", f.name, ex.status, accepted)
+		}
+	}
 }

@@ -76,11 +76,11 @@ func checkUnknownAttachment(ctx context.Context, r *runner, c *check) {
 
 func contactChecks() []*check {
 	return []*check{
-		{id: "contacts/lookup", basis: BasisSpec, fn: checkLookup,
+		{id: "contacts/lookup", basis: BasisSpec, spec: "Finds one contact by phone number within one channel number.", fn: checkLookup,
 			title: "GET /chatapp/contacts/lookup finds a chatapp conversation's contact: id, phone_number digits, name, email, gender, tag_names"},
-		{id: "contacts/lookup-missing-phone", basis: BasisSpec, fn: checkLookupMissing,
+		{id: "contacts/lookup-missing-phone", basis: BasisSpec, spec: "| phone_number | string | country code and digits only; required (400 `MISSING_PARAM` when absent) |", fn: checkLookupMissing,
 			title: "lookup without phone_number: 400 MISSING_PARAM naming phone_number"},
-		{id: "contacts/lookup-unknown", basis: BasisSpec, fn: checkLookupUnknown,
+		{id: "contacts/lookup-unknown", basis: BasisSpec, spec: "Response `data`: contact (2.7). Errors: 400 `MISSING_PARAM`, 404 `CONTACT_NOT_FOUND`.", fn: checkLookupUnknown,
 			title: "lookup of a phone no contact has: 404 CONTACT_NOT_FOUND"},
 		{id: "contacts/lookup-any-number", basis: BasisDecision, fn: checkLookupAnyNumber,
 			title: "lookup without phone_number_id searches the whole company and finds the contact"},
@@ -250,5 +250,24 @@ func checkDuplicateParam(ctx context.Context, r *runner, c *check) {
 	}
 	if msg, ok := errorAnswer(c, ex, http.StatusBadRequest, "INVALID_PARAM"); ok {
 		mentions(c, ex, msg, "limit")
+	}
+}
+
+func formatChecks() []*check {
+	return []*check{
+		{id: "format/timestamps", basis: BasisDecision, fn: checkTimestampLayout,
+			title: "every date-time read is written in UTC with exactly three fractional digits and Z (2026-11-22T10:04:05.123Z)"},
+	}
+}
+
+// checkTimestampLayout reports the date-times the checks before it read
+// that are RFC 3339 but not in the layout the fake writes.
+func checkTimestampLayout(_ context.Context, r *runner, c *check) {
+	l := r.d.stamps
+	switch {
+	case l.seen == 0:
+		c.skipf("no date-time was read")
+	case l.count > 0:
+		c.failf(nil, "%d of the %d date-times read are not in the layout, e.g. %s", l.count, l.seen, strings.Join(l.other, "; "))
 	}
 }

@@ -11,19 +11,19 @@ import (
 
 func sdkChecks() []*check {
 	return []*check{
-		{id: "sdk/channels", basis: BasisSpec, fn: checkSDKChannels,
+		{id: "sdk/channels", basis: BasisSDK, fn: checkSDKChannels,
 			title: "the SDK decodes the channel list: the same accounts"},
-		{id: "sdk/conversations", basis: BasisSpec, fn: checkSDKConversations,
+		{id: "sdk/conversations", basis: BasisSDK, fn: checkSDKConversations,
 			title: "the SDK decodes a page of conversations: the same ids in the same order"},
-		{id: "sdk/messages", basis: BasisSpec, fn: checkSDKMessages,
+		{id: "sdk/messages", basis: BasisSDK, fn: checkSDKMessages,
 			title: "the SDK decodes a message read: the same messages, media and window"},
-		{id: "sdk/attachment", basis: BasisSpec, fn: checkSDKAttachment,
+		{id: "sdk/attachment", basis: BasisSDK, fn: checkSDKAttachment,
 			title: "the SDK decodes an attachment answer"},
-		{id: "sdk/lookup", basis: BasisSpec, fn: checkSDKLookup,
+		{id: "sdk/lookup", basis: BasisSDK, fn: checkSDKLookup,
 			title: "the SDK decodes a contact"},
-		{id: "sdk/anomalies", basis: BasisSpec, fn: checkSDKAnomalies,
+		{id: "sdk/anomalies", basis: BasisSDK, fn: checkSDKAnomalies,
 			title: "the SDK decodes the anomaly report with its opt-in buckets"},
-		{id: "sdk/typed-error", basis: BasisSpec, fn: checkSDKError,
+		{id: "sdk/typed-error", basis: BasisSDK, fn: checkSDKError,
 			title: "the SDK turns an unknown conversation into ErrConversationNotFound"},
 	}
 }

@@ -22,7 +22,18 @@
 // intends the report for about one pass a day. [Config.Write] adds writes on
 // one contact the caller names (contact creation, custom fields, tag removal,
 // sequence cancel); the service has no delete, so that contact, its custom
-// field and its state stay behind.
+// field and its state stay behind. [Config.SpendRateLimit], for fakes only,
+// sends requests until a 429 to check that the three key forms count alike.
+//
+// # Labels
+//
+// Each check says where its rule comes from ([Result.Basis]): "spec" when
+// the service's interface specification states it ([Result.Spec] quotes
+// the sentence), "decision" when the specification leaves the point open
+// and docs/behaviour.md decides it, "sdk" for the Go SDK's own checks. A
+// failed spec check against the real service means the service contradicts
+// its specification (or our reading of it); a failed decision check, that
+// our choice for an open point is wrong.
 //
 // The API key is sent only in the request headers of the base URL's host
 // (and once in a query string, to check that the server refuses it there),
@@ -31,10 +42,15 @@
 // # Recordings
 //
 // A [Recorder] records a client's exchanges as JSON lines (a cassette),
-// with the key removed; [Replay] sends a recording's requests to another
-// server and reports every difference; [SeedFromRecording] turns a
-// recording into a seed document of package fake, so that a fake answers as
-// the recorded server did.
+// with the key removed and each answer bounded; [Replay] sends a
+// recording's requests to another server and reports every difference
+// (moving a fake's clock to each exchange's recorded time with
+// [ReplayConfig.SetClock], or comparing what a server computes from its
+// clock or its cache by a stated rule); [SeedFromRecording] turns a
+// recording, partial ones included, into a seed document of package fake,
+// so that a fake answers as the recorded server did. The command
+// convocheck does the same for clients in any language: convocheck record
+// (a recording proxy), convocheck seed, convocheck --replay.
 package conformance
 
 import (
@@ -90,6 +106,17 @@ type Config struct {
 	// AllowInsecureHTTP allows a plain http:// base URL on a host other
 	// than loopback, which sends the key in the clear.
 	AllowInsecureHTTP bool
+	// CustomFields, when not nil, reads a contact's custom fields by its
+	// id, which the API does not show: with it and Write, the run checks
+	// that custom fields are merged, not replaced. A fake can give it
+	// ([ConvofakeCustomFields], or package fake's Server.Contact).
+	CustomFields func(ctx context.Context, contactID string) (map[string]string, error)
+	// SpendRateLimit, for fakes, sends requests without pacing until the
+	// server answers 429, then one in each other key form, to check that
+	// the three forms count alike toward the request limit. Against the
+	// service it spends the account's shared limit: every client of the
+	// account is refused until it refills. Off by default.
+	SpendRateLimit bool
 }
 
 // WriteTargets are the ids a run in write mode may touch.

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"time"
 )
@@ -31,13 +32,39 @@ type discovered struct {
 	msgConvs []string                    // the conversations read, in order
 	window   time.Time                   // window.since of the first message read
 
-	lookup map[string]any // the contact found by contacts/lookup
+	lookup       map[string]any // the contact found by contacts/lookup
+	writeContact string         // the id of the contact a write run made
 
 	anomalyEx *exchange // the default anomaly report
 	optInEx   *exchange // the report with both opt-in buckets
 
 	mediaConv string         // a conversation with a message with available media
 	mediaMsg  map[string]any // that message
+
+	stamps *stampLog // the layout of every date-time the checks read
+}
+
+// stampLog notes the date-times the checks read that are not in the
+// service's layout (three fractional digits, Z), for format/timestamps.
+type stampLog struct {
+	seen  int
+	other []string // "check: place: value", the first few
+	count int      // how many are not in the layout
+}
+
+// note records one date-time read by check id at place.
+func (l *stampLog) note(id, place, value string, inLayout bool) {
+	if l == nil {
+		return
+	}
+	l.seen++
+	if inLayout {
+		return
+	}
+	l.count++
+	if len(l.other) < 5 {
+		l.other = append(l.other, fmt.Sprintf("%s: %s %q", id, place, value))
+	}
 }
 
 func str(m map[string]any, key string) string {

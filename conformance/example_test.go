@@ -77,7 +77,7 @@ func ExampleReport_WriteText() {
 	var out strings.Builder
 	_ = rep.WriteText(&out)
 	fmt.Println(strings.SplitN(out.String(), "\n", 2)[0])
-	// Output: pass  auth/key-forms                               the three key forms (Bearer, ApiKey, x-api-key) are accepted and answer alike
+	// Output: pass  spec      auth/key-forms                               the three key forms (Bearer, ApiKey, x-api-key) are accepted and answer alike
 }
 
 func ExampleReport_Summary() {
@@ -85,7 +85,7 @@ func ExampleReport_Summary() {
 	defer s.Close()
 	rep, _ := conformance.Run(context.Background(), conformance.Config{BaseURL: s.URL(), APIKey: s.APIKey(), Pace: -1})
 	fmt.Println(strings.SplitN(rep.Summary(), ";", 2)[0])
-	// Output: 73 checks: 56 passed, 0 failed, 17 skipped
+	// Output: 85 checks: 60 passed, 0 failed, 25 skipped
 }
 
 func ExampleReport_WriteJSON() {
@@ -227,4 +227,47 @@ func ExampleWriteSeed() {
 	back, err := fake.LoadSeed(&buf)
 	fmt.Println(len(back.Companies[0].Channels), err)
 	// Output: 4 <nil>
+}
+
+// A replay against a convofake started from the recording's seed moves its
+// clock to each exchange's recorded time through its admin API, with the
+// address and token convofake printed at start.
+func ExampleConvofakeClock() {
+	setClock, err := conformance.ConvofakeClock(os.Getenv("CONVOFAKE_ADMIN_URL"), os.Getenv("CONVOFAKE_ADMIN_TOKEN"), nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	f, err := os.Open("recording.jsonl")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer f.Close()
+	rep, err := conformance.Replay(context.Background(), f, conformance.ReplayConfig{
+		BaseURL: os.Getenv("CONVO_BASE_URL"), APIKey: os.Getenv("CONVO_API_KEY"), SetClock: setClock})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	_ = rep.WriteText(os.Stdout)
+}
+
+// With a convofake's admin API the run reads back the custom fields it
+// writes, which the API does not show, and checks that they are merged.
+func ExampleConvofakeCustomFields() {
+	fields, err := conformance.ConvofakeCustomFields(os.Getenv("CONVOFAKE_ADMIN_URL"), os.Getenv("CONVOFAKE_ADMIN_TOKEN"), nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	rep, err := conformance.Run(context.Background(), conformance.Config{
+		BaseURL: os.Getenv("CONVO_BASE_URL"), APIKey: os.Getenv("CONVO_API_KEY"), CustomFields: fields,
+		Write: &conformance.WriteTargets{PhoneNumberID: "5511940000001", PhoneNumber: "5511900001111"}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	res, _ := rep.Result("write/custom-fields-merged")
+	fmt.Println(res.Status)
 }

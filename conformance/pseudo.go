@@ -110,6 +110,8 @@ func (p *pseudonymiser) str(key, s string) string {
 		return p.text("email", s) + "@example.com"
 	case "filename":
 		return p.text("file", s) + path.Ext(s)
+	case "url":
+		return p.fileURL(s)
 	case "tag_names":
 		parts := strings.Split(s, ",")
 		for i, t := range parts {
@@ -118,4 +120,15 @@ func (p *pseudonymiser) str(key, s string) string {
 		return strings.Join(parts, ",")
 	}
 	return s
+}
+
+// fileURL replaces a temporary file address, a bearer secret for as long as
+// it lives, by a stand-in that names no host and no token: the same address
+// (whatever its query) always gets the same stand-in, so a replay still
+// pairs the recorded download with the attachment answer that gave it.
+func (p *pseudonymiser) fileURL(u string) string {
+	if u == "" {
+		return u
+	}
+	return "https://file.invalid/" + p.text("file", withoutQuery(u))
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 
@@ -57,6 +58,10 @@ type Entry struct {
 	Text string `json:"text,omitempty"`
 	// File describes a file answer by its size and SHA-256 only.
 	File *FileDigest `json:"file,omitempty"`
+	// BodyOver, when not 0, says the answer's body was longer than the
+	// recorder's cap ([RecorderOptions.MaxBodyBytes]), this many bytes: it
+	// was passed on to the client but not recorded.
+	BodyOver int64 `json:"body_over,omitempty"`
 
 	line int // the line of the recording it was read from
 }
@@ -73,16 +78,24 @@ type FileDigest struct {
 type RecorderOptions struct {
 	// Secrets are removed from the recording in every escaping, beside the
 	// keys the recorder sees in the requests' Authorization and x-api-key
-	// headers, which it always removes.
+	// headers and api_key query parameters, which it always removes.
 	Secrets []string
 	// Pseudonymise replaces phone numbers, names, e-mail addresses,
-	// filenames, tag names and texts by stand-ins, consistently: one value
+	// filenames, tag names, texts and temporary file addresses (bearer
+	// secrets while they live) by stand-ins, consistently: one value
 	// always becomes the same stand-in, so references still hold. Use it
 	// for a recording you share.
 	Pseudonymise bool
 	// Salt makes the stand-ins of one recording unlike another's; empty: a
 	// fixed salt (stand-ins are then guessable by trying values).
 	Salt string
+	// MaxBodyBytes bounds what the recorder reads of an answer that is not a
+	// file; 0: convo.DefaultMaxResponseBytes. A longer answer is recorded by
+	// its status and headers only (see [Entry.BodyOver]) and passed on to
+	// the client whole, unread, so that the client's own cap (see
+	// convo.WithMaxResponseBytes) decides: the recorder holds at most this
+	// many bytes of one answer. Give it the client's cap.
+	MaxBodyBytes int64
 }
 
 // Recorder records a client's exchanges as JSON lines (a cassette): each
@@ -108,6 +121,9 @@ type Recorder struct {
 
 // NewRecorder returns a recorder writing to w.
 func NewRecorder(w io.Writer, opts RecorderOptions) *Recorder {
+	if opts.MaxBodyBytes <= 0 {
+		opts.MaxBodyBytes = convo.DefaultMaxResponseBytes
+	}
 	r := &Recorder{w: w, opts: opts, secrets: append([]string(nil), opts.Secrets...)}
 	r.redact = recordredact.New(r.secrets...)
 	if opts.Pseudonymise {
@@ -144,7 +160,7 @@ type roundTripFunc func(*http.Request) (*http.Response, error)
 func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
 
 func (r *Recorder) roundTrip(req *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error) {
-	r.learnKey(req.Header)
+	r.learnKey(req.Header, req.URL.Query())
 	e := Entry{Kind: "exchange", Method: req.Method, Query: req.URL.Query()}
 	if rel, ok := apiPath(req.URL.EscapedPath()); ok {
 		e.Path, e.Auth = rel, authForm(req.Header)
@@ -183,19 +199,82 @@ func (r *Recorder) roundTrip(req *http.Request, next func(*http.Request) (*http.
 		}}
 		return resp, nil
 	}
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	resp.Body = io.NopCloser(bytes.NewReader(body))
+	body, over, err := readUpTo(resp, r.opts.MaxBodyBytes)
 	if err != nil {
 		return resp, err
 	}
-	if json.Valid(body) {
+	switch {
+	case over:
+		e.BodyOver = r.opts.MaxBodyBytes
+	case json.Valid(body):
 		e.Body = body
-	} else {
+	default:
 		e.Text = string(body)
 	}
 	r.write(e)
 	return resp, nil
+}
+
+// readUpTo reads at most limit bytes of resp's body. When the body is no
+// longer, resp gets a copy of it and over is false; when it is longer,
+// resp's body is what was read followed by the rest, unread, and over is
+// true, so that the client meets the whole answer and its own cap. An
+// answer whose Content-Length is over limit is not read at all; one of
+// unknown length is read into a buffer that grows up to limit+1 bytes, so
+// that what is allocated stays under twice the limit.
+func readUpTo(resp *http.Response, limit int64) (body []byte, over bool, err error) {
+	rc := resp.Body
+	if resp.ContentLength > limit {
+		return nil, true, nil
+	}
+	body, err = readBounded(rc, limit+1, resp.ContentLength)
+	if err != nil {
+		rc.Close()
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+		return nil, false, err
+	}
+	if int64(len(body)) > limit {
+		resp.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(body), rc), rc}
+		return nil, true, nil
+	}
+	rc.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	return body, false, nil
+}
+
+// readBounded reads r to its end or to most bytes, whichever comes first,
+// into a buffer sized by the announced length (negative: unknown), grown
+// four times over, and to most at once past half of it: what it allocates
+// stays under twice most.
+func readBounded(r io.Reader, most, announced int64) ([]byte, error) {
+	size := min(most, 32<<10)
+	if announced >= 0 {
+		size = min(most, announced+1)
+	}
+	buf := make([]byte, 0, size)
+	for int64(len(buf)) < most {
+		if len(buf) == cap(buf) {
+			next := min(most, 4*int64(cap(buf)))
+			if 2*next > most {
+				next = most
+			}
+			grown := make([]byte, len(buf), next)
+			copy(grown, buf)
+			buf = grown
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+	return buf, nil
 }
 
 // authForm is how a request carries its key.
@@ -223,9 +302,11 @@ func apiPath(p string) (string, bool) {
 	return rel, true
 }
 
-// learnKey adds the key a request carries to the secrets removed.
-func (r *Recorder) learnKey(h http.Header) {
-	var keys []string
+// learnKey adds the key a request carries to the secrets removed: in its
+// headers, or in its query (which the service refuses, but a client may
+// still send).
+func (r *Recorder) learnKey(h http.Header, q url.Values) {
+	keys := slices.Clone(q["api_key"])
 	for _, v := range h.Values("Authorization") {
 		if _, k, ok := strings.Cut(v, " "); ok {
 			keys = append(keys, strings.TrimSpace(k))
@@ -267,6 +348,9 @@ func (r *Recorder) write(e Entry) {
 		r.writeLine(Entry{Kind: "header", Note: RecordingNote, Pseudonymised: r.pseudo != nil})
 	}
 	clean := func(s string) string { return r.redact.String(s) }
+	if r.pseudo != nil {
+		e.URL = r.pseudo.fileURL(e.URL)
+	}
 	e.Path, e.URL, e.Text = clean(e.Path), clean(e.URL), clean(e.Text)
 	q := url.Values{}
 	for k, vs := range e.Query {

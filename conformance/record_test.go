@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"testing"
 	"time"
@@ -103,11 +104,19 @@ func TestRecorderPseudonymises(t *testing.T) {
 
 // TestRecorderTransportRecordsFiles: as a transport, the recorder sees the
 // download of a file and records it by size and SHA-256; a replay fetches
-// the file at the address the replayed attachment answer gives.
+// the file at the address the replayed attachment answer gives. A
+// pseudonymised recording holds no temporary file address (a bearer
+// secret while it lives), and still replays.
 func TestRecorderTransportRecordsFiles(t *testing.T) {
+	for _, pseudonymise := range []bool{false, true} {
+		t.Run(fmt.Sprintf("pseudonymise=%v", pseudonymise), func(t *testing.T) { recordAFile(t, pseudonymise) })
+	}
+}
+
+func recordAFile(t *testing.T, pseudonymise bool) {
 	s := frozenDemo(t)
 	var buf bytes.Buffer
-	rec := conformance.NewRecorder(&buf, conformance.RecorderOptions{})
+	rec := conformance.NewRecorder(&buf, conformance.RecorderOptions{Pseudonymise: pseudonymise})
 	client := s.Client(convo.WithHTTPClient(&http.Client{Transport: rec.Transport(nil)}))
 	var media convo.Message
 	for cv, err := range client.Conversations.All(t.Context(), &convo.ListConversationsParams{Status: convo.ConversationAll, Limit: 100}) {
@@ -133,8 +142,20 @@ func TestRecorderTransportRecordsFiles(t *testing.T) {
 	assert.Empty(t, last.Body)
 	assert.Empty(t, last.Path)
 	assert.NotContains(t, last.URL, "?")
+	if pseudonymise {
+		assert.NotContains(t, buf.String(), "/_files/")
+		assert.NotContains(t, buf.String(), s.URL())
+	} else {
+		assert.Contains(t, buf.String(), "/_files/", "the control: the address is there to replace")
+	}
 
-	rep, err := conformance.Replay(t.Context(), bytes.NewReader(buf.Bytes()), conformance.ReplayConfig{BaseURL: s.URL(), APIKey: s.APIKey(), Pace: -1, FileDigests: true})
+	target := s
+	if pseudonymise { // replayed against a fake of its own seed
+		seed, _, err := conformance.SeedFromRecording(bytes.NewReader(buf.Bytes()))
+		require.NoError(t, err)
+		target = fake.New(t, fake.WithSeed(seed))
+	}
+	rep, err := conformance.Replay(t.Context(), bytes.NewReader(buf.Bytes()), conformance.ReplayConfig{BaseURL: target.URL(), APIKey: target.APIKey(), Pace: -1, FileDigests: !pseudonymise})
 	require.NoError(t, err)
 	assert.Empty(t, rep.Differences)
 	assert.Empty(t, rep.Notes)

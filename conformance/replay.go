@@ -10,9 +10,11 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -39,7 +41,30 @@ type ReplayConfig struct {
 	FileDigests bool
 	// AllowInsecureHTTP is as in [Config].
 	AllowInsecureHTTP bool
+	// SetClock, when not nil, moves the replayed server's clock to each
+	// exchange's recorded time (its envelope timestamp) before the
+	// exchange is sent, so that what a server computes from its clock (the
+	// read window's since, a file address's expires_at, an anomaly's
+	// waiting_hours, which conversations wait) is computed at the recorded
+	// moment, and its rate limit refills as the recorded server's did.
+	// [ConvofakeClock] moves convofake's clock; for the in-process fake,
+	// wrap its clock's Set. nil: the clock is not moved.
+	SetClock func(ctx context.Context, at time.Time) error
 }
+
+// ClockTolerance is how far a value a server computes from its clock (a
+// message read's window.since, a file address's expires_at) may move
+// against the envelope's timestamp between the recording and the replay: a
+// server reads its clock when the request arrives and again when it stamps
+// the answer, a little later.
+const ClockTolerance = time.Second
+
+// AnomalyWaitingTolerance is how far a replayed anomaly item's
+// waiting_hours may lie from the recorded one: the service serves the
+// report from a cache valid a few minutes (so the recorded value may have
+// been computed up to that long before the recorded moment), and rounds it
+// to one decimal.
+const AnomalyWaitingTolerance = 0.2
 
 // Difference is one place where a replayed answer differs from the
 // recorded one.
@@ -125,9 +150,17 @@ func ReadRecording(rd io.Reader) ([]Entry, error) {
 // error ids, the envelope's timestamp, temporary file addresses, cursor
 // strings (cursors are followed: a recorded cursor is replaced by the one
 // the replayed server gave at the same place), and raw, which is outside
-// the contract. Recorded requests are sent with cfg's key in the form
-// they used (none when they had none): a request recorded with a wrong key
-// is replayed with the right one, and differs. A file download is replayed
+// the contract. What a server computes from its clock or its cache is
+// compared by rule: a message read's window.since (without a since asked)
+// and a file address's expires_at must lie as far from the envelope's
+// timestamp as recorded, within [ClockTolerance]; an anomaly item's
+// waiting_hours within [AnomalyWaitingTolerance] of the recorded one (the
+// report's cache). [ReplayConfig.SetClock] moves the replayed server's
+// clock to each exchange's recorded time, so that the rest (which
+// conversations wait, the rate limit) is computed at the recorded moment.
+// Recorded requests are sent with cfg's key in the form they used (none
+// when they had none): a request recorded with a wrong key is replayed
+// with the right one, and differs. A file download is replayed
 // at the address the replayed attachment answer gave in its place.
 func Replay(ctx context.Context, recording io.Reader, cfg ReplayConfig) (*ReplayReport, error) {
 	entries, err := ReadRecording(recording)
@@ -186,6 +219,12 @@ func (rp *replayer) one(ctx context.Context, e Entry) error {
 		}
 		target, display = mapped, e.Method+" (temporary file address)"
 	}
+	recTS := recordedTime(e.Body)
+	if rp.cfg.SetClock != nil && !recTS.IsZero() {
+		if err := rp.cfg.SetClock(ctx, recTS); err != nil {
+			return fmt.Errorf("line %d: moving the replayed server's clock to %s: %w", e.line, recTS.Format(time.RFC3339Nano), err)
+		}
+	}
 	var body io.Reader
 	if len(e.RequestBody) > 0 {
 		body = bytes.NewReader(e.RequestBody)
@@ -234,7 +273,9 @@ func (rp *replayer) one(ctx context.Context, e Entry) error {
 	case len(e.Body) > 0:
 		rec, rpl := decodeJSON(e.Body), decodeJSON(rp.r.redact.Bytes(got))
 		rp.learn(e, rec, rpl)
-		compareJSON("body", rec, rpl, isAttachment(e.Path), diff)
+		cmpr := &comparer{attachment: isAttachment(e.Path),
+			recTS: recTS, rplTS: recordedTime(rp.r.redact.Bytes(got)), sinceAsked: q.Get("since") != "", diff: diff}
+		cmpr.compare("body", rec, rpl)
 	}
 	return nil
 }
@@ -297,13 +338,21 @@ func showJSON(v any) string {
 // absent stands for a missing value in a difference.
 var absent = &struct{ absent bool }{true}
 
-// compareJSON reports each difference between rec and rpl under place.
-func compareJSON(place string, rec, rpl any, attachment bool, diff func(string, any, any)) {
+// comparer compares a recorded answer with the replayed one.
+type comparer struct {
+	attachment   bool      // an attachment answer: its url is the server's
+	recTS, rplTS time.Time // the envelopes' timestamps
+	sinceAsked   bool      // the request gave since: the window's since is the caller's
+	diff         func(place string, rec, rpl any)
+}
+
+// compare reports each difference between rec and rpl under place.
+func (c *comparer) compare(place string, rec, rpl any) {
 	switch r := rec.(type) {
 	case map[string]any:
 		p, ok := rpl.(map[string]any)
 		if !ok {
-			diff(place, rec, rpl)
+			c.diff(place, rec, rpl)
 			return
 		}
 		keys := slices.Sorted(maps.Keys(r))
@@ -313,41 +362,84 @@ func compareJSON(place string, rec, rpl any, attachment bool, diff func(string, 
 			}
 		}
 		for _, k := range keys {
-			if ignored(place, k, attachment) {
+			if ignored(place, k, c.attachment) {
 				continue
 			}
 			rv, rok := r[k]
 			pv, pok := p[k]
 			switch {
 			case !rok:
-				diff(place+"."+k, absent, pv)
+				c.diff(place+"."+k, absent, pv)
 			case !pok:
-				diff(place+"."+k, rv, absent)
+				c.diff(place+"."+k, rv, absent)
 			case k == "next_cursor":
 				if (rv == nil) != (pv == nil) {
-					diff(place+"."+k, rv, pv)
+					c.diff(place+"."+k, rv, pv)
 				}
+			case k == "waiting_hours" && strings.HasPrefix(place, "body.data.buckets."):
+				c.nearly(place+"."+k, rv, pv, AnomalyWaitingTolerance)
+			case k == "since" && place == "body.data.window" && !c.sinceAsked || k == "expires_at" && place == "body.data" && c.attachment:
+				c.sameDistance(place+"."+k, rv, pv)
 			default:
-				compareJSON(place+"."+k, rv, pv, attachment, diff)
+				c.compare(place+"."+k, rv, pv)
 			}
 		}
 	case []any:
 		p, ok := rpl.([]any)
 		if !ok {
-			diff(place, rec, rpl)
+			c.diff(place, rec, rpl)
 			return
 		}
 		if len(r) != len(p) {
-			diff(place+".length", len(r), len(p))
+			c.diff(place+".length", len(r), len(p))
 		}
 		for i := range min(len(r), len(p)) {
-			compareJSON(fmt.Sprintf("%s[%d]", place, i), r[i], p[i], attachment, diff)
+			c.compare(fmt.Sprintf("%s[%d]", place, i), r[i], p[i])
 		}
 	default:
 		if showJSON(rec) != showJSON(rpl) {
-			diff(place, rec, rpl)
+			c.diff(place, rec, rpl)
 		}
 	}
+}
+
+// nearly reports two numbers further apart than tolerance (or not both
+// numbers).
+func (c *comparer) nearly(place string, rec, rpl any, tolerance float64) {
+	r, rerr := strconv.ParseFloat(fmt.Sprint(rec), 64)
+	p, perr := strconv.ParseFloat(fmt.Sprint(rpl), 64)
+	if rerr != nil || perr != nil || math.Abs(r-p) > tolerance+1e-9 {
+		c.diff(place, rec, rpl)
+	}
+}
+
+// sameDistance reports two times that do not lie as far from their
+// envelope's timestamp, within ClockTolerance.
+func (c *comparer) sameDistance(place string, rec, rpl any) {
+	r, rerr := time.Parse(time.RFC3339Nano, fmt.Sprint(rec))
+	p, perr := time.Parse(time.RFC3339Nano, fmt.Sprint(rpl))
+	if rerr != nil || perr != nil || c.recTS.IsZero() || c.rplTS.IsZero() {
+		c.diff(place, rec, rpl)
+		return
+	}
+	if d := c.recTS.Sub(r) - c.rplTS.Sub(p); d > ClockTolerance || d < -ClockTolerance {
+		c.diff(place, rec, rpl)
+	}
+}
+
+// recordedTime is the timestamp of a JSON envelope, zero when it has none.
+func recordedTime(body []byte) time.Time {
+	if len(body) == 0 {
+		return time.Time{}
+	}
+	var env struct {
+		Timestamp string `json:"timestamp"`
+	}
+	if json.Unmarshal(body, &env) != nil {
+		return time.Time{}
+	}
+	t, _ := time.Parse(time.RFC3339Nano, env.Timestamp)
+	return t
 }
 
 // ignored: what a server generates, and raw.

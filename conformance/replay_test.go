@@ -5,10 +5,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/conformance"
+	"github.com/convoapi/convo-go/internal/conformancetest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -55,8 +60,8 @@ func firstItem(e map[string]any) map[string]any {
 	return m
 }
 
-// TestReplayReportsEachEdit: ten edits of a recording, each reported by a
-// replay against the recorded server, at its place.
+// TestReplayReportsEachEdit: fourteen edits of a recording's answers, each
+// reported by a replay against the recorded server, at its line and place.
 func TestReplayReportsEachEdit(t *testing.T) {
 	src := frozenDemo(t)
 	recording := record(t, src, conformance.RecorderOptions{})
@@ -150,8 +155,24 @@ func TestReplayReportsEachEdit(t *testing.T) {
 			}
 			return ""
 		}},
+		{"a waiting time beyond the cache's tolerance", func(e map[string]any) string {
+			if bk, ok := data(body(e))["buckets"].(map[string]any); ok {
+				if it, _ := bk["unanswered"].(map[string]any)["items"].([]any); len(it) > 0 {
+					it[0].(map[string]any)["waiting_hours"] = shifted(it[0].(map[string]any)["waiting_hours"], 0.5)
+					return "body.data.buckets.unanswered.items[0].waiting_hours"
+				}
+			}
+			return ""
+		}},
+		{"a file address's expiry", func(e map[string]any) string {
+			if strings.HasPrefix(e["path"].(string), "/attachments/") {
+				data(body(e))["expires_at"] = "2026-11-26T13:00:00.000Z"
+				return "body.data.expires_at"
+			}
+			return ""
+		}},
 	}
-	require.GreaterOrEqual(t, len(edits), 10)
+	require.GreaterOrEqual(t, len(edits), 14)
 	caught := 0
 	for _, tt := range edits {
 		t.Run(tt.name, func(t *testing.T) {
@@ -167,6 +188,59 @@ func TestReplayReportsEachEdit(t *testing.T) {
 		})
 	}
 	t.Logf("score: %d of %d edits reported at their place", caught, len(edits))
+}
+
+// shifted is a JSON number moved by d, with one decimal.
+func shifted(v any, d float64) json.Number {
+	f, _ := strconv.ParseFloat(fmt.Sprint(v), 64)
+	return json.Number(strconv.FormatFloat(f+d, 'f', 1, 64))
+}
+
+// TestReplayComparesByRule: what a server computes from its clock or its
+// cache is compared by the stated rule: a waiting_hours within the cache's
+// tolerance is no difference, and neither is a read window and a file
+// expiry that moved with the envelope's timestamp.
+func TestReplayComparesByRule(t *testing.T) {
+	src := frozenDemo(t)
+	var buf bytes.Buffer
+	rec := conformance.NewRecorder(&buf, conformance.RecorderOptions{})
+	conformancetest.RecordPartial(t, src.Client(convo.WithMiddleware(rec.Middleware))) // a read in the default window
+	recording := buf.Bytes()
+	for _, tt := range []struct {
+		name string
+		edit func(e map[string]any) string
+	}{
+		{"waiting_hours 0.1 lower (computed from the cache, earlier)", func(e map[string]any) string {
+			if bk, ok := data(body(e))["buckets"].(map[string]any); ok {
+				if it, _ := bk["unanswered"].(map[string]any)["items"].([]any); len(it) > 0 {
+					it[0].(map[string]any)["waiting_hours"] = shifted(it[0].(map[string]any)["waiting_hours"], -0.1)
+					return "waiting_hours"
+				}
+			}
+			return ""
+		}},
+		{"a message read 33 ms later", func(e map[string]any) string {
+			if w, ok := data(body(e))["window"].(map[string]any); ok && strings.Contains(e["path"].(string), "/messages") && e["query"] == nil {
+				w["since"] = later(w["since"], 33*time.Millisecond)
+				body(e)["timestamp"] = later(body(e)["timestamp"], 33*time.Millisecond)
+				return "window.since"
+			}
+			return ""
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			edited, _, _ := editRecording(t, recording, tt.edit)
+			rep, err := conformance.Replay(t.Context(), bytes.NewReader(edited), conformance.ReplayConfig{BaseURL: src.URL(), APIKey: src.APIKey(), Pace: -1})
+			require.NoError(t, err)
+			assert.Empty(t, rep.Differences)
+		})
+	}
+}
+
+// later is a recorded time moved on by d.
+func later(v any, d time.Duration) string {
+	at, _ := time.Parse(time.RFC3339Nano, fmt.Sprint(v))
+	return at.Add(d).UTC().Format("2006-01-02T15:04:05.000Z")
 }
 
 func TestReadRecordingRefuses(t *testing.T) {

@@ -25,12 +25,18 @@ type Basis string
 
 // The bases of the checks.
 const (
-	// BasisSpec: the service's interface specification states the rule.
+	// BasisSpec: the service's interface specification states the rule;
+	// [Result.Spec] quotes the sentence. A failure against the real service
+	// means the service contradicts its specification, or our reading of it.
 	BasisSpec Basis = "spec"
 	// BasisDecision: the specification leaves the point open ("not shown")
 	// and docs/behaviour.md states what the SDK and the fake assume. A
 	// failure against the real service means that assumption is wrong.
 	BasisDecision Basis = "decision"
+	// BasisSDK: the check is of the Go SDK, not of the server: it reads the
+	// server's data through package convo and checks that it decodes, or
+	// that an error becomes the typed error. A failure is the SDK's to fix.
+	BasisSDK Basis = "sdk"
 )
 
 // Result is the outcome of one check.
@@ -41,6 +47,9 @@ type Result struct {
 	Title string `json:"title"`
 	// Basis says where its rule comes from.
 	Basis Basis `json:"basis"`
+	// Spec quotes the sentence (or the table row) of the service's interface
+	// specification that a "spec" check enforces; "" for the others.
+	Spec string `json:"spec,omitempty"`
 	// Status is pass, fail or skip.
 	Status Status `json:"status"`
 	// Reason says how the check failed, or why it was skipped.
@@ -114,14 +123,19 @@ func (r *Report) Result(id string) (Result, bool) {
 	return Result{}, false
 }
 
-// WriteText writes one line per check, the reason and the request of a
-// failure or a skip under it, then a summary.
+// WriteText writes one line per check (its status, basis, id and title),
+// the reason and the request of a failure or a skip under it, and the
+// sentence of the specification a failed "spec" check enforces, then a
+// summary.
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	for _, res := range r.Results {
-		fmt.Fprintf(&b, "%-4s  %-44s %s\n", res.Status, res.ID, res.Title)
+		fmt.Fprintf(&b, "%-4s  %-8s  %-44s %s\n", res.Status, res.Basis, res.ID, res.Title)
 		if res.Reason != "" {
 			fmt.Fprintf(&b, "      %s\n", res.Reason)
+		}
+		if res.Status == Fail && res.Spec != "" {
+			fmt.Fprintf(&b, "      the specification: %s\n", res.Spec)
 		}
 		if res.Status == Fail && res.Request != "" {
 			fmt.Fprintf(&b, "      request: %s\n", res.Request)

@@ -37,12 +37,13 @@ func (a authMode) badKey() bool { return a == authNone || a == authWrong || a ==
 
 // req is one request a check sends.
 type req struct {
-	method string // "" is GET
-	path   string // relative to the base URL ("/channels"), or an absolute URL with authOff
-	query  url.Values
-	body   any // JSON-encoded when not nil
-	auth   authMode
-	prefix string // instead of the base URL's trailing /v1 (e.g. "/api/v1"); "" keeps it
+	method  string // "" is GET
+	path    string // relative to the base URL ("/channels"), or an absolute URL with authOff
+	query   url.Values
+	body    any // JSON-encoded when not nil
+	auth    authMode
+	prefix  string // instead of the base URL's trailing /v1 (e.g. "/api/v1"); "" keeps it
+	want429 bool   // a 429 is the answer sought (the rate-limit check), not a stop
 }
 
 // exchange is a request and its answer, read whole.
@@ -107,7 +108,7 @@ func newRunner(cfg Config) *runner {
 		cfg: cfg, hc: hc, pacer: p, base: base,
 		redact: recordredact.New(cfg.APIKey),
 		wrong:  "convocheck-wrong-key-" + fmt.Sprint(time.Now().UnixNano()),
-		d:      discovered{messages: map[string][]map[string]any{}, msgEx: map[string]*exchange{}},
+		d:      discovered{messages: map[string][]map[string]any{}, msgEx: map[string]*exchange{}, stamps: &stampLog{}},
 	}
 }
 
@@ -221,7 +222,7 @@ func (r *runner) do(ctx context.Context, c *check, rq req) (*exchange, bool) {
 			ex.json = v
 		}
 	}
-	if resp.StatusCode == http.StatusTooManyRequests {
+	if resp.StatusCode == http.StatusTooManyRequests && !rq.want429 {
 		c.skipf("the server answered 429: the run stops here")
 		return nil, false
 	}
@@ -251,7 +252,9 @@ func (r *runner) get(ctx context.Context, c *check, path string, q url.Values) (
 type check struct {
 	id, title string
 	basis     Basis
+	spec      string // the sentence of the specification a BasisSpec check enforces
 	fn        func(context.Context, *runner, *check)
+	stamps    *stampLog // where the date-times it reads are noted
 
 	reasons []string
 	skip    string
@@ -277,7 +280,7 @@ func (c *check) skipf(format string, args ...any) {
 func (c *check) failed() bool { return len(c.reasons) > 0 }
 
 func (c *check) result() Result {
-	res := Result{ID: c.id, Title: c.title, Basis: c.basis}
+	res := Result{ID: c.id, Title: c.title, Basis: c.basis, Spec: c.spec}
 	switch {
 	case len(c.reasons) > 0:
 		res.Status, res.Request, res.Excerpt = Fail, c.request, c.excerpt
@@ -306,6 +309,7 @@ func (r *runner) run(ctx context.Context) error {
 			}
 			break
 		}
+		c.stamps = r.d.stamps
 		c.fn(ctx, r, c)
 		r.results = append(r.results, c.result())
 		if c.id == authGateID && r.d.keyRefused {
@@ -332,7 +336,7 @@ func (r *runner) report(elapsed time.Duration) *Report {
 	sent, writes := r.pacer.counts()
 	rep := &Report{
 		BaseURL: r.cfg.BaseURL, Mode: "read-only", Anomalies: r.cfg.Anomalies,
-		Results: r.results, Requests: sent, BadKeyRequests: r.badKey, AnomalyRequests: r.anomalyCalls,
+		Results: r.redactedResults(), Requests: sent, BadKeyRequests: r.badKey, AnomalyRequests: r.anomalyCalls,
 		WriteRequests: writes, Elapsed: elapsed, RateLimitHeaders: map[string]string{},
 		Stopped: r.pacer.stopReason(),
 	}
@@ -364,15 +368,29 @@ func (r *runner) report(elapsed time.Duration) *Report {
 	return rep
 }
 
+// redactedResults are the results with the key removed from every text a
+// server's answer may have reached: a skip's reason quotes a Retry-After, a
+// failure's reason a value.
+func (r *runner) redactedResults() []Result {
+	out := make([]Result, len(r.results))
+	for i, res := range r.results {
+		res.Title, res.Reason = r.redact.String(res.Title), r.redact.String(res.Reason)
+		res.Request, res.Excerpt = r.redact.String(res.Request), r.redact.String(res.Excerpt)
+		out[i] = res
+	}
+	return out
+}
+
 // plan lists the checks in the order they run: the key first (a run that
 // cannot authenticate stops there), discovery, the reads, the errors, the
-// anomaly report, the attachments, the writes, and last the SDK.
+// anomaly report, the attachments, the writes, the layout of the times all
+// of them read, the SDK, and last the check that spends the rate limit.
 func (r *runner) plan() []*check {
 	var all []*check
 	for _, group := range [][]*check{
 		authChecks(), channelChecks(), conversationChecks(), messageChecks(),
 		attachmentChecks(), contactChecks(), errorChecks(), anomalyChecks(r.cfg.Anomalies),
-		writeChecks(r.cfg.Write != nil), sdkChecks(),
+		writeChecks(r.cfg.Write != nil), formatChecks(), sdkChecks(), rateLimitChecks(),
 	} {
 		all = append(all, group...)
 	}

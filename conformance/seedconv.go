@@ -2,6 +2,8 @@ package conformance
 
 import (
 	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -106,7 +108,7 @@ func (b *seedBuilder) take(e Entry) {
 }
 
 func (b *seedBuilder) build() (*fake.Seed, []string, error) {
-	var notes []string
+	var notes, standIns []string
 	co := fake.CompanySeed{}
 	accounts := map[string]bool{}
 	for _, ch := range b.channels {
@@ -119,11 +121,16 @@ func (b *seedBuilder) build() (*fake.Seed, []string, error) {
 		cv := b.convs[id]
 		acc := str(cv, "channel_account_id")
 		if !accounts[acc] {
-			if str(cv, "channel") != "webchat" {
+			switch ch := convo.Channel(str(cv, "channel")); {
+			case ch == convo.ChannelWebchat:
+				co.Channels = append(co.Channels, fake.ChannelAccount{ID: acc, Channel: convo.ChannelWebchat})
+			case b.channels == nil: // no channel list recorded: the account is known by its conversations only
+				co.Channels = append(co.Channels, fake.ChannelAccount{ID: acc, Channel: ch})
+				notes = append(notes, fmt.Sprintf("channel account %s: the channel list was not recorded; its name and provider identifier are made up", acc))
+			default:
 				notes = append(notes, fmt.Sprintf("conversation %s: its account %s is not in the recorded channel list; left out", id, acc))
 				continue
 			}
-			co.Channels = append(co.Channels, fake.ChannelAccount{ID: acc, Channel: convo.ChannelWebchat})
 			accounts[acc] = true
 		}
 		ctID := str(cv, "contact_id")
@@ -131,14 +138,18 @@ func (b *seedBuilder) build() (*fake.Seed, []string, error) {
 			contacts[ctID] = true
 			co.Contacts = append(co.Contacts, b.contact(cv))
 		}
-		conv, note := b.conversation(cv)
-		if note != "" {
-			notes = append(notes, note)
+		conv, unread := b.conversation(cv)
+		if unread {
+			standIns = append(standIns, id)
 		}
 		co.Conversations = append(co.Conversations, conv)
 	}
 	if !b.sawReport {
 		notes = append(notes, "no recorded anomaly report with the automation_only bucket: every outbound message is taken as an agent's")
+	}
+	if len(standIns) > 0 {
+		notes = append(notes, fmt.Sprintf("%d conversations' messages were not read (%s): each has stand-in messages at its recorded last_inbound_at and last_message_at",
+			len(standIns), listSome(standIns, 3)))
 	}
 	notes = append(notes, "custom fields and scheduled sequences cannot be read; the contacts have none")
 	now := b.now
@@ -162,9 +173,11 @@ func (b *seedBuilder) contact(cv map[string]any) fake.Contact {
 	return ct
 }
 
-func (b *seedBuilder) conversation(cv map[string]any) (fake.Conversation, string) {
+// conversation is the seed of a listed conversation; standIns tells that
+// its messages were not read and stand-ins took their place.
+func (b *seedBuilder) conversation(cv map[string]any) (conv fake.Conversation, standIns bool) {
 	id := str(cv, "id")
-	conv := fake.Conversation{ID: id, ContactID: str(cv, "contact_id"), Status: convo.ConversationStatus(str(cv, "status")),
+	conv = fake.Conversation{ID: id, ContactID: str(cv, "contact_id"), Status: convo.ConversationStatus(str(cv, "status")),
 		CreatedAt: stampOf(cv, "created_at")}
 	if a, _ := cv["assigned"].(bool); a {
 		conv.AssignedTo = "agent"
@@ -185,11 +198,51 @@ func (b *seedBuilder) conversation(cv map[string]any) (fake.Conversation, string
 	for i, m := range msgs {
 		conv.Messages = append(conv.Messages, b.message(m, b.automation[id] && i > lastInbound))
 	}
-	note := ""
-	if last := stampOf(cv, "last_message_at"); !last.IsZero() && len(msgs) == 0 {
-		note = fmt.Sprintf("conversation %s: its messages were not read; it has none", id)
+	if len(msgs) == 0 {
+		conv.Messages = b.standIns(cv)
 	}
-	return conv, note
+	return conv, len(msgs) == 0 && len(conv.Messages) > 0
+}
+
+// listSome lists the first n of ids, and how many more there are.
+func listSome(ids []string, n int) string {
+	if len(ids) <= n {
+		return strings.Join(ids, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(ids[:n], ", "), len(ids)-n)
+}
+
+// standIns are the messages of a conversation whose messages were not
+// read, made so that the fake lists it as the recording did: an inbound
+// text at its last_inbound_at and, when its last_message_at is later, an
+// outbound one there (an automation's when the recorded anomaly report
+// listed it as automation_only, an agent's otherwise). Its recorded
+// unread_count is kept apart from them.
+func (b *seedBuilder) standIns(cv map[string]any) []fake.Message {
+	id := str(cv, "id")
+	var out []fake.Message
+	in, last := stampOf(cv, "last_inbound_at"), stampOf(cv, "last_message_at")
+	if !in.IsZero() {
+		out = append(out, fake.Message{MessageID: standInID(id, "in"), Sender: fake.SenderContact,
+			Direction: convo.DirectionInbound, Type: convo.MessageText, Text: "(not recorded)", At: in})
+	}
+	if !last.IsZero() && last.After(in) {
+		sender := fake.SenderAgent
+		if b.automation[id] {
+			sender = fake.SenderAutomation
+		}
+		out = append(out, fake.Message{MessageID: standInID(id, "out"), Sender: sender,
+			Direction: convo.DirectionOutbound, Type: convo.MessageText, Text: "(not recorded)", Status: convo.StatusSent, At: last})
+	}
+	return out
+}
+
+// standInID is a stable UUID-shaped id for a stand-in message: the same
+// recording always makes the same seed.
+func standInID(conv, which string) string {
+	sum := sha256.Sum256([]byte(conv + "\x00" + which))
+	h := hex.EncodeToString(sum[:16])
+	return h[0:8] + "-" + h[8:12] + "-4" + h[13:16] + "-8" + h[17:20] + "-" + h[20:32]
 }
 
 func mapValues[K comparable, V any](m map[K]V) func(func(V) bool) {

@@ -35,6 +35,14 @@ type pacer struct {
 	stopped  *stopError
 	headers  map[string]string
 	sentTime []time.Time // when each request left, for the tests of the pace
+	spending bool        // the rate-limit check: no pace, and a 429 stops nothing
+}
+
+// spend turns the rate-limit check's mode on or off.
+func (p *pacer) spend(on bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.spending = on
 }
 
 func newPacer(next http.RoundTripper, gap time.Duration, budget int) *pacer {
@@ -71,7 +79,7 @@ func (p *pacer) admit(req *http.Request) error {
 	case p.sent >= p.budget:
 		return errBudget
 	}
-	if wait := time.Until(p.last.Add(p.gap)); p.gap > 0 && !p.last.IsZero() && wait > 0 {
+	if wait := time.Until(p.last.Add(p.gap)); p.gap > 0 && !p.last.IsZero() && wait > 0 && !p.spending {
 		t := time.NewTimer(wait)
 		defer t.Stop()
 		select {
@@ -99,7 +107,7 @@ func (p *pacer) observe(resp *http.Response) {
 			p.headers[name] = strings.Join(vs, ", ")
 		}
 	}
-	if resp.StatusCode == http.StatusTooManyRequests && p.stopped == nil {
+	if resp.StatusCode == http.StatusTooManyRequests && p.stopped == nil && !p.spending {
 		p.stopped = &stopError{fmt.Sprintf("the server answered 429 to %s %s (Retry-After: %q); the run sends nothing more",
 			resp.Request.Method, resp.Request.URL.Path, resp.Header.Get("Retry-After"))}
 	}

@@ -31,13 +31,19 @@ import (
 
 const usage = `Usage: convocheck --base-url URL --api-key KEY [flags]
        convocheck --replay FILE --base-url URL --api-key KEY [--json]
+       convocheck record --upstream URL --out FILE [--listen 127.0.0.1:PORT] [--pseudonymise]
+       convocheck seed FILE > seed.json
+       convocheck --version
 
 Checks, at the wire and then through the Go SDK, that the server at URL answers
 as the service's interface specification and docs/behaviour.md say: envelopes,
 field types, enums and nulls, order, paging and cursors, filters and bounds,
 error codes and texts, the three key forms, refused keys, unknown paths, the
 anomaly report, attachments. One line per check (pass, fail, skip with a
-reason), then a summary; --json writes the report as JSON.
+reason) with its basis: spec (the specification states the rule, and a failed
+check quotes its sentence), decision (the specification leaves the point open
+and docs/behaviour.md decides it) or sdk (the Go SDK decodes the answers);
+then a summary; --json writes the report as JSON.
 
 What it sends:
   By default it only READS: GET requests, at most --max-requests (default %d),
@@ -55,12 +61,29 @@ What it sends:
   409 CONTACT_EXISTS), sets its custom field convocheck_run to the time of the
   run, removes a tag id it does not carry, and cancels its scheduled sequence,
   plus requests that each write refuses (missing fields, an unknown
-  phone_number_id). The service has no delete: the contact, its custom field
-  and its canceled sequence STAY BEHIND.
-  --replay FILE sends the requests of a recording (conformance.Recorder) to
-  URL and reports every difference between its answers and the recorded ones,
+  phone_number_id, a phone no contact has), and cancels again, with and
+  without phone_number_id. The service has no delete: the contact, its custom
+  field and its canceled sequence STAY BEHIND. With $CONVOFAKE_ADMIN_URL and
+  $CONVOFAKE_ADMIN_TOKEN of a convofake it also sets two more custom fields
+  and reads them back through the admin API (merged, not replaced), which the
+  API cannot show.
+  --spend-rate-limit, FOR FAKES ONLY, sends requests without pacing until the
+  server answers 429, then one in each other key form, to check that the three
+  forms count alike toward the limit. Against the service it spends your
+  account's shared request limit: never use it there.
+  --replay FILE sends the requests of a recording (convocheck record) to URL
+  and reports every difference between its answers and the recorded ones,
   field by field (cursors are followed, not replayed; error ids, envelope
-  timestamps and temporary file addresses are not compared).
+  timestamps and temporary file addresses are not compared). When
+  $CONVOFAKE_ADMIN_URL and $CONVOFAKE_ADMIN_TOKEN are set (convofake prints
+  them), it first moves that convofake's clock to each exchange's recorded
+  time, so that what the server computes from its clock is computed at the
+  recorded moment. The read window's since and a file's expires_at are
+  compared by their distance to the envelope's timestamp (within 1s), an
+  anomaly's waiting_hours within 0.2 (the report's cache).
+
+  record is a recording proxy for clients in any language, seed turns a
+  recording into a seed for convofake --seed: convocheck record --help.
 
 The key is read from --api-key, --api-key-file or $CONVO_API_KEY and is
 never printed.
@@ -84,6 +107,7 @@ func main() {
 type options struct {
 	baseURL, apiKey, apiKeyFile string
 	jsonOut, write, anomalies   bool
+	spendRateLimit              bool
 	phoneNumberID, phoneNumber  string
 	maxRequests                 int
 	pace, timeout               time.Duration
@@ -107,6 +131,7 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.phoneNumberID, "phone-number-id", "", "with --write: the `ID` (provider_identifier) of one of your chatapp numbers")
 	fs.StringVar(&o.phoneNumber, "phone-number", "", "with --write: a test `PHONE` number you own (country code and digits)")
 	fs.BoolVar(&o.anomalies, "anomalies", false, "run the full anomaly checks (about a dozen reports): for the fake, not the service")
+	fs.BoolVar(&o.spendRateLimit, "spend-rate-limit", false, "FOR FAKES ONLY: send requests without pacing until a 429, to check that the three key forms count alike toward the limit; against the service it spends your account's shared request limit, and every client of the account is refused until it refills")
 	fs.IntVar(&o.maxRequests, "max-requests", conformance.DefaultMaxRequests, "the request budget, `N`")
 	fs.DurationVar(&o.pace, "pace", conformance.DefaultPace, "the least `DURATION` between two requests (0: no pacing, for a fake on this machine)")
 	fs.DurationVar(&o.timeout, "timeout", conformance.DefaultTimeout, "the most `DURATION` the whole run takes")
@@ -137,14 +162,25 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 		return nil, errors.New("--write needs --phone-number-id and --phone-number")
 	case !o.write && (o.phoneNumberID != "" || o.phoneNumber != ""):
 		return nil, errors.New("--phone-number-id and --phone-number are for --write")
-	case o.replay != "" && (o.write || o.anomalies):
-		return nil, errors.New("--replay sends the recording's requests only; --write and --anomalies do not apply")
+	case o.replay != "" && (o.write || o.anomalies || o.spendRateLimit):
+		return nil, errors.New("--replay sends the recording's requests only; --write, --anomalies and --spend-rate-limit do not apply")
 	}
 	return o, nil
 }
 
 // run is the command; it returns the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "record":
+			return runRecord(ctx, args[1:], stdout, stderr, nil)
+		case "seed":
+			return runSeed(args[1:], stdout, stderr)
+		case "version", "--version", "-version":
+			fmt.Fprintln(stdout, versionLine())
+			return 0
+		}
+	}
 	o, err := parse(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
@@ -165,6 +201,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if o.write {
 		cfg.Write = &conformance.WriteTargets{PhoneNumberID: o.phoneNumberID, PhoneNumber: o.phoneNumber}
+	}
+	cfg.SpendRateLimit = o.spendRateLimit
+	if adminURL, token := os.Getenv("CONVOFAKE_ADMIN_URL"), os.Getenv("CONVOFAKE_ADMIN_TOKEN"); o.write && adminURL != "" && token != "" {
+		if cfg.CustomFields, err = conformance.ConvofakeCustomFields(adminURL, token, nil); err != nil {
+			fmt.Fprintln(stderr, "convocheck: $CONVOFAKE_ADMIN_URL and $CONVOFAKE_ADMIN_TOKEN (to read custom fields back):", err)
+			return 2
+		}
 	}
 	rep, err := conformance.Run(ctx, cfg)
 	if rep != nil {

@@ -62,7 +62,7 @@ func TestRunExitsOneOnAFailure(t *testing.T) {
 	var out, errb bytes.Buffer
 	code := run(t.Context(), []string{"--base-url", s.URL(), "--api-key", s.APIKey(), "--pace", "0"}, &out, &errb)
 	assert.Equal(t, 1, code, out.String())
-	assert.Contains(t, out.String(), "fail  errors/unknown-path")
+	assert.Contains(t, out.String(), "fail  decision  errors/unknown-path")
 }
 
 func TestRunReplay(t *testing.T) {

@@ -40,6 +40,29 @@ func TestConformance(t *testing.T) {
 			t.Logf("%s", rep.Summary())
 		})
 	}
+	t.Run("demo, every check", func(t *testing.T) {
+		p := start(t, rateLimitReached...)
+		rep := conformance.RunTest(t, everyCheck(t, p, p.base))
+		assert.Zero(t, rep.Failed)
+		assert.Zero(t, rep.Skipped, "writes, custom fields read back and the rate limit included")
+		assert.Equal(t, 0, rep.ExitCode())
+		t.Logf("%s", rep.Summary())
+	})
+}
+
+// rateLimitReached are the flags of a convofake whose request limit a run
+// reaches and which does not refill during it.
+var rateLimitReached = []string{"--rate-limit", "0.001", "--rate-burst", "700"}
+
+// everyCheck is a run of every check against the convofake p through the
+// server at base: writes on the demo's first chatapp number, custom fields
+// read back through p's admin API, and the rate-limit check.
+func everyCheck(t *testing.T, p *proc, base string) conformance.Config {
+	fields, err := conformance.ConvofakeCustomFields(p.base+"/_fake", testAdminToken, nil)
+	require.NoError(t, err)
+	return conformance.Config{BaseURL: base + "/v1", APIKey: fake.DefaultAPIKey, Anomalies: true, Pace: -1, MaxRequests: 2000,
+		Write:        &conformance.WriteTargets{PhoneNumberID: "5511940000001", PhoneNumber: "5511900001111"},
+		CustomFields: fields, SpendRateLimit: true}
 }
 
 func writeSeedFile(t *testing.T, path string, seed *fake.Seed) {
@@ -61,7 +84,16 @@ func TestConformanceHasTeeth(t *testing.T) {
 	for _, alt := range conformancetest.Alterations {
 		t.Run(alt.Name, func(t *testing.T) {
 			proxy := conformancetest.Proxy(t, upstream, alt)
-			rep, err := conformance.Run(t.Context(), conformance.Config{BaseURL: proxy.URL + "/v1", APIKey: fake.DefaultAPIKey, Anomalies: true, Pace: -1})
+			cfg := everyCheck(t, p, proxy.URL)
+			cfg.SpendRateLimit = false // p has no limit: it serves every alteration
+			if alt.Want == "auth/forms-count-alike" {
+				limited := start(t, rateLimitReached...)
+				target, err := url.Parse(limited.base)
+				require.NoError(t, err)
+				proxy = conformancetest.Proxy(t, httputil.NewSingleHostReverseProxy(target), alt)
+				cfg = everyCheck(t, limited, proxy.URL)
+			}
+			rep, err := conformance.Run(t.Context(), cfg)
 			require.NoError(t, err)
 			if alt.Want == "stopped" {
 				if assert.NotEmpty(t, rep.Stopped) {

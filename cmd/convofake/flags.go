@@ -23,6 +23,7 @@ type config struct {
 	addr          string
 	adminAddr     string
 	adminOnPublic bool
+	adminIfToken  bool // --admin-on-public-if-token: adminOnPublic when an admin token was given
 	seedFile      string
 	stateFile     string
 	apiKey        string
@@ -86,6 +87,9 @@ func newFlagSet(cfg *config) *flag.FlagSet {
 			"Default: the admin API is on --addr when --addr is loopback, else off")
 	fs.BoolVar(&cfg.adminOnPublic, "admin-on-public", false,
 		"serve the admin API on --addr even when --addr listens beyond loopback (anyone who can reach the port and has the admin token can replace all data)")
+	fs.BoolVar(&cfg.adminIfToken, "admin-on-public-if-token", false,
+		"serve the admin API on --addr even beyond loopback, but only when an admin token is given (--admin-token, --admin-token-file or $"+envAdminToken+"); "+
+			"without one the admin API stays off. The container image's default, so that `docker run -e "+envAdminToken+"=…` turns it on")
 	fs.StringVar(&cfg.seedFile, "seed", "",
 		"seed `FILE` (the fake's JSON seed format, fake/SEED.md) to start with instead of the built-in demo data")
 	fs.StringVar(&cfg.stateFile, "state", "",
@@ -204,6 +208,9 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 	})
 	if err := cfg.readSecrets(); err != nil {
 		return nil, err
+	}
+	if cfg.adminIfToken && cfg.adminToken != "" && cfg.adminAddr == "" {
+		cfg.adminOnPublic = true
 	}
 	if err := cfg.validate(); err != nil {
 		return nil, err

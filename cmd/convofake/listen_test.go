@@ -1,9 +1,11 @@
 package main
 
 import (
+	"io"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/convoapi/convo-go/internal/netx"
 )
@@ -41,5 +43,28 @@ func TestPlaceAdmin(t *testing.T) {
 		{"own listener, loopback API", config{adminAddr: "127.0.0.1:9090"}, "127.0.0.1:8080", adminOwnAddr},
 	} {
 		assert.Equal(t, tc.want, placeAdmin(&tc.cfg, tc.apiAddr), tc.name)
+	}
+}
+
+// --admin-on-public-if-token (the image's default) serves the admin API
+// beyond loopback only when an admin token was given.
+func TestAdminOnPublicIfToken(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		env   string
+		args  []string
+		place adminPlace
+	}{
+		{"no token", "", nil, adminOff},
+		{"token in the environment", "a-token-of-the-ci", nil, adminOnAddr},
+		{"token flag", "", []string{"--admin-token", "a-token-of-the-ci"}, adminOnAddr},
+		{"own listener wins", "a-token-of-the-ci", []string{"--admin-addr", "127.0.0.1:0"}, adminOwnAddr},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv(envAdminToken, tc.env)
+			cfg, err := parseFlags(append([]string{"--addr", ":8080", "--admin-on-public-if-token"}, tc.args...), io.Discard)
+			require.NoError(t, err)
+			assert.Equal(t, tc.place, placeAdmin(cfg, "[::]:8080"))
+		})
 	}
 }

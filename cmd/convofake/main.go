@@ -58,6 +58,9 @@ func newLogger(format string, w io.Writer) *slog.Logger {
 // returns the exit code. ready, when not nil, is called with the address
 // (host:port) of the API's listener once the server accepts connections.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready func(addr string)) int {
+	if len(args) > 0 && args[0] == "healthcheck" {
+		return healthcheck(ctx, args[1:], stderr)
+	}
 	cfg, err := parseFlags(args, stdout)
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK

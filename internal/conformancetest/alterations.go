@@ -1,7 +1,9 @@
 package conformancetest
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -22,7 +24,7 @@ func setQuery(r *http.Request, name, value string) {
 // Alterations are the server faults the suite must report, each with the
 // check that reports it.
 var Alterations = []Alteration{
-	{Name: "a timestamp without milliseconds", Want: "channels/list",
+	{Name: "a timestamp without milliseconds", Want: "format/timestamps",
 		Resp: func(r *http.Request, _ *int, b map[string]any) {
 			if isPath(r, "/channels") {
 				b["timestamp"] = "2026-11-26T10:00:00Z"
@@ -304,4 +306,105 @@ var Alterations = []Alteration{
 				*status = http.StatusTooManyRequests
 			}
 		}},
+	{Name: "capability values other than the specification shows", Want: "channels/capability-values",
+		Resp: func(r *http.Request, _ *int, b map[string]any) {
+			if isPath(r, "/channels") {
+				eachItem(b, func(m map[string]any) {
+					if caps, ok := m["capabilities"].(map[string]any); ok && m["channel"] == "chatapp" {
+						caps["max_text_length"] = json.Number("1000")
+					}
+				})
+			}
+		}},
+	{Name: "a next_cursor in the anomaly report", Want: "anomalies/no-pagination",
+		Resp: func(r *http.Request, _ *int, b map[string]any) {
+			if isPath(r, "/anomalies") && data(b) != nil {
+				data(b)["next_cursor"] = "page-2"
+			}
+		}},
+	{Name: "the anomaly cap of 100 refused", Want: "anomalies/item-cap",
+		Req: func(r *http.Request) {
+			if isPath(r, "/anomalies") && r.URL.Query().Get("limit") == "100" {
+				setQuery(r, "limit", "101")
+			}
+		}},
+	{Name: "a reply after every conversation's last inbound message", Want: "anomalies/bucket-meaning",
+		Resp: func(r *http.Request, status *int, b map[string]any) {
+			if isMessages(r) && *status == http.StatusOK && data(b) != nil {
+				reply := map[string]any{"message_id": "altered-reply", "direction": "outbound", "type": "text", "status": "sent",
+					"text": "a reply", "media": nil, "reactions": []any{}, "sent_at": b["timestamp"], "delivered_at": nil,
+					"read_at": nil, "failure_reason": nil, "raw": nil}
+				data(b)["items"] = append([]any{reply}, items(b)...)
+			}
+		}},
+	{Name: "custom fields replaced, not merged", Want: "write/custom-fields-merged",
+		Req: func(r *http.Request) {
+			if isPath(r, "/custom-fields") {
+				editBody(r, func(m map[string]any) {
+					if f, ok := m["custom_fields"].(map[string]any); ok && f["convocheck_merge_b"] != nil {
+						f["convocheck_merge_a"] = ""
+					}
+				})
+			}
+		}},
+	{Name: "custom fields of an unknown contact accepted", Want: "write/custom-fields-unknown-contact",
+		Resp: acceptNotFound("/custom-fields")},
+	{Name: "tag removal of an unknown contact accepted", Want: "write/remove-tags-unknown-contact",
+		Resp: acceptNotFound("/contacts/tags")},
+	{Name: "sequence cancel of an unknown contact accepted", Want: "write/sequence-cancel-unknown-contact",
+		Resp: acceptNotFound("/sequences/cancel")},
+	{Name: "every cancel reports canceled true", Want: "write/sequence-cancel-repeat",
+		Resp: func(r *http.Request, status *int, b map[string]any) {
+			if isPath(r, "/sequences/cancel") && *status == http.StatusOK && data(b) != nil {
+				data(b)["canceled"] = true
+			}
+		}},
+	{Name: "sequence cancel without phone_number_id finding nobody", Want: "write/sequence-cancel-any-number",
+		Req: func(r *http.Request) {
+			if isPath(r, "/sequences/cancel") {
+				editBody(r, func(m map[string]any) {
+					if _, ok := m["phone_number_id"]; !ok && m["phone_number"] != nil {
+						m["phone_number"] = "999000000001"
+					}
+				})
+			}
+		}},
+	{Name: "the key forms counted apart toward the limit", Want: "auth/forms-count-alike",
+		Resp: func(r *http.Request, status *int, b map[string]any) {
+			if *status == http.StatusTooManyRequests && (r.Header.Get("X-Api-Key") != "" || strings.HasPrefix(r.Header.Get("Authorization"), "ApiKey ")) {
+				*status = http.StatusOK
+				clear(b)
+				b["success"], b["data"], b["timestamp"] = true, map[string]any{"items": []any{}}, "2026-11-26T12:00:00.000Z"
+			}
+		}},
+}
+
+// acceptNotFound turns a 404 CONTACT_NOT_FOUND of the write at path into a
+// 200 confirmation.
+func acceptNotFound(path string) func(*http.Request, *int, map[string]any) {
+	return func(r *http.Request, status *int, b map[string]any) {
+		if m := errMessage(b); isPath(r, path) && *status == http.StatusNotFound && m != nil && m["error"] == "CONTACT_NOT_FOUND" {
+			*status = http.StatusOK
+			ts := b["timestamp"]
+			clear(b)
+			b["success"], b["data"], b["timestamp"] = true, map[string]any{"message": "ok", "canceled": false}, ts
+		}
+	}
+}
+
+// editBody changes the JSON body of a request.
+func editBody(r *http.Request, edit func(map[string]any)) {
+	raw, err := io.ReadAll(r.Body)
+	if err != nil {
+		return
+	}
+	var m map[string]any
+	if json.Unmarshal(raw, &m) == nil {
+		edit(m)
+		if b, err := json.Marshal(m); err == nil {
+			raw = b
+		}
+	}
+	r.Body = io.NopCloser(bytes.NewReader(raw))
+	r.ContentLength = int64(len(raw))
 }

@@ -148,3 +148,26 @@ func RecordEverything(t testing.TB, client *convo.Client, since time.Time) {
 	_, err = client.Messages.List(ctx, "00000000-0000-4000-8000-000000000000", nil)
 	require.ErrorIs(t, err, convo.ErrConversationNotFound)
 }
+
+// RecordPartial reads what a user checking one conversation reads: the
+// channel list, every conversation (their list only), the messages of the
+// first conversation that has any in the default window (no since, so the
+// window is computed from the server's now) and the anomaly report.
+func RecordPartial(t testing.TB, client *convo.Client) {
+	ctx := t.Context()
+	_, err := client.Channels.List(ctx)
+	require.NoError(t, err)
+	read := false
+	for cv, err := range client.Conversations.All(ctx, &convo.ListConversationsParams{Status: convo.ConversationAll, Limit: 4}) {
+		require.NoError(t, err)
+		if read || cv.LastMessageAt == nil {
+			continue
+		}
+		page, err := client.Messages.List(ctx, cv.ID, nil)
+		require.NoError(t, err)
+		read = len(page.Items) > 0
+	}
+	require.True(t, read, "no conversation has messages in the default window")
+	_, err = client.Anomalies.Get(ctx, nil)
+	require.NoError(t, err)
+}

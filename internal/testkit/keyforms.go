@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"html"
 	"net/url"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -62,4 +63,45 @@ func jsonEveryChar(s string) string {
 		fmt.Fprintf(&b, `\u%04x`, u)
 	}
 	return b.String()
+}
+
+// Forms is key in every escaping, and every escaping of every escaping
+// (twice over), each once.
+func Forms(key string) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(s string) {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	for _, name1 := range names() {
+		once := Escapings[name1](key)
+		add(once)
+		for _, name2 := range names() {
+			add(Escapings[name2](once))
+		}
+	}
+	return out
+}
+
+// Runs are the runs of n characters of key: a text that holds one holds a
+// piece of the key.
+func Runs(key string, n int) []string {
+	rs := []rune(key)
+	var out []string
+	for i := 0; i+n <= len(rs); i++ {
+		out = append(out, string(rs[i:i+n]))
+	}
+	return out
+}
+
+func names() []string {
+	out := make([]string, 0, len(Escapings))
+	for name := range Escapings {
+		out = append(out, name)
+	}
+	sort.Strings(out)
+	return out
 }
