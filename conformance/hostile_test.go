@@ -14,7 +14,7 @@ import (
 	"github.com/convoapi/convo-go/conformance"
 	"github.com/convoapi/convo-go/fake"
 	"github.com/convoapi/convo-go/internal/conformancetest"
-	"github.com/convoapi/convo-go/internal/keyforms"
+	"github.com/convoapi/convo-go/internal/testkit"
 	"github.com/stretchr/testify/require"
 )
 
@@ -26,7 +26,7 @@ const keyRun = 6
 // left out: the demo data's phone numbers hold "0123456789"'s pieces.
 func assertNoPieceOfKey(t *testing.T, what, out, key string) {
 	t.Helper()
-	for _, run := range keyforms.Runs(key, keyRun) {
+	for _, run := range testkit.Runs(key, keyRun) {
 		if strings.Trim(run, "0123456789") == "" {
 			continue
 		}
@@ -35,7 +35,7 @@ func assertNoPieceOfKey(t *testing.T, what, out, key string) {
 			return
 		}
 	}
-	for _, form := range keyforms.Forms(key) {
+	for _, form := range testkit.Forms(key) {
 		if strings.Contains(out, form) {
 			t.Errorf("%s holds the key escaped: %q", what, form)
 			return
@@ -47,7 +47,7 @@ func assertNoPieceOfKey(t *testing.T, what, out, key string) {
 // every header it sends, Retry-After included (the form of the request's
 // turn), and in every field of its body.
 func hostile429(t *testing.T, key string) *httptest.Server {
-	forms := keyforms.Forms(key)
+	forms := testkit.Forms(key)
 	var n atomic.Int64
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		i := int(n.Add(1))
@@ -76,10 +76,10 @@ func hostile429(t *testing.T, key string) *httptest.Server {
 // header and every body field gets no piece of it into the text or the
 // JSON report, whichever form it sends in Retry-After.
 func TestRunNeverEchoesTheKeyOfAHostileServer(t *testing.T) {
-	for _, key := range keyforms.Keys {
+	for _, key := range testkit.Keys {
 		t.Run(key, func(t *testing.T) {
 			ts := hostile429(t, key)
-			for range keyforms.Forms(key) {
+			for range testkit.Forms(key) {
 				rep, err := conformance.Run(t.Context(), conformance.Config{BaseURL: ts.URL + "/v1", APIKey: key, Pace: -1})
 				require.NoError(t, err)
 				require.NotEmpty(t, rep.Stopped)
@@ -99,7 +99,7 @@ func TestRunNeverEchoesTheKeyOfAHostileServer(t *testing.T) {
 // echoEveryForm adds key in every form escaped up to twice to each JSON
 // answer, and to each error's text.
 func echoEveryForm(key string) func(*http.Request, *int, map[string]any) {
-	forms := keyforms.Forms(key)
+	forms := testkit.Forms(key)
 	return func(_ *http.Request, _ *int, b map[string]any) {
 		for j, f := range forms {
 			b[fmt.Sprintf("echo_%d", j)] = f
@@ -112,7 +112,7 @@ func echoEveryForm(key string) func(*http.Request, *int, map[string]any) {
 
 // echoEveryFormHeaders sets headers the recorder keeps to the key's forms.
 func echoEveryFormHeaders(key string) func(http.Header) {
-	forms := keyforms.Forms(key)
+	forms := testkit.Forms(key)
 	return func(h http.Header) {
 		for j, f := range forms {
 			h.Set(fmt.Sprintf("X-RateLimit-Echo-%d", j), f)
@@ -126,7 +126,7 @@ func echoEveryFormHeaders(key string) func(http.Header) {
 // to twice, in its headers and body fields: neither the recording nor the
 // seed made from it holds a piece of the key.
 func TestRecordingAndSeedOfAHostileServerHoldNoPieceOfTheKey(t *testing.T) {
-	for _, key := range keyforms.Keys {
+	for _, key := range testkit.Keys {
 		t.Run(key, func(t *testing.T) {
 			s := demoHandler(t, fake.WithAPIKey(key), fake.WithClock(fake.NewManualClock(recordStart)))
 			ts := conformancetest.Proxy(t, s.Handler(), conformancetest.Alteration{Resp: echoEveryForm(key), Header: echoEveryFormHeaders(key)})

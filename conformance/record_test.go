@@ -64,7 +64,9 @@ func TestRecorderRemovesTheKey(t *testing.T) {
 func TestRecorderPseudonymises(t *testing.T) {
 	recording := record(t, frozenDemo(t), conformance.RecorderOptions{Pseudonymise: true, Salt: "test"})
 	out := string(recording)
-	for _, secret := range []string{"5511987654321", "Ana Souza", "ana.souza@example.com", "hasn't arrived", "tracking.png", "vip"} {
+	// The tag is sought as a JSON string: three letters alone come up now
+	// and then inside a random cursor.
+	for _, secret := range []string{"5511987654321", "Ana Souza", "ana.souza@example.com", "hasn't arrived", "tracking.png", `"vip"`} {
 		assert.NotContains(t, out, secret)
 	}
 	assert.Contains(t, out, conformance.RecordingNote)

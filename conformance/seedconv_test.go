@@ -12,7 +12,6 @@ import (
 	"github.com/convoapi/convo-go/conformance"
 	"github.com/convoapi/convo-go/fake"
 	"github.com/convoapi/convo-go/internal/conformancetest"
-	"github.com/convoapi/convo-go/internal/seedgen"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -53,7 +52,7 @@ func TestSeedFromRecordingReplaysClean(t *testing.T) {
 	seeds := []struct {
 		name string
 		seed func() *fake.Seed
-	}{{"demo", fake.DemoSeed}, {"generated", func() *fake.Seed { return seedgen.Generate(3000) }}}
+	}{{"demo", fake.DemoSeed}, {"generated", func() *fake.Seed { return conformancetest.Generate(3000) }}}
 	reads := []struct {
 		name string
 		read func(testing.TB, *convo.Client)

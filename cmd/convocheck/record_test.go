@@ -17,8 +17,7 @@ import (
 	"github.com/convoapi/convo-go"
 	"github.com/convoapi/convo-go/fake"
 	"github.com/convoapi/convo-go/internal/conformancetest"
-	"github.com/convoapi/convo-go/internal/keyforms"
-	"github.com/convoapi/convo-go/internal/seedgen"
+	"github.com/convoapi/convo-go/internal/testkit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -137,7 +136,7 @@ func TestRecordSeedReplay(t *testing.T) {
 	seeds := []struct {
 		name string
 		seed func() *fake.Seed
-	}{{"demo", fake.DemoSeed}, {"generated", func() *fake.Seed { return seedgen.Generate(3000) }}}
+	}{{"demo", fake.DemoSeed}, {"generated", func() *fake.Seed { return conformancetest.Generate(3000) }}}
 	clients := []struct {
 		name string
 		read func(t *testing.T, base, key string, full bool)
@@ -171,7 +170,7 @@ func TestRecordSeedReplay(t *testing.T) {
 					assert.Contains(t, out, "CONVO_BASE_URL="+base)
 					recording, err := os.ReadFile(file)
 					require.NoError(t, err)
-					for _, form := range keyforms.Forms(key) {
+					for _, form := range testkit.Forms(key) {
 						require.NotContains(t, string(recording), form)
 					}
 
