@@ -157,12 +157,19 @@ func checkRemoveTags(ctx context.Context, r *runner, c *check) {
 	}
 }
 
-func checkSequenceCancel(ctx context.Context, r *runner, c *check) {
+// cancelTarget cancels the sequences of the run's target contact and
+// returns the exchange and its 200 answer's data.
+func cancelTarget(ctx context.Context, r *runner, c *check) (*exchange, fields, bool) {
 	ex, ok := r.post(ctx, c, http.MethodPost, "/chatapp/sequences/cancel", r.target())
 	if !ok {
-		return
+		return nil, fields{}, false
 	}
 	data, ok := envelope(c, ex, http.StatusOK)
+	return ex, data, ok
+}
+
+func checkSequenceCancel(ctx context.Context, r *runner, c *check) {
+	ex, data, ok := cancelTarget(ctx, r, c)
 	if !ok {
 		return
 	}
@@ -237,11 +244,7 @@ func checkCustomFieldsMerged(ctx context.Context, r *runner, c *check) {
 }
 
 func checkCancelRepeat(ctx context.Context, r *runner, c *check) {
-	ex, ok := r.post(ctx, c, http.MethodPost, "/chatapp/sequences/cancel", r.target())
-	if !ok {
-		return
-	}
-	data, ok := envelope(c, ex, http.StatusOK)
+	ex, data, ok := cancelTarget(ctx, r, c)
 	if !ok {
 		return
 	}

@@ -3,40 +3,12 @@ package main
 import (
 	"fmt"
 	"io"
-	"runtime"
-	"runtime/debug"
 
-	convo "github.com/convoapi/convo-go"
+	"github.com/convoapi/convo-go/internal/buildinfo"
 )
 
-// versionLine is what --version prints: the module's version (the SDK's,
-// which convofake ships with), then what the build knows of itself: the
-// version go install recorded, the commit of a build from a clone, and
-// the Go version.
-func versionLine() string {
-	line := "convofake " + convo.Version
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		if v := bi.Main.Version; v != "" && v != "(devel)" {
-			line += " (module " + v + ")"
-		}
-		var rev, modified string
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				rev = s.Value
-			case "vcs.modified":
-				modified = s.Value
-			}
-		}
-		if rev != "" {
-			line += " commit " + rev[:min(12, len(rev))]
-			if modified == "true" {
-				line += " (modified)"
-			}
-		}
-	}
-	return line + " " + runtime.Version()
-}
+// versionLine is what --version prints (see buildinfo.Line).
+func versionLine() string { return buildinfo.Line("convofake") }
 
 // printVersion writes the version line on w.
 func printVersion(w io.Writer) { fmt.Fprintln(w, versionLine()) }
