@@ -95,7 +95,6 @@ type adaptive struct {
 	grown     time.Duration // busy time since the cut: the curve's clock
 	tick      time.Time     // when grown was last advanced
 	busyUntil time.Time     // attempts wait for turns until then
-	busySince time.Time     // and have waited without a break since then
 
 	// Slow start: the rate doubles until refused, a step at
 	// a time: a step lasts slowDouble, or one interval at its rate when
@@ -104,9 +103,8 @@ type adaptive struct {
 	slow       bool
 	slowStep   time.Time // when the step under way began
 	slowBusy   time.Duration
-	slowOK     bool      // an attempt sent during the step was accepted
-	slowStruck bool      // it was refused once already
-	slowEnd    time.Time // when the last slow start ended
+	slowOK     bool // an attempt sent during the step was accepted
+	slowStruck bool // it was refused once already
 
 	// A streak: a cut with nothing accepted since. A refusal then is a
 	// storm: attempts are held but for one probe at a time.
@@ -149,9 +147,6 @@ func (a *adaptive) Take(_ context.Context, _ Turn) (time.Duration, error) {
 		a.paced.add(now, a.pace.rate)
 	}
 	if d > 0 {
-		if now.After(a.busyUntil) {
-			a.busySince = now
-		}
 		a.busyUntil = now.Add(max(busyFor, 2*a.pace.interval()))
 	}
 	return d, nil
@@ -266,10 +261,8 @@ func (a *adaptive) onRefused(now time.Time, o Outcome) {
 
 // afterCut is how long after a cut a refusal still belongs to it: a limit
 // overrun until the cut has no room for the first few attempts after it
-// either.
-func (a *adaptive) afterCut() time.Duration {
-	return min(4*a.pace.interval(), 25*time.Millisecond)
-}
+// either — those the pace's slack may send early.
+func (a *adaptive) afterCut() time.Duration { return a.pace.slack() }
 
 // inFlight learns from the refusal of an attempt sent before the last cut,
 // at the older rate: the more a client sends, the more such refusals it
@@ -318,7 +311,7 @@ func (a *adaptive) cut(now time.Time) {
 		a.slowStep, a.slowBusy, a.slowOK = now, 0, false
 		a.setRate(cutFactor * rate)
 	case a.slow:
-		a.slow, a.slowEnd = false, now
+		a.slow = false
 		// Measured over its last two steps, which lag little behind the
 		// doubling.
 		step := max(slowDouble, a.pace.interval())
@@ -461,7 +454,7 @@ func (a *adaptive) endStorm(now time.Time) {
 		// measure doubled past its room (a window limit lets every
 		// attempt through until its count is spent): it ends under what
 		// the service took of it.
-		a.slow, a.slowEnd, a.wmax = false, now, a.share
+		a.slow, a.wmax = false, a.share
 		a.anchor(now, cutFactor*min(a.pace.rate, a.share))
 	case !a.slow:
 		// Back a step under where it stood before the storm, or under what
@@ -597,7 +590,7 @@ type pace struct {
 func (p *pace) take(now time.Time) time.Duration {
 	interval := p.interval()
 	tat := p.tat
-	if slack := min(4*interval, 25*time.Millisecond); tat.Before(now.Add(-slack)) {
+	if slack := p.slack(); tat.Before(now.Add(-slack)) {
 		tat = now.Add(-slack)
 	}
 	if d := tat.Sub(now); d > 0 {
@@ -606,6 +599,9 @@ func (p *pace) take(now time.Time) time.Duration {
 	p.tat = tat.Add(interval)
 	return 0
 }
+
+// slack is how early a turn may come: a few intervals, at most 25 ms.
+func (p *pace) slack() time.Duration { return min(4*p.interval(), 25*time.Millisecond) }
 
 // interval is the time between two turns.
 func (p *pace) interval() time.Duration {
@@ -646,7 +642,7 @@ func (w *countWindow) since(from, now time.Time) int {
 	lo, n := from.UnixNano()/int64(slotLength), now.UnixNano()/int64(slotLength)
 	total := 0
 	for _, s := range w.slots {
-		if s.at > n-int64(slotsPerWindow) && s.at <= n && s.at >= lo {
+		if slotIn(s.at, lo, n) {
 			total += s.count
 		}
 	}
@@ -656,6 +652,12 @@ func (w *countWindow) since(from, now time.Time) int {
 // count is the number of events in the trailing second.
 func (w *countWindow) count(now time.Time) int {
 	return w.since(now.Add(-time.Second), now)
+}
+
+// slotIn reports whether the slot numbered at lies from slot lo to slot n,
+// within the trailing two seconds of n (an older slot is stale).
+func slotIn(at, lo, n int64) bool {
+	return at > n-int64(slotsPerWindow) && at <= n && at >= lo
 }
 
 // lowWindow keeps the lowest rate of each slot over the trailing two seconds.
@@ -674,13 +676,13 @@ func (w *lowWindow) add(now time.Time, rate float64) {
 	}
 }
 
-// lowest is the lowest rate from from to now, within the trailing second;
-// +Inf when none was noted.
+// lowest is the lowest rate from from to now, within the trailing two
+// seconds; +Inf when none was noted.
 func (w *lowWindow) lowest(from, now time.Time) float64 {
 	lo, n := from.UnixNano()/int64(slotLength), now.UnixNano()/int64(slotLength)
 	low := math.Inf(1)
 	for _, s := range w.slots {
-		if s.at > n-int64(slotsPerWindow) && s.at <= n && s.at >= lo {
+		if slotIn(s.at, lo, n) {
 			low = min(low, s.low)
 		}
 	}
