@@ -3,12 +3,14 @@ package convo_test
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	convo "github.com/convoapi/convo-go"
 )
@@ -20,6 +22,8 @@ import (
 // one key" has the figures): run it with
 //
 //	CONVO_ACCEPTANCE=1 go test -run Acceptance -v .
+//
+// and see how one run of a fleet cell goes with TestAdaptiveFleetTimeline.
 
 // acceptanceOnly skips t unless CONVO_ACCEPTANCE is set.
 func acceptanceOnly(t *testing.T) {
@@ -71,14 +75,8 @@ func TestAdaptiveFleetAcceptance(t *testing.T) {
 		var worstX, minJain float64 = 0, 1
 		fails, maxRef, broken := 0, 0, ""
 		for run := range 5 {
-			burst, latency, conc := runVariation(run)
 			synctest.Test(t, func(t *testing.T) {
-				svc := newSimService(t, cell.kind.opt(cell.rate, burst), latency/2)
-				clients := make([]simClient, cell.k)
-				for i := range clients {
-					clients[i] = simClient{calls: cell.n / cell.k, concurrency: conc}
-				}
-				o := runClients(t, svc, clients)
+				o := runFleet(t, cell, run)
 				ideal := time.Duration(float64(cell.n) / float64(cell.rate) * float64(time.Second))
 				x := o.took.Seconds() / ideal.Seconds()
 				budget := ideal*3/2 + 2*time.Second
@@ -119,6 +117,72 @@ func TestAdaptiveFleetAcceptance(t *testing.T) {
 	if bad > 0 {
 		t.Errorf("%d cells broke a bound", bad)
 	}
+}
+
+// runFleet runs a fleet cell's run: K default clients started together,
+// N split evenly, with the run's burst, latency and concurrency. Call it
+// inside a synctest bubble.
+func runFleet(t *testing.T, cell fleetCell, run int) simOutcome {
+	t.Helper()
+	burst, latency, conc := runVariation(run)
+	svc := newSimService(t, cell.kind.opt(cell.rate, burst), latency/2)
+	clients := make([]simClient, cell.k)
+	for i := range clients {
+		clients[i] = simClient{calls: cell.n / cell.k, concurrency: conc}
+	}
+	return runClients(t, svc, clients)
+}
+
+// TestAdaptiveFleetTimeline prints one run of a fleet cell as a timeline,
+// each client's accepted calls a second and refusals per half second, to
+// see how a cell breaks (who was refused early, who stayed small):
+//
+//	CONVO_TIMELINE='sliding window,4,10,200,3' go test -run TestAdaptiveFleetTimeline -v .
+//
+// The fields are the kind, K, the rate, N and the run (0–4, which picks
+// burst, latency and concurrency as the matrix does).
+func TestAdaptiveFleetTimeline(t *testing.T) {
+	spec := os.Getenv("CONVO_TIMELINE")
+	if spec == "" {
+		t.Skip("prints a fleet run's timeline with CONVO_TIMELINE=kind,K,rate,N,run")
+	}
+	cell, run, err := parseTimelineSpec(spec)
+	require.NoError(t, err)
+	synctest.Test(t, func(t *testing.T) {
+		o := runFleet(t, cell, run)
+		t.Logf("took %v, Jain %.2f, %d refused, failed %v, finished %v\n%s",
+			o.took, o.jain(), o.refused(), o.failed, o.finish, o.timeline(cell.k, time.Second/2))
+	})
+}
+
+// parseTimelineSpec reads CONVO_TIMELINE: kind,K,rate,N,run.
+func parseTimelineSpec(spec string) (fleetCell, int, error) {
+	f := strings.Split(spec, ",")
+	if len(f) != 5 {
+		return fleetCell{}, 0, fmt.Errorf("want kind,K,rate,N,run, got %q", spec)
+	}
+	var cell fleetCell
+	for _, kind := range simKinds {
+		if kind.name == f[0] {
+			cell.kind = kind
+		}
+	}
+	if cell.kind.name == "" {
+		return fleetCell{}, 0, fmt.Errorf("kind %q: want token bucket, fixed window or sliding window", f[0])
+	}
+	var nums [4]int
+	for i, s := range f[1:] {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 {
+			return fleetCell{}, 0, fmt.Errorf("field %d: %q is not a count", i+2, s)
+		}
+		nums[i] = n
+	}
+	cell.k, cell.rate, cell.n = nums[0], nums[1], nums[2]
+	if cell.k == 0 || cell.rate == 0 {
+		return fleetCell{}, 0, fmt.Errorf("K and the rate must be positive in %q", spec)
+	}
+	return cell, nums[3], nil
 }
 
 // rates are the limits the scenarios run at.
@@ -217,5 +281,38 @@ func TestAdaptiveLeaverAcceptance(t *testing.T) {
 				})
 			}
 		}
+	}
+}
+
+// TestParseTimelineSpec: the timeline's cell is read whole, or refused
+// with the reason.
+func TestParseTimelineSpec(t *testing.T) {
+	tests := []struct {
+		spec    string
+		want    fleetCell
+		run     int
+		wantErr string
+	}{
+		{spec: "sliding window,4,10,200,3", want: fleetCell{4, 10, 200, simKinds[2]}, run: 3},
+		{spec: "token bucket,16,100,1000,0", want: fleetCell{16, 100, 1000, simKinds[0]}},
+		{spec: "bogus,1", wantErr: "want kind,K,rate,N,run"},
+		{spec: "leaky bucket,4,10,200,3", wantErr: `kind "leaky bucket"`},
+		{spec: "fixed window,four,10,200,3", wantErr: `field 2: "four" is not a count`},
+		{spec: "fixed window,0,10,200,3", wantErr: "must be positive"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.spec, func(t *testing.T) {
+			cell, run, err := parseTimelineSpec(tt.spec)
+			if tt.wantErr != "" {
+				require.ErrorContains(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want.k, cell.k)
+			assert.Equal(t, tt.want.rate, cell.rate)
+			assert.Equal(t, tt.want.n, cell.n)
+			assert.Equal(t, tt.want.kind.name, cell.kind.name)
+			assert.Equal(t, tt.run, run)
+		})
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -337,4 +338,35 @@ func slicesContains(s []int, v int) bool {
 		}
 	}
 	return false
+}
+
+// timeline writes, per step of the run, each client's accepted answers a
+// second and its 429s in the step: "acc/ref" per client, a row per step.
+func (o simOutcome) timeline(clients int, step time.Duration) string {
+	type cell struct{ acc, ref int }
+	rows := make([][]cell, int(o.took/step)+1)
+	for i := range rows {
+		rows[i] = make([]cell, clients)
+	}
+	for _, x := range o.log {
+		i := int(x.at.Sub(o.start) / step)
+		if i < 0 || i >= len(rows) || x.client < 0 || x.client >= clients {
+			continue
+		}
+		if x.status == http.StatusTooManyRequests {
+			rows[i][x.client].ref++
+		} else {
+			rows[i][x.client].acc++
+		}
+	}
+	var b strings.Builder
+	perSecond := float64(time.Second) / float64(step)
+	for i, row := range rows {
+		fmt.Fprintf(&b, "%6.1fs", (time.Duration(i) * step).Seconds())
+		for _, c := range row {
+			fmt.Fprintf(&b, " %5.0f/%-3d", float64(c.acc)*perSecond, c.ref)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
 }
