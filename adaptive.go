@@ -38,8 +38,9 @@ import (
 //   - A storm — refusals with nothing accepted between them, as when the
 //     service is down or another process spends the whole budget — holds
 //     every attempt but one probe, sent ever more rarely, at most once per
-//     Retry-After. A storm teaches no rate: once the service accepts again
-//     the client goes on at the rate it had before, within a moment.
+//     Retry-After. A storm teaches no rate, nor that the key is crowded:
+//     once the service accepts again the client goes on at the rate it had
+//     before, within a moment, and regrows from there at its quickest.
 //
 // Parked attempts leave at the pace, one by one, never as a burst. Each
 // call to AdaptiveRate returns a new limiter; one limiter given to several
@@ -353,7 +354,7 @@ func (a *adaptive) cut(now time.Time) {
 			// It grew into room that was free. What the service took
 			// tells, not the rate it was refused at: a window limit
 			// refuses only once its count is spent, well past its rate.
-			a.rest = max(a.rest/2, minRest)
+			a.rest = minRest
 		default:
 			a.rest = min(a.rest*3/2, maxRest) // it is at its share
 		}
@@ -446,6 +447,10 @@ func (a *adaptive) probeRefused(now time.Time, retryAfter time.Duration) {
 func (a *adaptive) endStorm(now time.Time) {
 	if now.Sub(a.stormAt) >= longStorm {
 		a.calmAt = now // a long storm measures nothing
+		// Nor does it say the key is crowded: the regrowth to the rate
+		// before it is the shortest, and how crowded the key is is learnt
+		// again from the refusals that follow.
+		a.rest = minRest
 	}
 	a.storm, a.probeOut = false, time.Time{}
 	switch {
