@@ -2,6 +2,7 @@ package convo_test
 
 import (
 	"fmt"
+	"strconv"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -85,6 +86,21 @@ func TestAdaptiveFreshClientInsideAStorm(t *testing.T) {
 		assert.GreaterOrEqual(t, float64(got), 0.8*rate*5)
 		assert.LessOrEqual(t, o.took, storm+time.Duration(1.25*15*float64(time.Second))+2*time.Second)
 	})
+}
+
+// TestAdaptiveRecoversFromAStorm: three seconds of refusals, then a token
+// bucket at 10, 100 and 1,000 a second: within 3 s the client is back
+// near the rate, and no call fails (the recovery acceptance's token bucket
+// cells; see checkRecovery).
+func TestAdaptiveRecoversFromAStorm(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a run of 15,000 calls at 1,000 a second takes a second of CPU")
+	}
+	for _, rate := range rates {
+		t.Run(strconv.Itoa(rate), func(t *testing.T) {
+			checkRecovery(t, simKinds[0], rate)
+		})
+	}
 }
 
 // TestAdaptiveHoldsABusyClientInAStorm: 200 calls at once meet a service
