@@ -104,7 +104,7 @@ func decodeSeedBytes(data []byte) (*Seed, error) {
 		return nil, fmt.Errorf("seed: the document %s; want a JSON object ({\"companies\": [...]}, fake/SEED.md)", what)
 	}
 	seed := new(Seed)
-	err := strictjson.Unmarshal(data, seed)
+	err := strictjson.Unmarshal(data, seed, seedSlices...)
 	var rule *strictjson.Error
 	switch {
 	case err == nil:
@@ -118,6 +118,17 @@ func decodeSeedBytes(data []byte) (*Seed, error) {
 		return nil, errors.New("seed: more than one JSON value")
 	}
 	return nil, decodeError(data, err)
+}
+
+// seedSlices are the slice types of a Seed that a big document fills:
+// they are decoded into slices of their length (strictjson.ExactSlices).
+var seedSlices = []strictjson.Slices{
+	strictjson.ExactSlices[CompanySeed](),
+	strictjson.ExactSlices[ChannelAccount](),
+	strictjson.ExactSlices[Contact](),
+	strictjson.ExactSlices[Conversation](),
+	strictjson.ExactSlices[Message](),
+	strictjson.ExactSlices[Reaction](),
 }
 
 // readAll reads r to its end, into a buffer of the size r tells when it

@@ -21,55 +21,66 @@ import (
 // accept the same documents.
 var options = jsonv2.JoinOptions(jsonv2.RejectUnknownMembers(true), jsontext.AllowInvalidUTF8(true))
 
-// slices decodes the JSON arrays of one document into slices of exactly
-// their length: each array's elements go into a scratch slice of its type,
-// which grows as append grows it and is used again by the next array of
-// that type, and are then copied once. encoding/json/v2 appends into the
-// slice itself, and on a state file the doublings of 10,000 lists of 10
-// messages alone made some 45 MB, which a new process faults in and clears
-// before it can use them.
-type slices struct {
-	scratch map[reflect.Type]reflect.Value // a type's scratch slice not in use
+// Slices names the element types whose JSON arrays [Unmarshal] decodes
+// into slices of exactly their length ([ExactSlices]).
+type Slices struct {
+	// unmarshalers makes the decoding functions of one Unmarshal call, so
+	// that concurrent calls do not share a scratch slice.
+	unmarshalers func() *jsonv2.Unmarshalers
 }
 
-func (s *slices) decode(dec *jsontext.Decoder, v any) error {
-	p := reflect.ValueOf(v)
-	if p.Kind() != reflect.Pointer || p.Elem().Kind() != reflect.Slice || dec.PeekKind() != '[' {
-		return errors.ErrUnsupported
-	}
-	t := p.Elem().Type()
-	if t.Elem().Kind() == reflect.Uint8 { // []byte is base64; json.RawMessage raw JSON
-		return errors.ErrUnsupported
-	}
-	if _, err := dec.ReadToken(); err != nil {
-		return err
-	}
-	scratch, ok := s.scratch[t]
-	if ok {
-		delete(s.scratch, t) // in use: an array of the same type inside gets its own
-	} else {
-		scratch = reflect.MakeSlice(t, 0, 0)
-	}
-	n := 0
-	for dec.PeekKind() != ']' {
-		if n == scratch.Len() {
-			scratch = reflect.Append(scratch, reflect.Zero(t.Elem()))
-			scratch = scratch.Slice(0, scratch.Cap())
-		}
-		if err := jsonv2.UnmarshalDecode(dec, scratch.Index(n).Addr().Interface()); err != nil {
-			return err
-		}
-		n++
-	}
-	if _, err := dec.ReadToken(); err != nil {
-		return err
-	}
-	out := reflect.MakeSlice(t, n, n)
-	reflect.Copy(out, scratch)
-	p.Elem().Set(out)
-	scratch.Slice(0, n).Clear() // the next array decodes into zero values
-	s.scratch[t] = scratch
-	return nil
+// ExactSlices has Unmarshal decode every JSON array that goes into a []E
+// into a slice of exactly its length. encoding/json/v2 appends into the
+// slice itself: on a state file the doublings of 10,000 lists of 10
+// messages made some 45 MB, which a new process faults in and clears
+// before it can use them. Here each array's elements go into a scratch
+// slice, which grows as append grows it and is used again by the next
+// array of that type, and are then copied once.
+//
+// The types are named, not found by reflection: a decoding function for
+// every type (any) is called for every value of the document, and that
+// call alone, which boxes each value's address, took a sixth of the time
+// of a state file's decode.
+func ExactSlices[E any]() Slices {
+	return Slices{unmarshalers: func() *jsonv2.Unmarshalers {
+		var scratch []E // not in use while busy
+		busy := false
+		return jsonv2.UnmarshalFromFunc(func(dec *jsontext.Decoder, p *[]E) error {
+			if dec.PeekKind() != '[' {
+				return errors.ErrUnsupported // null, or a value of another type: as encoding/json/v2 decodes it
+			}
+			nested := busy // an array of the same type inside one gets its own scratch
+			busy = true
+			defer func() { busy = nested }()
+			buf := scratch
+			if nested {
+				buf = nil
+			}
+			if _, err := dec.ReadToken(); err != nil {
+				return err
+			}
+			n := 0
+			for dec.PeekKind() != ']' {
+				if n == len(buf) {
+					buf = append(buf, *new(E))
+					buf = buf[:cap(buf)]
+				}
+				if err := jsonv2.UnmarshalDecode(dec, &buf[n]); err != nil {
+					return err
+				}
+				n++
+			}
+			if _, err := dec.ReadToken(); err != nil {
+				return err
+			}
+			*p = append(make([]E, 0, n), buf[:n]...)
+			clear(buf[:n]) // the next array decodes into zero values
+			if !nested {
+				scratch = buf
+			}
+			return nil
+		})
+	}}
 }
 
 // Unmarshal decodes the one JSON value data (white space around it) into
@@ -79,13 +90,21 @@ func (s *slices) decode(dec *jsontext.Decoder, v any) error {
 // a second value, and encoding/json's error otherwise
 // (*json.SyntaxError, *json.UnmarshalTypeError, an unknown field), so that
 // callers describe faults alike on every Go version. On an error v is
-// partly written.
+// partly written. Arrays into the slice types of exact are decoded into
+// slices of their length ([ExactSlices]).
 //
 // This is the Go 1.27 build: encoding/json/v2 decodes and keeps the rule
 // in one pass; only a document it refuses is read again, to say why.
-func Unmarshal(data []byte, v any) error {
-	s := &slices{scratch: map[reflect.Type]reflect.Value{}}
-	err := jsonv2.Unmarshal(data, v, options, jsonv2.WithUnmarshalers(jsonv2.UnmarshalFromFunc(s.decode)))
+func Unmarshal(data []byte, v any, exact ...Slices) error {
+	opts := options
+	if len(exact) > 0 {
+		fns := make([]*jsonv2.Unmarshalers, len(exact))
+		for i, e := range exact {
+			fns[i] = e.unmarshalers()
+		}
+		opts = jsonv2.JoinOptions(options, jsonv2.WithUnmarshalers(jsonv2.JoinUnmarshalers(fns...)))
+	}
+	err := jsonv2.Unmarshal(data, v, opts)
 	if err == nil {
 		return nil
 	}
