@@ -95,11 +95,13 @@ func DecodeSeed(r io.Reader) (*Seed, error) {
 	if err != nil {
 		return nil, fmt.Errorf("seed: %w", err)
 	}
-	return decodeSeedBytes(data)
+	return DecodeSeedBytes(data)
 }
 
-// decodeSeedBytes is DecodeSeed of a document read already.
-func decodeSeedBytes(data []byte) (*Seed, error) {
+// DecodeSeedBytes is [DecodeSeed] of a document in memory: it reads data
+// where it is, without a copy, and keeps no reference to it (the Seed's
+// strings are its own), so that a caller may reuse or unmap data after.
+func DecodeSeedBytes(data []byte) (*Seed, error) {
 	if what := topKind(data); what != "" {
 		return nil, fmt.Errorf("seed: the document %s; want a JSON object ({\"companies\": [...]}, fake/SEED.md)", what)
 	}

@@ -21,12 +21,18 @@ func (st *startSeed) company() (CompanySeed, error) {
 }
 
 // loadStart loads the seed of WithSeed and keeps it as JSON for Reset, not
-// as given (see startSeed). Encoding the seed and loading it only read it,
-// and for a large seed each takes about as long: the encoding runs beside
-// the load, and the companies get their start data once both are done.
-func (s *Server) loadStart(seed *Seed) error {
+// as given (see startSeed): raw, the document seed was decoded from, and
+// edit, what changed in it since (WithSeedDocument), else the seed
+// encoded. Encoding the seed and loading it only read it, and for a large
+// seed each takes about as long: the encoding runs beside the load, and
+// the companies get their start data once both are done.
+func (s *Server) loadStart(seed *Seed, raw []byte, edit func(*Seed)) error {
 	encoded := make(chan seedDoc, 1)
-	go func() { encoded <- encodeSeed(seed) }()
+	if raw != nil {
+		encoded <- seedDoc{pieces: [][]byte{raw}, edit: edit}
+	} else {
+		go func() { encoded <- encodeSeed(seed) }()
+	}
 	err := s.load(seed, nil)
 	doc := <-encoded
 	if err != nil {
