@@ -170,16 +170,16 @@ func readSeedFile(flagName, path string, limit int64) (seed *fake.Seed, doc []by
 }
 
 // readDoc reads r to its end, into a buffer of the size r tells (one byte
-// more, so that the read which finds the end does not grow it), else one
-// that grows as it must.
+// more, so that the read which finds the end does not grow it; see
+// newDocBuffer), else one that grows as it must.
 func readDoc(r *capped) ([]byte, error) {
 	if r.size < 0 {
 		return io.ReadAll(r)
 	}
-	buf := make([]byte, 0, r.size+1)
+	buf := newDocBuffer(int(r.size) + 1)
 	for {
 		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)] // more than told: grow
+			buf = append(buf, 0)[:len(buf)] // more than told: grow (into the heap)
 		}
 		n, err := r.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
