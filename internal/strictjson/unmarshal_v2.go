@@ -33,9 +33,11 @@ type Slices struct {
 // into a slice of exactly its length. encoding/json/v2 appends into the
 // slice itself: on a state file the doublings of 10,000 lists of 10
 // messages made some 45 MB, which a new process faults in and clears
-// before it can use them. Here each array's elements go into a scratch
-// slice, which grows as append grows it and is used again by the next
-// array of that type, and are then copied once.
+// before it can use them. Here each array's elements go into scratch
+// chunks, which the next array of that type uses again, and are then
+// copied once. Chunks, not one slice that append grows: each doubling
+// would copy the elements so far into new memory, and the 10,000
+// conversations of a company took three times their size that way.
 //
 // The types are named, not found by reflection: a decoding function for
 // every type (any) is called for every value of the document, and that
@@ -43,7 +45,7 @@ type Slices struct {
 // of a state file's decode.
 func ExactSlices[E any]() Slices {
 	return Slices{unmarshalers: func() *jsonv2.Unmarshalers {
-		var scratch []E // not in use while busy
+		var scratch [][]E // not in use while busy
 		busy := false
 		return jsonv2.UnmarshalFromFunc(func(dec *jsontext.Decoder, p *[]E) error {
 			if dec.PeekKind() != '[' {
@@ -52,36 +54,51 @@ func ExactSlices[E any]() Slices {
 			nested := busy // an array of the same type inside one gets its own scratch
 			busy = true
 			defer func() { busy = nested }()
-			buf := scratch
+			chunks := scratch
 			if nested {
-				buf = nil
+				chunks = nil
 			}
 			if _, err := dec.ReadToken(); err != nil {
 				return err
 			}
-			n := 0
+			n, c, i := 0, 0, 0 // n elements so far; the next goes to chunks[c][i]
 			for dec.PeekKind() != ']' {
-				if n == len(buf) {
-					buf = append(buf, *new(E))
-					buf = buf[:cap(buf)]
+				if c == len(chunks) {
+					chunks = append(chunks, make([]E, chunkSize(c)))
 				}
-				if err := jsonv2.UnmarshalDecode(dec, &buf[n]); err != nil {
+				if err := jsonv2.UnmarshalDecode(dec, &chunks[c][i]); err != nil {
 					return err
 				}
-				n++
+				n, i = n+1, i+1
+				if i == len(chunks[c]) {
+					c, i = c+1, 0
+				}
 			}
 			if _, err := dec.ReadToken(); err != nil {
 				return err
 			}
-			*p = append(make([]E, 0, n), buf[:n]...)
-			clear(buf[:n]) // the next array decodes into zero values
+			out := make([]E, 0, n)
+			for _, chunk := range chunks {
+				if len(out) == n {
+					break
+				}
+				used := chunk[:min(len(chunk), n-len(out))]
+				out = append(out, used...)
+				clear(used) // the next array decodes into zero values
+			}
+			*p = out
 			if !nested {
-				scratch = buf
+				scratch = chunks
 			}
 			return nil
 		})
 	}}
 }
+
+// chunkSize is the number of elements of the c-th scratch chunk: 16 for
+// the first (most arrays are short: a conversation's messages), twice the
+// one before for each next, up to 4,096.
+func chunkSize(c int) int { return 16 << min(c, 8) }
 
 // Unmarshal decodes the one JSON value data (white space around it) into
 // v, a non-nil pointer, as a json.Decoder with DisallowUnknownFields does,
