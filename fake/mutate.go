@@ -410,7 +410,7 @@ func (s *Server) addConversation(co *company, cv Conversation) (string, error) {
 	co.convsByID.put(id, conv)
 	ct.conversationCount++
 	for k, m := range cv.Messages {
-		if _, err := s.addMessage(co, id, m); err != nil {
+		if _, err := s.addMessageTo(co, conv, m); err != nil {
 			return "", within(fmt.Sprintf("messages[%d]", k), err)
 		}
 	}
