@@ -1,8 +1,9 @@
 package fake
 
 // startSeed is the data a company is reset to ([Company.Reset]): its part
-// of the seed it was loaded from. The seed is kept as compact JSON, shared
-// by the companies it loaded, and decoded again when a company is reset:
+// of the seed it was loaded from. The seed is kept as JSON (compact, or
+// the caller's own document: WithSeedDocument), shared by the companies it
+// loaded, and decoded again when a company is reset:
 // decoded, it would take about twice the memory of the store it made (some
 // 480 bytes a message), and a server loaded from a big state file would
 // hold both.
