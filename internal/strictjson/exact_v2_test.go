@@ -88,4 +88,9 @@ func TestExactSlicesAcrossChunks(t *testing.T) {
 			}
 		}
 	}
+
+	// Short arrays share a block; appending to one leaves the next alone.
+	next := got[3].Items[0]
+	got[1].Items = append(got[1].Items, leaf{Name: "appended"})
+	assert.Equal(t, next, got[3].Items[0])
 }

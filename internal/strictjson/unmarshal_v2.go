@@ -37,7 +37,10 @@ type Slices struct {
 // chunks, which the next array of that type uses again, and are then
 // copied once. Chunks, not one slice that append grows: each doubling
 // would copy the elements so far into new memory, and the 10,000
-// conversations of a company took three times their size that way.
+// conversations of a company took three times their size that way. A
+// short array's slice is cut from a larger block (slab), as the 10,000
+// lists of 10 messages are: allocated one by one, each took a size class
+// a sixth larger than itself and a header to set.
 //
 // The types are named, not found by reflection: a decoding function for
 // every type (any) is called for every value of the document, and that
@@ -46,6 +49,7 @@ type Slices struct {
 func ExactSlices[E any]() Slices {
 	return Slices{unmarshalers: func() *jsonv2.Unmarshalers {
 		var scratch [][]E // not in use while busy
+		var slab slab[E]
 		busy := false
 		return jsonv2.UnmarshalFromFunc(func(dec *jsontext.Decoder, p *[]E) error {
 			if dec.PeekKind() != '[' {
@@ -77,7 +81,10 @@ func ExactSlices[E any]() Slices {
 			if _, err := dec.ReadToken(); err != nil {
 				return err
 			}
-			out := make([]E, 0, n)
+			out := slab.take(n)
+			if out == nil {
+				out = make([]E, 0, n)
+			}
 			for _, chunk := range chunks {
 				if len(out) == n {
 					break
@@ -93,6 +100,35 @@ func ExactSlices[E any]() Slices {
 			return nil
 		})
 	}}
+}
+
+// slab hands out slices of a block, for short arrays: each of exactly its
+// length and capacity, so that appending to one copies it rather than
+// writing over the next. A block is held as long as one of its slices is.
+type slab[E any] struct{ block []E }
+
+// slabMax is the longest array cut from a slab, and slabBlock the most
+// elements of a block: 4,096 messages are under a megabyte. Blocks start
+// at 64 elements and double, so that a small document takes little.
+const (
+	slabMax   = 64
+	slabBlock = 4096
+)
+
+// take returns an empty slice of capacity n cut from the block (a new
+// block when it has no room); nil when n is 0 (make takes no memory for
+// it) or too large for a slab.
+func (s *slab[E]) take(n int) []E {
+	if n == 0 || n > slabMax {
+		return nil
+	}
+	used := len(s.block)
+	if used+n > cap(s.block) {
+		s.block = make([]E, 0, min(max(2*cap(s.block), slabMax), slabBlock))
+		used = 0
+	}
+	s.block = s.block[:used+n]
+	return s.block[used : used : used+n]
 }
 
 // chunkSize is the number of elements of the c-th scratch chunk: 16 for
