@@ -119,11 +119,17 @@ func (w *pieceWriter) done() [][]byte {
 	return w.pieces
 }
 
-// bytes is the document in one slice.
-func (d seedDoc) bytes() []byte { return bytes.Join(d.pieces, nil) }
+// bytes is the document in one slice: the one piece itself (a
+// WithSeedDocument's, whose reader reads it in place), else the pieces
+// joined.
+func (d seedDoc) bytes() []byte {
+	if len(d.pieces) == 1 {
+		return d.pieces[0]
+	}
+	return bytes.Join(d.pieces, nil)
+}
 
-// decode reads the document as DecodeSeed does, from one copy of the
-// pieces, and makes edit's changes.
+// decode reads the document as DecodeSeed does, and makes edit's changes.
 func (d seedDoc) decode() (*Seed, error) {
 	seed, err := DecodeSeedBytes(d.bytes())
 	if err == nil && d.edit != nil {
