@@ -126,7 +126,7 @@ func TestStateFileErrors(t *testing.T) {
 
 	// A file that does not exist yet: the start is empty-handed.
 	fresh := filepath.Join(t.TempDir(), "state.json")
-	f, seed, _, err := openStateFile(fresh, defaultMaxSeedSize)
+	f, seed, err := openStateFile(fresh, defaultMaxSeedSize)
 	require.NoError(t, err)
 	assert.Nil(t, seed)
 	f.lock.release()
