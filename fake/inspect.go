@@ -14,11 +14,13 @@ import (
 // object returns the company's object (account, contact, conversation or
 // message) with the given id, nil for none: for the state getters and id
 // uniqueness within the company.
-func (co *company) object(id string) any {
-	if a := co.accountsByID[id]; a != nil {
+func (co *company) object(id string) any { return co.objectParsed(parseID(id)) }
+
+// objectParsed is object of an id parsed already.
+func (co *company) objectParsed(p parsedID) any {
+	if a := co.accountsByID[p.text]; a != nil {
 		return a
 	}
-	p := parseID(id)
 	if ct := co.contacts.find(p); ct != nil {
 		return ct
 	}

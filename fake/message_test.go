@@ -44,6 +44,23 @@ func TestParseUUIDTakesOnlyTheFakesForm(t *testing.T) {
 	}
 }
 
+// parseUUID takes a string exactly when it is the fake's form of the bytes
+// it reads: every byte value at every place of a UUID tried.
+func TestParseUUIDIsFormatUUIDsInverse(t *testing.T) {
+	id := []byte("0b6f2c1e-1111-4a5b-9c3d-00000000000f")
+	for at := range id {
+		orig := id[at]
+		for c := range 256 {
+			id[at] = byte(c)
+			u, ok := parseUUID(string(id))
+			if want := formatUUID(u) == string(id); ok != want {
+				t.Fatalf("parseUUID(%q): ok %v, want %v", id, ok, want)
+			}
+		}
+		id[at] = orig
+	}
+}
+
 // Messages with ids of both forms sort as their ids do as strings.
 func TestMessageOrderIsTheStringOrderOfIDs(t *testing.T) {
 	ids := []string{"0b6f2c1e-1111-4a5b-9c3d-000000000001", "0b6f2c1e-1111-4a5b-9c3d-00000000000a",

@@ -405,12 +405,16 @@ func (s *Server) addConversation(co *company, cv Conversation) (string, error) {
 		ID: id, status: status, company: co, contact: ct, account: ct.account,
 		assignedTo: cv.AssignedTo, createdAt: created, createdAt0: created, createdSeq: s.seq, unreadOverride: cv.UnreadCount,
 	}
+	if len(cv.Messages) > 0 {
+		// Sized once for the messages added next, not grown by doubling.
+		conv.msgs = make([]*message, 0, len(cv.Messages))
+	}
 	co.conversations = append(co.conversations, conv)
 	co.noteMove(conv, s.seq)
 	co.convsByID.put(id, conv)
 	ct.conversationCount++
 	for k, m := range cv.Messages {
-		if _, err := s.addMessage(co, id, m); err != nil {
+		if _, err := s.addMessageTo(co, conv, m); err != nil {
 			return "", within(fmt.Sprintf("messages[%d]", k), err)
 		}
 	}

@@ -20,12 +20,22 @@ func (s *Server) addMessage(co *company, conversationID string, m Message) (stri
 	if conv == nil {
 		return "", fmt.Errorf("unknown conversation %q", conversationID)
 	}
+	return s.addMessageTo(co, conv, m)
+}
+
+// addMessageTo is addMessage to a conversation at hand (addConversation's
+// messages, which need no lookup).
+func (s *Server) addMessageTo(co *company, conv *conversation, m Message) (string, error) {
 	if err := resolveSender(&m); err != nil {
 		return "", err
 	}
-	id, err := s.newID(co, m.MessageID)
-	if err != nil {
-		return "", err
+	id := m.MessageID
+	var pid parsedID // id parsed once, for the check that it is free and to store it
+	if id == "" {
+		id = newUUID()
+		pid = parseID(id)
+	} else if pid = parseID(id); co.objectParsed(pid) != nil {
+		return "", fieldErr("id", "id %q is already used", id)
 	}
 	at, err := s.when(m.At, m.Ago, "at", "ago")
 	if err != nil {
@@ -40,7 +50,7 @@ func (s *Server) addMessage(co *company, conversationID string, m Message) (stri
 			at.UTC().Format(time.RFC3339Nano), s.loadNow.UTC().Format(time.RFC3339Nano))
 	}
 	msg := &message{conv: conv, at: at.UnixNano(), out: m.Direction == convo.DirectionOutbound}
-	msg.setID(id)
+	msg.setParsedID(pid)
 	msg.setType(m.Type)
 	msg.sender, _ = codeOf(senders, m.Sender) // resolveSender checked it
 	if m.FailureReason != "" {

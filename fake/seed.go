@@ -95,16 +95,18 @@ func DecodeSeed(r io.Reader) (*Seed, error) {
 	if err != nil {
 		return nil, fmt.Errorf("seed: %w", err)
 	}
-	return decodeSeedBytes(data)
+	return DecodeSeedBytes(data)
 }
 
-// decodeSeedBytes is DecodeSeed of a document read already.
-func decodeSeedBytes(data []byte) (*Seed, error) {
+// DecodeSeedBytes is [DecodeSeed] of a document in memory: it reads data
+// where it is, without a copy, and keeps no reference to it (the Seed's
+// strings are its own), so that a caller may reuse or unmap data after.
+func DecodeSeedBytes(data []byte) (*Seed, error) {
 	if what := topKind(data); what != "" {
 		return nil, fmt.Errorf("seed: the document %s; want a JSON object ({\"companies\": [...]}, fake/SEED.md)", what)
 	}
 	seed := new(Seed)
-	err := strictjson.Unmarshal(data, seed)
+	err := strictjson.Unmarshal(data, seed, seedSlices...)
 	var rule *strictjson.Error
 	switch {
 	case err == nil:
@@ -118,6 +120,17 @@ func decodeSeedBytes(data []byte) (*Seed, error) {
 		return nil, errors.New("seed: more than one JSON value")
 	}
 	return nil, decodeError(data, err)
+}
+
+// seedSlices are the slice types of a Seed that a big document fills:
+// they are decoded into slices of their length (strictjson.ExactSlices).
+var seedSlices = []strictjson.Slices{
+	strictjson.ExactSlices[CompanySeed](),
+	strictjson.ExactSlices[ChannelAccount](),
+	strictjson.ExactSlices[Contact](),
+	strictjson.ExactSlices[Conversation](),
+	strictjson.ExactSlices[Message](),
+	strictjson.ExactSlices[Reaction](),
 }
 
 // readAll reads r to its end, into a buffer of the size r tells when it

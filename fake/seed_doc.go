@@ -6,8 +6,12 @@ import (
 )
 
 // seedDoc is a Seed in JSON, kept in pieces: the start copy a company is
-// reset to (startSeed).
-type seedDoc struct{ pieces [][]byte }
+// reset to (startSeed). edit, when set, changes each Seed decoded from it
+// (WithSeedDocument: the document as read, and what its reader changed).
+type seedDoc struct {
+	pieces [][]byte
+	edit   func(*Seed)
+}
 
 // Piece sizes: small seeds (a test's) keep small documents, large ones
 // (a state file's) are written a MiB at a time.
@@ -115,9 +119,21 @@ func (w *pieceWriter) done() [][]byte {
 	return w.pieces
 }
 
-// bytes is the document in one slice.
-func (d seedDoc) bytes() []byte { return bytes.Join(d.pieces, nil) }
+// bytes is the document in one slice: the one piece itself (a
+// WithSeedDocument's, whose reader reads it in place), else the pieces
+// joined.
+func (d seedDoc) bytes() []byte {
+	if len(d.pieces) == 1 {
+		return d.pieces[0]
+	}
+	return bytes.Join(d.pieces, nil)
+}
 
-// decode reads the document as DecodeSeed does, from one copy
-// of the pieces.
-func (d seedDoc) decode() (*Seed, error) { return decodeSeedBytes(d.bytes()) }
+// decode reads the document as DecodeSeed does, and makes edit's changes.
+func (d seedDoc) decode() (*Seed, error) {
+	seed, err := DecodeSeedBytes(d.bytes())
+	if err == nil && d.edit != nil {
+		d.edit(seed)
+	}
+	return seed, err
+}

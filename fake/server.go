@@ -76,6 +76,8 @@ type config struct {
 	anomalyTTL     time.Duration
 	attachmentTTL  time.Duration
 	seed           *Seed
+	seedDoc        []byte      // WithSeedDocument: the document seed was decoded from
+	seedEdit       func(*Seed) // and what the caller changed in it since
 	logger         *slog.Logger
 	publicURL      string
 	journalLimit   int
@@ -132,7 +134,22 @@ func WithDefaultCompanyID(id string) Option { return func(cfg *config) { cfg.def
 // The server keeps a compact JSON copy of the seed for [Server.Reset], not
 // seed itself: changing seed afterwards changes nothing, and a big seed is
 // not held twice.
-func WithSeed(seed *Seed) Option { return func(cfg *config) { cfg.seed = seed } }
+func WithSeed(seed *Seed) Option {
+	return func(cfg *config) { cfg.seed, cfg.seedDoc, cfg.seedEdit = seed, nil, nil }
+}
+
+// WithSeedDocument is [WithSeed] for a seed decoded from a document the
+// caller holds: seed is what [DecodeSeedBytes] made of doc, then changed by
+// edit (nil: not changed). The server keeps doc itself, not a JSON copy of
+// seed, for [Server.Reset], which decodes it and runs edit on it again.
+// Encoding the seed would cost about as much as loading it (a state file
+// of 100,000 messages is 23 MB of JSON), and edit keeps the caller's
+// changes (cmd/convofake's API key, a clock flag) in what Reset brings
+// back. doc must not change afterwards; edit must make the same changes
+// each time.
+func WithSeedDocument(seed *Seed, doc []byte, edit func(*Seed)) Option {
+	return func(cfg *config) { cfg.seed, cfg.seedDoc, cfg.seedEdit = seed, doc, edit }
+}
 
 // WithLogger logs every request at debug level and seeding problems at warn
 // level. Default: nothing is logged.
@@ -246,8 +263,8 @@ func newServer(listen bool, opts ...Option) (*Server, error) {
 	s.resetLocked()
 	var err error
 	if cfg.seed != nil {
-		err = s.loadStart(cfg.seed)
-		s.cfg.seed = nil
+		err = s.loadStart(cfg.seed, cfg.seedDoc, cfg.seedEdit)
+		s.cfg.seed, s.cfg.seedDoc, s.cfg.seedEdit = nil, nil, nil
 	}
 	s.startNow = clock.Now()
 	switch {

@@ -1,8 +1,9 @@
 package fake
 
 // startSeed is the data a company is reset to ([Company.Reset]): its part
-// of the seed it was loaded from. The seed is kept as compact JSON, shared
-// by the companies it loaded, and decoded again when a company is reset:
+// of the seed it was loaded from. The seed is kept as JSON (compact, or
+// the caller's own document: WithSeedDocument), shared by the companies it
+// loaded, and decoded again when a company is reset:
 // decoded, it would take about twice the memory of the store it made (some
 // 480 bytes a message), and a server loaded from a big state file would
 // hold both.
@@ -21,12 +22,18 @@ func (st *startSeed) company() (CompanySeed, error) {
 }
 
 // loadStart loads the seed of WithSeed and keeps it as JSON for Reset, not
-// as given (see startSeed). Encoding the seed and loading it only read it,
-// and for a large seed each takes about as long: the encoding runs beside
-// the load, and the companies get their start data once both are done.
-func (s *Server) loadStart(seed *Seed) error {
+// as given (see startSeed): raw, the document seed was decoded from, and
+// edit, what changed in it since (WithSeedDocument), else the seed
+// encoded. Encoding the seed and loading it only read it, and for a large
+// seed each takes about as long: the encoding runs beside the load, and
+// the companies get their start data once both are done.
+func (s *Server) loadStart(seed *Seed, raw []byte, edit func(*Seed)) error {
 	encoded := make(chan seedDoc, 1)
-	go func() { encoded <- encodeSeed(seed) }()
+	if raw != nil {
+		encoded <- seedDoc{pieces: [][]byte{raw}, edit: edit}
+	} else {
+		go func() { encoded <- encodeSeed(seed) }()
+	}
 	err := s.load(seed, nil)
 	doc := <-encoded
 	if err != nil {

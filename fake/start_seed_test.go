@@ -39,6 +39,28 @@ func TestServerKeepsNoDecodedSeed(t *testing.T) {
 	assert.Equal(t, want, shape(s))
 }
 
+// With WithSeedDocument the server keeps the caller's document for Reset
+// and makes the caller's changes again on each copy it decodes.
+func TestWithSeedDocument(t *testing.T) {
+	doc, err := os.ReadFile("testdata/sample-seed.json")
+	require.NoError(t, err)
+	edit := func(seed *Seed) { seed.Companies[0].Contacts[0].Name = "Edited" }
+	seed, err := DecodeSeedBytes(doc)
+	require.NoError(t, err)
+	edit(seed)
+	s, err := NewHandler(WithSeedDocument(seed, doc, edit))
+	require.NoError(t, err)
+	want := shape(s)
+	require.Contains(t, want[0], "Edited")
+
+	s.Clear()
+	s.Reset()
+	assert.Equal(t, want, shape(s))
+	require.NoError(t, s.Company().Load(CompanySeed{}))
+	require.NoError(t, s.Company().Reset())
+	assert.Equal(t, want, shape(s), "a company goes back to its part, edited")
+}
+
 // sampleSeed is testdata/sample-seed.json, loaded.
 func sampleSeed(t *testing.T) *Seed {
 	t.Helper()

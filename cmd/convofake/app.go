@@ -39,10 +39,12 @@ type app struct {
 func startApp(cfg *config, logger *slog.Logger) (a *app, err error) {
 	var state *stateFile
 	var seed *fake.Seed
+	var doc []byte // the document seed was decoded from; nil for the demo data
 	if cfg.stateFile != "" {
 		if state, seed, err = openStateFile(cfg.stateFile, int64(cfg.maxSeedSize)); err != nil {
 			return nil, err
 		}
+		doc, state.doc = state.doc, nil
 		defer func() {
 			if err != nil {
 				state.lock.release()
@@ -51,12 +53,22 @@ func startApp(cfg *config, logger *slog.Logger) (a *app, err error) {
 	}
 	data := dataText(cfg, seed)
 	if seed == nil {
-		if seed, err = loadStartSeed(cfg); err != nil {
+		if seed, doc, err = loadStartSeed(cfg); err != nil {
 			return nil, err
 		}
 	}
 	key, source := startAPIKey(cfg, seed)
 	clock := startClock(cfg, seed)
+	var fromDoc []fake.Option
+	if doc != nil {
+		// The server keeps the document for Reset, not a copy it encodes,
+		// and makes the changes startAPIKey and startClock made (the key,
+		// the seed's now dropped for --clock) again on what it decodes.
+		fromDoc = append(fromDoc, fake.WithSeedDocument(seed, doc, func(seed *fake.Seed) {
+			startAPIKey(cfg, seed)
+			startClock(cfg, seed)
+		}))
+	}
 
 	a = &app{cfg: cfg, logger: logger, keySource: source, adminToken: cfg.adminToken, data: data}
 	if a.adminToken == "" {
@@ -73,7 +85,7 @@ func startApp(cfg *config, logger *slog.Logger) (a *app, err error) {
 	}
 	a.place = placeAdmin(cfg, a.apiLn.Addr().String())
 
-	a.srv, err = newFake(cfg, seed, key, clock, a.publicURL(), logger)
+	a.srv, err = newFake(cfg, seed, key, clock, a.publicURL(), logger, fromDoc...)
 	if err != nil {
 		a.closeListeners()
 		return nil, seedError(cfg, errors.New(redactSecrets(err.Error(), seedKeys(seed)...)))
@@ -92,9 +104,10 @@ func startApp(cfg *config, logger *slog.Logger) (a *app, err error) {
 	return a, nil
 }
 
-// newFake is the fake convofake serves, as the flags configure it.
-func newFake(cfg *config, seed *fake.Seed, key string, clock *fake.Clock, publicURL string, logger *slog.Logger) (*fake.Server, error) {
-	return fake.NewHandler(
+// newFake is the fake convofake serves, as the flags configure it, and
+// the options of extra after them.
+func newFake(cfg *config, seed *fake.Seed, key string, clock *fake.Clock, publicURL string, logger *slog.Logger, extra ...fake.Option) (*fake.Server, error) {
+	return fake.NewHandler(append([]fake.Option{
 		fake.WithDefaultCompanyID(seed.Companies[0].ID), // a restart keeps the default company's id
 		fake.WithClock(clock),
 		fake.WithAPIKey(key),
@@ -105,7 +118,7 @@ func newFake(cfg *config, seed *fake.Seed, key string, clock *fake.Clock, public
 		fake.WithJournalBytes(int64(cfg.journalBytes)),
 		fake.WithPublicURL(publicURL),
 		fake.WithLogger(logger),
-	)
+	}, extra...)...)
 }
 
 // seedError names the seed's origin (the --seed file or the demo data).

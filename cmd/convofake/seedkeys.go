@@ -11,17 +11,18 @@ import (
 )
 
 // loadStartSeed returns the seed loaded at start when --state has none:
-// the --seed file (read up to --max-seed-size), or the fake's demo data.
-// Errors name the file, the JSON path and the reason.
-func loadStartSeed(cfg *config) (*fake.Seed, error) {
+// the --seed file (read up to --max-seed-size), with the document it was
+// decoded from (readSeedFile), or the fake's demo data (doc nil). Errors
+// name the file, the JSON path and the reason.
+func loadStartSeed(cfg *config) (seed *fake.Seed, doc []byte, err error) {
 	if cfg.seedFile == "" {
-		return fake.DemoSeed(), nil
+		return fake.DemoSeed(), nil, nil
 	}
-	seed, err := readSeedFile("--seed", cfg.seedFile, int64(cfg.maxSeedSize))
+	seed, doc, err = readSeedFile("--seed", cfg.seedFile, int64(cfg.maxSeedSize))
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("--seed: %w", err)
+		return nil, nil, fmt.Errorf("--seed: %w", err)
 	}
-	return seed, err
+	return seed, doc, err
 }
 
 // loadSeed decodes a seed document with fake.DecodeSeed, as strictly as

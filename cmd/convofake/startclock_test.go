@@ -47,7 +47,7 @@ func startedHandler(t *testing.T, args []string, frozen bool) (http.Handler, str
 	t.Helper()
 	cfg, err := parseFlags(args, io.Discard)
 	require.NoError(t, err)
-	seed, err := loadStartSeed(cfg)
+	seed, _, err := loadStartSeed(cfg)
 	require.NoError(t, err)
 	key, _ := startAPIKey(cfg, seed)
 	clock := startClock(cfg, seed)

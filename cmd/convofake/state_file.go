@@ -36,13 +36,14 @@ type stateFile struct {
 	srv  *fake.Server
 	lock *stateLock
 	mu   sync.Mutex // one save at a time
+	doc  []byte     // the document read at start, till startApp hands it to the server
 }
 
 // openStateFile takes the lock of --state's file, checks that its
 // directory is writable, removes the temporary files of an interrupted
 // save and reads the file, up to limit bytes: seed is nil when it does not
-// exist yet (the server then starts from --seed or the demo data). On
-// error nothing is held.
+// exist yet (the server then starts from --seed or the demo data), f.doc
+// the document as read (readSeedFile). On error nothing is held.
 //
 // A path that is a symbolic link (or a chain of them) stands for the file
 // it links to, which need not exist yet: that file is locked, read and
@@ -69,14 +70,14 @@ func openStateFile(path string, limit int64) (f *stateFile, seed *fake.Seed, err
 		return nil, nil, err
 	}
 	removeStaleTemps(path)
-	seed, err = readSeedFile("--state", path, limit)
+	seed, doc, err := readSeedFile("--state", path, limit)
 	if errors.Is(err, fs.ErrNotExist) {
-		seed, err = nil, nil
+		seed, doc, err = nil, nil, nil
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	return &stateFile{path: path, lock: lock}, seed, nil
+	return &stateFile{path: path, lock: lock, doc: doc}, seed, nil
 }
 
 // followLinks returns the file path names once every symbolic link of its
@@ -138,28 +139,58 @@ func globEscape(s string) string {
 
 // readSeedFile reads the seed document of flag's file, at most limit
 // bytes: a larger file is refused, never read whole. A file that does not
-// exist is fs.ErrNotExist.
-func readSeedFile(flagName, path string, limit int64) (*fake.Seed, error) {
+// exist is fs.ErrNotExist. doc is the document as read, which the seed
+// was decoded from in place (fake.DecodeSeedBytes), for the server to
+// keep as its Reset copy (fake.WithSeedDocument).
+func readSeedFile(flagName, path string, limit int64) (seed *fake.Seed, doc []byte, err error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, err
+		return nil, nil, err
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", flagName, err)
+		return nil, nil, fmt.Errorf("%s: %w", flagName, err)
 	}
 	defer f.Close()
 	r := &capped{r: f, left: limit, size: -1}
 	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
 		r.size = min(fi.Size(), limit)
 	}
-	seed, err := loadSeed(r)
+	doc, err = readDoc(r)
 	if r.over {
-		return nil, fmt.Errorf("%s %s: larger than --max-seed-size (%d bytes); raise it to read this file", flagName, path, limit)
+		return nil, nil, fmt.Errorf("%s %s: larger than --max-seed-size (%d bytes); raise it to read this file", flagName, path, limit)
+	}
+	if err == nil {
+		seed, err = fake.DecodeSeedBytes(doc) // as strictly as loadSeed
+	} else {
+		err = fmt.Errorf("seed: %w", err)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", flagName, path, err)
+		return nil, nil, fmt.Errorf("%s %s: %w", flagName, path, err)
 	}
-	return seed, nil
+	return seed, doc, nil
+}
+
+// readDoc reads r to its end, into a buffer of the size r tells (one byte
+// more, so that the read which finds the end does not grow it; see
+// newDocBuffer), else one that grows as it must.
+func readDoc(r *capped) ([]byte, error) {
+	if r.size < 0 {
+		return io.ReadAll(r)
+	}
+	buf := newDocBuffer(int(r.size) + 1)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)] // more than told: grow (into the heap)
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
 }
 
 // capped reads at most left bytes of r; over is set when r holds more.
@@ -171,9 +202,6 @@ type capped struct {
 	over bool
 	size int64
 }
-
-// Size is the number of bytes r holds, at most the cap; -1 when unknown.
-func (c *capped) Size() int64 { return c.size }
 
 func (c *capped) Read(p []byte) (int, error) {
 	if c.left <= 0 {

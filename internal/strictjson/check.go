@@ -18,14 +18,16 @@ import (
 // of the rule (reported before any other fault of a document that is valid
 // JSON), [ErrMoreThanOneValue] for a second value, and encoding/json's
 // error otherwise (*json.SyntaxError, *json.UnmarshalTypeError, an unknown
-// field). On an error v is partly written.
+// field). On an error v is partly written. exact is taken for the Go 1.27
+// build's sake ([ExactSlices]) and not used: encoding/json has no place to
+// decode a slice's elements.
 //
 // This is the Go 1.26 build. A valid document takes json.Unmarshal and one
 // pass of the key check, run side by side; the check also notes keys no
 // field takes, which json.Unmarshal would drop. Only a document either
 // finds fault with is read again, by a json.Decoder with
 // DisallowUnknownFields, for the error.
-func Unmarshal(data []byte, v any) error {
+func Unmarshal(data []byte, v any, exact ...Slices) error {
 	checked := make(chan bool, 1)
 	go func() {
 		// Run on valid JSON only: the walk assumes it.
@@ -45,6 +47,15 @@ func Unmarshal(data []byte, v any) error {
 	}
 	return diagnose(data, v)
 }
+
+// Slices names element types for [Unmarshal]; on Go 1.26 it carries
+// nothing (see the Go 1.27 build).
+type Slices struct{}
+
+// ExactSlices is, on Go 1.27, an option of [Unmarshal] that decodes JSON
+// arrays into []E slices of exactly their length, to spare a big document
+// the doublings of append; on Go 1.26, which cannot, it does nothing.
+func ExactSlices[E any]() Slices { return Slices{} }
 
 // diagnose decodes a document with a fault for the error to report: the
 // rule's, before any other of a document that is valid JSON.

@@ -21,56 +21,120 @@ import (
 // accept the same documents.
 var options = jsonv2.JoinOptions(jsonv2.RejectUnknownMembers(true), jsontext.AllowInvalidUTF8(true))
 
-// slices decodes the JSON arrays of one document into slices of exactly
-// their length: each array's elements go into a scratch slice of its type,
-// which grows as append grows it and is used again by the next array of
-// that type, and are then copied once. encoding/json/v2 appends into the
-// slice itself, and on a state file the doublings of 10,000 lists of 10
-// messages alone made some 45 MB, which a new process faults in and clears
-// before it can use them.
-type slices struct {
-	scratch map[reflect.Type]reflect.Value // a type's scratch slice not in use
+// Slices names the element types whose JSON arrays [Unmarshal] decodes
+// into slices of exactly their length ([ExactSlices]).
+type Slices struct {
+	// unmarshalers makes the decoding functions of one Unmarshal call, so
+	// that concurrent calls do not share a scratch slice.
+	unmarshalers func() *jsonv2.Unmarshalers
 }
 
-func (s *slices) decode(dec *jsontext.Decoder, v any) error {
-	p := reflect.ValueOf(v)
-	if p.Kind() != reflect.Pointer || p.Elem().Kind() != reflect.Slice || dec.PeekKind() != '[' {
-		return errors.ErrUnsupported
-	}
-	t := p.Elem().Type()
-	if t.Elem().Kind() == reflect.Uint8 { // []byte is base64; json.RawMessage raw JSON
-		return errors.ErrUnsupported
-	}
-	if _, err := dec.ReadToken(); err != nil {
-		return err
-	}
-	scratch, ok := s.scratch[t]
-	if ok {
-		delete(s.scratch, t) // in use: an array of the same type inside gets its own
-	} else {
-		scratch = reflect.MakeSlice(t, 0, 0)
-	}
-	n := 0
-	for dec.PeekKind() != ']' {
-		if n == scratch.Len() {
-			scratch = reflect.Append(scratch, reflect.Zero(t.Elem()))
-			scratch = scratch.Slice(0, scratch.Cap())
-		}
-		if err := jsonv2.UnmarshalDecode(dec, scratch.Index(n).Addr().Interface()); err != nil {
-			return err
-		}
-		n++
-	}
-	if _, err := dec.ReadToken(); err != nil {
-		return err
-	}
-	out := reflect.MakeSlice(t, n, n)
-	reflect.Copy(out, scratch)
-	p.Elem().Set(out)
-	scratch.Slice(0, n).Clear() // the next array decodes into zero values
-	s.scratch[t] = scratch
-	return nil
+// ExactSlices has Unmarshal decode every JSON array that goes into a []E
+// into a slice of exactly its length. encoding/json/v2 appends into the
+// slice itself: on a state file the doublings of 10,000 lists of 10
+// messages made some 45 MB, which a new process faults in and clears
+// before it can use them. Here each array's elements go into scratch
+// chunks, which the next array of that type uses again, and are then
+// copied once. Chunks, not one slice that append grows: each doubling
+// would copy the elements so far into new memory, and the 10,000
+// conversations of a company took three times their size that way. A
+// short array's slice is cut from a larger block (slab), as the 10,000
+// lists of 10 messages are: allocated one by one, each took a size class
+// a sixth larger than itself and a header to set.
+//
+// The types are named, not found by reflection: a decoding function for
+// every type (any) is called for every value of the document, and that
+// call alone, which boxes each value's address, took a sixth of the time
+// of a state file's decode.
+func ExactSlices[E any]() Slices {
+	return Slices{unmarshalers: func() *jsonv2.Unmarshalers {
+		var scratch [][]E // not in use while busy
+		var slab slab[E]
+		busy := false
+		return jsonv2.UnmarshalFromFunc(func(dec *jsontext.Decoder, p *[]E) error {
+			if dec.PeekKind() != '[' {
+				return errors.ErrUnsupported // null, or a value of another type: as encoding/json/v2 decodes it
+			}
+			nested := busy // an array of the same type inside one gets its own scratch
+			busy = true
+			defer func() { busy = nested }()
+			chunks := scratch
+			if nested {
+				chunks = nil
+			}
+			if _, err := dec.ReadToken(); err != nil {
+				return err
+			}
+			n, c, i := 0, 0, 0 // n elements so far; the next goes to chunks[c][i]
+			for dec.PeekKind() != ']' {
+				if c == len(chunks) {
+					chunks = append(chunks, make([]E, chunkSize(c)))
+				}
+				if err := jsonv2.UnmarshalDecode(dec, &chunks[c][i]); err != nil {
+					return err
+				}
+				n, i = n+1, i+1
+				if i == len(chunks[c]) {
+					c, i = c+1, 0
+				}
+			}
+			if _, err := dec.ReadToken(); err != nil {
+				return err
+			}
+			out := slab.take(n)
+			if out == nil {
+				out = make([]E, 0, n)
+			}
+			for _, chunk := range chunks {
+				if len(out) == n {
+					break
+				}
+				used := chunk[:min(len(chunk), n-len(out))]
+				out = append(out, used...)
+				clear(used) // the next array decodes into zero values
+			}
+			*p = out
+			if !nested {
+				scratch = chunks
+			}
+			return nil
+		})
+	}}
 }
+
+// slab hands out slices of a block, for short arrays: each of exactly its
+// length and capacity, so that appending to one copies it rather than
+// writing over the next. A block is held as long as one of its slices is.
+type slab[E any] struct{ block []E }
+
+// slabMax is the longest array cut from a slab, and slabBlock the most
+// elements of a block: 4,096 messages are under a megabyte. Blocks start
+// at 64 elements and double, so that a small document takes little.
+const (
+	slabMax   = 64
+	slabBlock = 4096
+)
+
+// take returns an empty slice of capacity n cut from the block (a new
+// block when it has no room); nil when n is 0 (make takes no memory for
+// it) or too large for a slab.
+func (s *slab[E]) take(n int) []E {
+	if n == 0 || n > slabMax {
+		return nil
+	}
+	used := len(s.block)
+	if used+n > cap(s.block) {
+		s.block = make([]E, 0, min(max(2*cap(s.block), slabMax), slabBlock))
+		used = 0
+	}
+	s.block = s.block[:used+n]
+	return s.block[used : used : used+n]
+}
+
+// chunkSize is the number of elements of the c-th scratch chunk: 16 for
+// the first (most arrays are short: a conversation's messages), twice the
+// one before for each next, up to 4,096.
+func chunkSize(c int) int { return 16 << min(c, 8) }
 
 // Unmarshal decodes the one JSON value data (white space around it) into
 // v, a non-nil pointer, as a json.Decoder with DisallowUnknownFields does,
@@ -79,13 +143,21 @@ func (s *slices) decode(dec *jsontext.Decoder, v any) error {
 // a second value, and encoding/json's error otherwise
 // (*json.SyntaxError, *json.UnmarshalTypeError, an unknown field), so that
 // callers describe faults alike on every Go version. On an error v is
-// partly written.
+// partly written. Arrays into the slice types of exact are decoded into
+// slices of their length ([ExactSlices]).
 //
 // This is the Go 1.27 build: encoding/json/v2 decodes and keeps the rule
 // in one pass; only a document it refuses is read again, to say why.
-func Unmarshal(data []byte, v any) error {
-	s := &slices{scratch: map[reflect.Type]reflect.Value{}}
-	err := jsonv2.Unmarshal(data, v, options, jsonv2.WithUnmarshalers(jsonv2.UnmarshalFromFunc(s.decode)))
+func Unmarshal(data []byte, v any, exact ...Slices) error {
+	opts := options
+	if len(exact) > 0 {
+		fns := make([]*jsonv2.Unmarshalers, len(exact))
+		for i, e := range exact {
+			fns[i] = e.unmarshalers()
+		}
+		opts = jsonv2.JoinOptions(options, jsonv2.WithUnmarshalers(jsonv2.JoinUnmarshalers(fns...)))
+	}
+	err := jsonv2.Unmarshal(data, v, opts)
 	if err == nil {
 		return nil
 	}
