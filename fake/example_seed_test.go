@@ -543,6 +543,45 @@ func ExampleDecodeSeed() {
 	// seed: the document is null; want a JSON object ({"companies": [...]}, fake/SEED.md)
 }
 
+// DecodeSeedBytes reads a document already in memory, as strictly as
+// DecodeSeed: a key given twice is refused.
+func ExampleDecodeSeedBytes() {
+	seed, err := fake.DecodeSeedBytes([]byte(`{"companies": [{"api_key": "k1"}]}`))
+	fmt.Println(seed.Companies[0].APIKey, err)
+	_, err = fake.DecodeSeedBytes([]byte(`{"companies": [], "companies": []}`))
+	fmt.Println(err != nil)
+	// Output:
+	// k1 <nil>
+	// true
+}
+
+// A server started from a document it keeps for Reset, with a change of
+// the caller's (here, the API key) that Reset makes again.
+func ExampleWithSeedDocument() {
+	doc := []byte(`{"companies": [{"api_key": "from-the-file", "channels": [
+	  {"ref": "support", "channel": "chatapp", "provider_identifier": "5511940000001"}]}]}`)
+	seed, err := fake.DecodeSeedBytes(doc)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	edit := func(s *fake.Seed) { s.Companies[0].APIKey = "from-the-flag" }
+	edit(seed)
+	s := fake.NewServer(fake.WithSeedDocument(seed, doc, edit))
+	defer s.Close()
+
+	co := s.Company()
+	line := co.Channels()[0].ID
+	co.AddContact(fake.Contact{ChannelAccountID: line, PhoneNumber: "5511987654321", Name: "Ana"})
+	fmt.Println(co.APIKey(), len(co.Contacts()))
+
+	s.Reset() // back to the document, edited again
+	fmt.Println(s.Company().APIKey(), len(s.Company().Contacts()))
+	// Output:
+	// from-the-flag 1
+	// from-the-flag 0
+}
+
 // A server restarted from its saved state keeps its default company's id.
 func ExampleWithDefaultCompanyID() {
 	before := fake.NewServer()
