@@ -152,22 +152,11 @@ func readAll(r io.Reader) ([]byte, error) {
 	if size < 0 || size > 1<<30 {
 		return io.ReadAll(r)
 	}
-	// One byte more than told, so that the read which finds the end does
-	// not grow the buffer.
-	buf := make([]byte, 0, size+1)
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)] // more than told: grow
-		}
-		n, err := r.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return buf, err
-		}
-	}
+	// MinRead more than told: the read that finds the end then has room,
+	// and the buffer is not grown (copied) for it.
+	b := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
+	_, err := b.ReadFrom(r)
+	return b.Bytes(), err
 }
 
 // topKind says what a document is when it cannot be a seed, by its first

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
@@ -170,27 +171,17 @@ func readSeedFile(flagName, path string, limit int64) (seed *fake.Seed, doc []by
 	return seed, doc, nil
 }
 
-// readDoc reads r to its end, into a buffer of the size r tells (one byte
-// more, so that the read which finds the end does not grow it; see
+// readDoc reads r to its end, into a buffer of the size r tells (see
 // newDocBuffer), else one that grows as it must.
 func readDoc(r *capped) ([]byte, error) {
 	if r.size < 0 {
 		return io.ReadAll(r)
 	}
-	buf := newDocBuffer(int(r.size) + 1)
-	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)] // more than told: grow (into the heap)
-		}
-		n, err := r.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return buf, err
-		}
-	}
+	// MinRead more than told: the read that finds the end then has room,
+	// and the buffer is not grown (copied into the heap) for it.
+	b := bytes.NewBuffer(newDocBuffer(int(r.size) + bytes.MinRead))
+	_, err := b.ReadFrom(r)
+	return b.Bytes(), err
 }
 
 // capped reads at most left bytes of r; over is set when r holds more.
