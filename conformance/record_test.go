@@ -35,21 +35,28 @@ func record(t *testing.T, s *fake.Server, opts conformance.RecorderOptions) []by
 	return buf.Bytes()
 }
 
+// recordThrough records a whole read of the demo data served with key,
+// through a proxy that alters each answer as alt says.
+func recordThrough(t *testing.T, key string, alt conformancetest.Alteration) []byte {
+	t.Helper()
+	s := demoHandler(t, fake.WithAPIKey(key), fake.WithClock(fake.NewManualClock(recordStart)))
+	ts := conformancetest.Proxy(t, s.Handler(), alt)
+	var buf bytes.Buffer
+	rec := conformance.NewRecorder(&buf, conformance.RecorderOptions{})
+	client, err := convo.NewClient(convo.WithBaseURL(ts.URL+"/v1"), convo.WithAPIKey(key), convo.WithMiddleware(rec.Middleware))
+	require.NoError(t, err)
+	conformancetest.RecordEverything(t, client, recordStart)
+	require.NoError(t, rec.Err())
+	return buf.Bytes()
+}
+
 // TestRecorderRemovesTheKey records a whole read with keys that need
 // escaping, through a proxy that echoes the key in every escaping into
 // each answer: the recording holds none of them.
 func TestRecorderRemovesTheKey(t *testing.T) {
 	for _, key := range testkit.Keys {
 		t.Run(key, func(t *testing.T) {
-			s := demoHandler(t, fake.WithAPIKey(key), fake.WithClock(fake.NewManualClock(recordStart)))
-			ts := conformancetest.Proxy(t, s.Handler(), conformancetest.Alteration{Resp: conformancetest.EchoKey(key), Header: conformancetest.EchoKeyHeaders(key)})
-			var buf bytes.Buffer
-			rec := conformance.NewRecorder(&buf, conformance.RecorderOptions{})
-			client, err := convo.NewClient(convo.WithBaseURL(ts.URL+"/v1"), convo.WithAPIKey(key), convo.WithMiddleware(rec.Middleware))
-			require.NoError(t, err)
-			conformancetest.RecordEverything(t, client, recordStart)
-			require.NoError(t, rec.Err())
-			out := buf.String()
+			out := string(recordThrough(t, key, conformancetest.Alteration{Resp: conformancetest.EchoKey(key), Header: conformancetest.EchoKeyHeaders(key)}))
 			require.Contains(t, out, "[REDACTED]", "the echoed key was there to remove")
 			for name, esc := range testkit.Escapings {
 				assert.NotContains(t, out, esc(key), name)
