@@ -41,10 +41,9 @@ func startApp(cfg *config, logger *slog.Logger) (a *app, err error) {
 	var seed *fake.Seed
 	var doc []byte // the document seed was decoded from; nil for the demo data
 	if cfg.stateFile != "" {
-		if state, seed, err = openStateFile(cfg.stateFile, int64(cfg.maxSeedSize)); err != nil {
+		if state, seed, doc, err = openStateFile(cfg.stateFile, int64(cfg.maxSeedSize)); err != nil {
 			return nil, err
 		}
-		doc, state.doc = state.doc, nil
 		defer func() {
 			if err != nil {
 				state.lock.release()

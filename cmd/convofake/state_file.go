@@ -37,13 +37,12 @@ type stateFile struct {
 	srv  *fake.Server
 	lock *stateLock
 	mu   sync.Mutex // one save at a time
-	doc  []byte     // the document read at start, till startApp hands it to the server
 }
 
 // openStateFile takes the lock of --state's file, checks that its
 // directory is writable, removes the temporary files of an interrupted
 // save and reads the file, up to limit bytes: seed is nil when it does not
-// exist yet (the server then starts from --seed or the demo data), f.doc
+// exist yet (the server then starts from --seed or the demo data), doc
 // the document as read (readSeedFile). On error nothing is held.
 //
 // A path that is a symbolic link (or a chain of them) stands for the file
@@ -51,16 +50,16 @@ type stateFile struct {
 // saved, and the link stays a link. Otherwise a save would rename over the
 // link, never updating its target, and a second convofake on the target
 // would take another lock file and start.
-func openStateFile(path string, limit int64) (f *stateFile, seed *fake.Seed, err error) {
+func openStateFile(path string, limit int64) (f *stateFile, seed *fake.Seed, doc []byte, err error) {
 	if path, err = followLinks(path); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
-		return nil, nil, fmt.Errorf("--state %s: not a regular file", path)
+		return nil, nil, nil, fmt.Errorf("--state %s: not a regular file", path)
 	}
 	lock, err := lockState(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	defer func() {
 		if err != nil {
@@ -68,17 +67,17 @@ func openStateFile(path string, limit int64) (f *stateFile, seed *fake.Seed, err
 		}
 	}()
 	if err := checkWritable(path); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	removeStaleTemps(path)
-	seed, doc, err := readSeedFile("--state", path, limit)
+	seed, doc, err = readSeedFile("--state", path, limit)
 	if errors.Is(err, fs.ErrNotExist) {
 		seed, doc, err = nil, nil, nil
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return &stateFile{path: path, lock: lock, doc: doc}, seed, nil
+	return &stateFile{path: path, lock: lock}, seed, doc, nil
 }
 
 // followLinks returns the file path names once every symbolic link of its

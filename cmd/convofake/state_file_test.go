@@ -126,9 +126,10 @@ func TestStateFileErrors(t *testing.T) {
 
 	// A file that does not exist yet: the start is empty-handed.
 	fresh := filepath.Join(t.TempDir(), "state.json")
-	f, seed, err := openStateFile(fresh, defaultMaxSeedSize)
+	f, seed, doc, err := openStateFile(fresh, defaultMaxSeedSize)
 	require.NoError(t, err)
 	assert.Nil(t, seed)
+	assert.Nil(t, doc)
 	f.lock.release()
 }
 
