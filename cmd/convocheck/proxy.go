@@ -1,13 +1,17 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net/http"
+	"net/http/httputil"
 	"net/url"
 	"strconv"
 	"strings"
@@ -28,147 +32,142 @@ const maxRequestBody = 1 << 20
 // maxAttachmentAnswer bounds an attachment answer the proxy rewrites.
 const maxAttachmentAnswer = 1 << 20
 
-// hopByHop are the headers of one connection, never forwarded.
-var hopByHop = []string{"Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization", "Proxy-Connection",
-	"Te", "Trailer", "Transfer-Encoding", "Upgrade"}
-
 // recordingProxy forwards /v1/… to the upstream through a recorder, and
-// the file addresses it handed out to the files they stand for.
+// the file addresses it handed out to the files they stand for. The
+// forwarding itself is httputil.ReverseProxy's (hop-by-hop headers and
+// those the Connection header names, trailers, streaming); this type says
+// where each request goes, with which key headers, and rewrites the file
+// address of an attachment answer.
 type recordingProxy struct {
-	upstream string            // the service's base URL, ending in /v1
-	rt       http.RoundTripper // the recorder's transport
+	upstream string // the service's base URL, ending in /v1
+	proxy    httputil.ReverseProxy
 	sent     atomic.Int64
 
 	mu    sync.Mutex
-	files map[string]string // token -> the service's file address
-	ring  []string          // tokens, oldest first, at most maxFileAddresses
+	files map[string]*url.URL // token -> the service's file address
+	ring  []string            // tokens, oldest first, at most maxFileAddresses
 }
 
 func newRecordingProxy(upstream string, rec *conformance.Recorder) *recordingProxy {
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	base.Proxy = nil // the recording is of the service, not of a proxy on the way
-	return &recordingProxy{upstream: upstream, rt: rec.Transport(base), files: map[string]string{}}
+	p := &recordingProxy{upstream: upstream, files: map[string]*url.URL{}}
+	p.proxy = httputil.ReverseProxy{
+		Rewrite:        p.rewrite,
+		Transport:      rec.Transport(base),
+		ModifyResponse: p.modifyResponse,
+		ErrorHandler:   proxyError,
+		ErrorLog:       log.New(io.Discard, "", 0), // a caller that left mid-answer is no news
+	}
+	return p
 }
 
 func (p *recordingProxy) exchanges() int64 { return p.sent.Load() }
 
+// route is where one request goes, as ServeHTTP decided it.
+type route struct {
+	to         *url.URL
+	file       bool   // a file address: a bearer secret of its own, sent with no key
+	attachment bool   // an attachment answer, whose file address is rewritten
+	host       string // the proxy's host as the caller named it
+}
+
+type routeKey struct{}
+
 func (p *recordingProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rt := route{host: r.Host}
 	switch path := r.URL.EscapedPath(); {
 	case strings.HasPrefix(path, filesPrefix):
-		p.file(w, r, strings.TrimPrefix(path, filesPrefix))
+		p.mu.Lock()
+		to, ok := p.files[strings.TrimPrefix(path, filesPrefix)]
+		p.mu.Unlock()
+		if !ok {
+			http.Error(w, "convocheck record: unknown or forgotten file address; ask for the attachment again", http.StatusNotFound)
+			return
+		}
+		rt.to, rt.file = to, true
 	case path == "/v1" || strings.HasPrefix(path, "/v1/"):
-		p.api(w, r, strings.TrimPrefix(path, "/v1"))
+		rel := strings.TrimPrefix(path, "/v1")
+		to, err := url.Parse(p.upstream + rel)
+		if err != nil {
+			http.Error(w, "convocheck record: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		to.RawQuery = r.URL.RawQuery
+		rt.to, rt.attachment = to, strings.HasPrefix(rel, "/attachments/")
 	default:
 		http.Error(w, "convocheck record: not an API path; clients use the base URL printed at start, ending in /v1", http.StatusNotFound)
+		return
 	}
+	if r.Body != nil && r.ContentLength != 0 {
+		r.Body = http.MaxBytesReader(w, r.Body, maxRequestBody)
+	}
+	p.proxy.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), routeKey{}, rt)))
 }
 
-// api forwards an API request, with the caller's key, to the upstream.
-func (p *recordingProxy) api(w http.ResponseWriter, r *http.Request, rel string) {
-	target := p.upstream + rel
-	if r.URL.RawQuery != "" {
-		target += "?" + r.URL.RawQuery
-	}
-	resp, ok := p.forward(w, r, target, true)
-	if !ok {
-		return
-	}
-	defer resp.Body.Close()
-	if strings.HasPrefix(rel, "/attachments/") && resp.StatusCode == http.StatusOK {
-		p.rewriteAttachment(w, r, resp)
-		return
-	}
-	copyAnswer(w, resp, nil)
-}
+func routeOf(r *http.Request) route { return r.Context().Value(routeKey{}).(route) }
 
-// file forwards a download of a file address the proxy handed out.
-func (p *recordingProxy) file(w http.ResponseWriter, r *http.Request, token string) {
-	p.mu.Lock()
-	target, ok := p.files[token]
-	p.mu.Unlock()
-	if !ok {
-		http.Error(w, "convocheck record: unknown or forgotten file address; ask for the attachment again", http.StatusNotFound)
-		return
-	}
-	resp, ok := p.forward(w, r, target, false)
-	if !ok {
-		return
-	}
-	defer resp.Body.Close()
-	copyAnswer(w, resp, nil)
-}
-
-// forward sends r to target through the recorder; withKey keeps the
-// caller's key headers (a file address is a bearer secret of its own and
-// gets none). On failure it answers 502 itself.
-func (p *recordingProxy) forward(w http.ResponseWriter, r *http.Request, target string, withKey bool) (*http.Response, bool) {
-	var body io.Reader
-	if r.ContentLength != 0 && r.Body != nil {
-		body = http.MaxBytesReader(w, r.Body, maxRequestBody)
-	}
-	out, err := http.NewRequestWithContext(r.Context(), r.Method, target, body)
-	if err != nil {
-		http.Error(w, "convocheck record: "+err.Error(), http.StatusBadRequest)
-		return nil, false
-	}
-	if body != nil {
-		out.ContentLength = r.ContentLength // as the caller sent it: -1 stays chunked
-	}
-	for name, vs := range r.Header {
-		out.Header[name] = append([]string(nil), vs...)
-	}
-	for _, h := range hopByHop {
-		out.Header.Del(h)
-	}
+// rewrite points the outgoing request at its route's address.
+func (p *recordingProxy) rewrite(pr *httputil.ProxyRequest) {
+	rt := routeOf(pr.In)
+	pr.Out.URL, pr.Out.Host = rt.to, ""
 	// Without the caller's Accept-Encoding the transport asks for gzip and
 	// decodes it, so that the recorder sees the JSON.
-	out.Header.Del("Accept-Encoding")
-	if !withKey {
-		out.Header.Del("Authorization")
-		out.Header.Del("X-Api-Key")
+	pr.Out.Header.Del("Accept-Encoding")
+	if rt.file {
+		pr.Out.Header.Del("Authorization")
+		pr.Out.Header.Del("X-Api-Key")
 	}
 	p.sent.Add(1)
-	resp, err := p.rt.RoundTrip(out)
-	if err != nil {
-		var maxErr *http.MaxBytesError
-		if errors.As(err, &maxErr) {
-			http.Error(w, fmt.Sprintf("convocheck record: the request body is over %d bytes", maxRequestBody), http.StatusRequestEntityTooLarge)
-			return nil, false
-		}
-		var uerr *url.Error
-		if errors.As(err, &uerr) {
-			err = uerr.Err // without the address, whose query may hold a key
-		}
-		http.Error(w, "convocheck record: the upstream did not answer: "+err.Error(), http.StatusBadGateway)
-		return nil, false
-	}
-	return resp, true
 }
 
-// rewriteAttachment replaces the file address of an attachment answer by
-// one on the proxy, so that the download passes through it.
-func (p *recordingProxy) rewriteAttachment(w http.ResponseWriter, r *http.Request, resp *http.Response) {
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxAttachmentAnswer+1))
-	if err != nil || len(raw) > maxAttachmentAnswer {
-		http.Error(w, "convocheck record: the attachment answer could not be read whole", http.StatusBadGateway)
-		return
+// errAttachmentAnswer is an attachment answer too large, or cut, to rewrite.
+var errAttachmentAnswer = errors.New("the attachment answer could not be read whole")
+
+// modifyResponse replaces the file address of an attachment answer by one
+// on the proxy, so that the download passes through it. An answer that is
+// not the attachment envelope passes as it came.
+func (p *recordingProxy) modifyResponse(resp *http.Response) error {
+	rt := routeOf(resp.Request)
+	if !rt.attachment || resp.StatusCode != http.StatusOK {
+		return nil
 	}
-	var env map[string]json.RawMessage
-	var data map[string]json.RawMessage
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxAttachmentAnswer+1))
+	resp.Body.Close()
+	if err != nil || len(raw) > maxAttachmentAnswer {
+		return errAttachmentAnswer
+	}
+	if out, ok := p.rewriteAttachment(raw, rt.host); ok {
+		raw = out
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(raw))
+	resp.ContentLength = int64(len(raw))
+	resp.Header.Set("Content-Length", strconv.Itoa(len(raw)))
+	return nil
+}
+
+// rewriteAttachment returns the attachment envelope raw with its file
+// address replaced by one on the proxy at host; ok is false when raw is
+// not such an envelope.
+func (p *recordingProxy) rewriteAttachment(raw []byte, host string) (out []byte, ok bool) {
+	var env, data map[string]json.RawMessage
 	var addr string
 	if json.Unmarshal(raw, &env) != nil || json.Unmarshal(env["data"], &data) != nil || json.Unmarshal(data["url"], &addr) != nil || addr == "" {
-		copyAnswer(w, resp, raw)
-		return
+		return nil, false
 	}
-	data["url"], _ = json.Marshal("http://" + r.Host + filesPrefix + p.remember(addr))
+	to, err := url.Parse(addr)
+	if err != nil {
+		return nil, false
+	}
+	data["url"], _ = json.Marshal("http://" + host + filesPrefix + p.remember(to))
 	env["data"], _ = json.Marshal(data)
-	out, _ := json.Marshal(env)
-	copyAnswer(w, resp, out)
+	out, _ = json.Marshal(env)
+	return out, true
 }
 
 // remember keeps a file address under a new token and returns the token;
 // the oldest is forgotten past maxFileAddresses.
-func (p *recordingProxy) remember(addr string) string {
+func (p *recordingProxy) remember(to *url.URL) string {
 	b := make([]byte, 16)
 	_, _ = rand.Read(b) // crypto/rand.Read never fails (Go 1.24+)
 	token := hex.EncodeToString(b)
@@ -178,31 +177,26 @@ func (p *recordingProxy) remember(addr string) string {
 		delete(p.files, p.ring[0])
 		p.ring = p.ring[1:]
 	}
-	p.files[token] = addr
+	p.files[token] = to
 	p.ring = append(p.ring, token)
 	return token
 }
 
-// copyAnswer writes resp's status and end-to-end headers, then body when
-// it is not nil, else resp's body as it comes.
-func copyAnswer(w http.ResponseWriter, resp *http.Response, body []byte) {
-	h := w.Header()
-	for name, vs := range resp.Header {
-		h[name] = append([]string(nil), vs...)
+// proxyError answers a request the proxy could not forward: 413 for a
+// request body over maxRequestBody, else 502. The error's text is given
+// without the address, whose query may hold a key.
+func proxyError(w http.ResponseWriter, _ *http.Request, err error) {
+	var maxErr *http.MaxBytesError
+	switch {
+	case errors.As(err, &maxErr):
+		http.Error(w, fmt.Sprintf("convocheck record: the request body is over %d bytes", maxRequestBody), http.StatusRequestEntityTooLarge)
+	case errors.Is(err, errAttachmentAnswer):
+		http.Error(w, "convocheck record: "+err.Error(), http.StatusBadGateway)
+	default:
+		var uerr *url.Error
+		if errors.As(err, &uerr) {
+			err = uerr.Err
+		}
+		http.Error(w, "convocheck record: the upstream did not answer: "+err.Error(), http.StatusBadGateway)
 	}
-	for _, name := range hopByHop {
-		h.Del(name)
-	}
-	h.Del("Content-Length")
-	if body != nil {
-		h.Set("Content-Length", strconv.Itoa(len(body)))
-	} else if resp.ContentLength >= 0 && !resp.Uncompressed {
-		h.Set("Content-Length", strconv.FormatInt(resp.ContentLength, 10))
-	}
-	w.WriteHeader(resp.StatusCode)
-	if body != nil {
-		_, _ = w.Write(body)
-		return
-	}
-	_, _ = io.Copy(w, resp.Body)
 }
