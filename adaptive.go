@@ -20,12 +20,13 @@ import (
 // way at once. From the first refusal on it paces every attempt of the
 // client:
 //
-//   - A refusal cuts the rate by 15 % — from what the service took of
-//     the client over the trailing second, when that is less than it sent
-//     — and each further refusal of an attempt already under way by 3 %
-//     more: a client that sends more is refused more, and cut more, so
-//     clients that share a key converge to even shares without speaking to
-//     each other.
+//   - A refusal cuts the rate by 15 % (by one attempt a second at least,
+//     for a client that sends a few; by half at most) — from what the
+//     service took of the client over the trailing second, when that is
+//     less than it sent — and each further refusal of an attempt already
+//     under way by 3 % more: a client that sends more is refused more,
+//     and cut more, so clients that share a key converge to even shares
+//     without speaking to each other.
 //   - Between refusals the rate grows by time: back to a little under the
 //     rate of the last refusal, level there, then faster and faster, so
 //     that room that comes free (a neighbour that finished, a limit that
@@ -74,6 +75,14 @@ const (
 	startWindow  = 4                      // attempts out at once before any answer
 	startPoll    = 50 * time.Millisecond  // a start's attempt with none free asks again after this, unless an answer comes
 	restAttempts = 30                     // a slow client regrows over at least this many attempts
+)
+
+// The adaptive limiter's least steps for a client that sends a few attempts a
+// second (see cutFrom).
+const (
+	minCutStep    = 1.0 // a refusal cuts at least this many attempts a second
+	minRestGap    = 0.5 // the regrowth rests at least this many attempts a second under the last refusal
+	lowestPlateau = 0.7 // but at no less than this share of it
 )
 
 // adaptive is AdaptiveRate's state. The rate follows a curve of the time
@@ -326,7 +335,7 @@ func (a *adaptive) cut(now time.Time) {
 			rate = m // it doubled far past its room: the service took that much
 		}
 		a.wmax = rate
-		a.anchor(now, cutFactor*rate)
+		a.anchor(now, cutFrom(rate))
 	default:
 		m, measured := a.measured(now)
 		probing := a.grown > a.rest+a.rest/2
@@ -370,13 +379,29 @@ func (a *adaptive) cut(now time.Time) {
 			// took instead.
 			a.wmax = m
 		}
-		a.anchor(now, cutFactor*rate)
+		a.anchor(now, cutFrom(rate))
 	}
 	a.eventRate = max(rate, a.pace.rate)
 	a.cutAt, a.streak = now, true
 	if next := now.Add(a.pace.interval()); a.pace.tat.Before(next) {
 		a.pace.tat = next // the service has no room right now
 	}
+}
+
+// cutFrom is the rate a refusal at rate cuts to: by cutFactor, and by at
+// least minCutStep (at most by half). A client that sends a few attempts a
+// second cannot make a finer cut that a limit notices: 15 % of 2.5 a second
+// is a third of an attempt a second, and four such clients under a limit of
+// 10 a second kept meeting refusals, until a call met its fourth and failed.
+func cutFrom(rate float64) float64 {
+	return max(min(cutFactor*rate, rate-minCutStep), rate/2)
+}
+
+// plateauUnder is the share of the last refusal's rate wmax the regrowth
+// rests at: plateau, or minRestGap under wmax when that is lower (down to
+// lowestPlateau), for the reason cutFrom gives.
+func plateauUnder(wmax float64) float64 {
+	return min(plateau, max(lowestPlateau, 1-minRestGap/wmax))
 }
 
 // measured is the rate at which the service accepted this client's
@@ -529,7 +554,7 @@ func (a *adaptive) advance(now time.Time) {
 // half as long; then growth whose speed doubles every convexDouble: the
 // probe.
 func (a *adaptive) curve(t time.Duration) float64 {
-	k, level := a.rest, math.Log(plateau)
+	k, level := a.rest, math.Log(plateauUnder(a.wmax))
 	switch {
 	case t <= k:
 		if a.x0 >= level {
