@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/convoapi/convo-go/conformance"
+	"github.com/convoapi/convo-go/internal/testkit"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -31,29 +32,11 @@ type seenRequest struct {
 // ending in /v1) and returns its address and the recording so far.
 func proxyUnder(t *testing.T, upstream string) (base string, p *recordingProxy, recording func() string) {
 	t.Helper()
-	var buf lockedBuffer
+	var buf testkit.Buffer
 	p = newRecordingProxy(upstream, conformance.NewRecorder(&buf, conformance.RecorderOptions{}))
 	srv := httptest.NewServer(p)
 	t.Cleanup(srv.Close)
 	return srv.URL, p, buf.String
-}
-
-// lockedBuffer is a bytes.Buffer the recorder and the test share.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // recordingUpstream is an upstream that answers with answer and keeps what
