@@ -85,7 +85,8 @@ func (p *recordingProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "convocheck record: unknown or forgotten file address; ask for the attachment again", http.StatusNotFound)
 			return
 		}
-		rt.to, rt.file = to, true
+		u := *to // the outgoing request's own copy: one address may be downloaded by several at once
+		rt.to, rt.file = &u, true
 	case path == "/v1" || strings.HasPrefix(path, "/v1/"):
 		rel := strings.TrimPrefix(path, "/v1")
 		to, err := url.Parse(p.upstream + rel)
