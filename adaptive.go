@@ -20,8 +20,9 @@ import (
 // way at once. From the first refusal on it paces every attempt of the
 // client:
 //
-//   - A refusal cuts the rate by 15 % (by one attempt a second at least,
-//     for a client that sends a few; by half at most) — from what the
+//   - A refusal cuts the rate by 15 % (once the start is over, by one
+//     attempt a second at least for a client that sends a few, by half at
+//     most) — from what the
 //     service took of the client over the trailing second, when that is
 //     less than it sent — and each further refusal of an attempt already
 //     under way by 3 % more: a client that sends more is refused more,
