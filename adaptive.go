@@ -22,9 +22,8 @@ import (
 //
 //   - A refusal cuts the rate by 15 % (once the start is over, by one
 //     attempt a second at least for a client that sends a few, by half at
-//     most) — from what the
-//     service took of the client over the trailing second, when that is
-//     less than it sent — and each further refusal of an attempt already
+//     most) — from what the service took of the client over the trailing
+//     second, when that is less than it sent — and each further refusal of an attempt already
 //     under way by 3 % more: a client that sends more is refused more,
 //     and cut more, so clients that share a key converge to even shares
 //     without speaking to each other.
