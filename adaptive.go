@@ -26,7 +26,10 @@ import (
 //     second, when that is less than it sent — and each further refusal of an attempt already
 //     under way by 3 % more: a client that sends more is refused more,
 //     and cut more, so clients that share a key converge to even shares
-//     without speaking to each other.
+//     without speaking to each other. A refusal while the service still
+//     takes as much of the client as it sends, and as at its last
+//     refusal, cuts nothing: it is a window limit still full of a burst
+//     the client has already cut for.
 //   - Between refusals the rate grows by time: back to a little under the
 //     rate of the last refusal, level there, then faster and faster, so
 //     that room that comes free (a neighbour that finished, a limit that
@@ -122,7 +125,7 @@ type adaptive struct {
 	storm    bool
 	stormAt  time.Time
 	calmAt   time.Time     // when the last long storm ended
-	share    float64       // what the service accepted of this client in the second before the storm; 0: unknown
+	share    float64       // what the service accepted of this client in the second (or two) before the storm; 0: unknown
 	probeGap time.Duration // the wait before the next probe
 	probeAt  time.Time
 	probeOut time.Time // when the probe under way left; zero: none
@@ -278,6 +281,9 @@ func (a *adaptive) afterCut() time.Duration { return a.pace.slack() }
 // at the older rate: the more a client sends, the more such refusals it
 // meets, and the more it is cut.
 func (a *adaptive) inFlight(now time.Time) {
+	if a.echo(now) {
+		return
+	}
 	r := max(a.pace.rate*inFlightCut, deepestCut*a.eventRate)
 	switch {
 	case r >= a.pace.rate:
@@ -339,6 +345,9 @@ func (a *adaptive) cut(now time.Time) {
 	default:
 		m, measured := a.measured(now)
 		probing := a.grown > a.rest+a.rest/2
+		if !probing && a.echo(now) {
+			return
+		}
 		sent := rate
 		if probing {
 			// A rate that grew in the last second was sent for a moment
@@ -386,6 +395,20 @@ func (a *adaptive) cut(now time.Time) {
 	if next := now.Add(a.pace.interval()); a.pace.tat.Before(next) {
 		a.pace.tat = next // the service has no room right now
 	}
+}
+
+// echo reports whether a refusal at now only echoes a burst the client
+// already cut for: over the trailing second the service took at least as
+// much of it as it now sends, and as at its last refusal. A window limit
+// that a probe passed stays full of the probe's burst for up to a window's
+// length, and refuses attempts sent at the lower rate until the burst ages
+// out; cutting again for each of them took a client under a sliding window
+// of 1,000 a second down to about 45 % of it. A client squeezed by a
+// neighbour fails the test (the service takes less of it than at its last
+// refusal) and is cut as before, so that shares still even out.
+func (a *adaptive) echo(now time.Time) bool {
+	m, ok := a.measured(now)
+	return ok && m >= a.pace.rate && m >= a.wmax
 }
 
 // cutFrom is the rate a refusal at rate cuts to: by cutFactor, and by at
@@ -446,6 +469,11 @@ func (a *adaptive) startStorm(now time.Time, retryAfter time.Duration) {
 		over = max(over, cycle)
 	}
 	a.share, _ = a.measuredOver(now, over)
+	if m, ok := a.measuredOver(now, 2*time.Second); ok && m > a.share {
+		// A window limit still full of an earlier burst leaves the second
+		// before the storm nearly empty: the two seconds before tell more.
+		a.share = m
+	}
 	a.storm, a.stormAt, a.cutAt = true, now, now
 	gap := max(a.pace.interval(), firstProbe)
 	if retryAfter > 0 {
@@ -466,7 +494,7 @@ func (a *adaptive) probeRefused(now time.Time, retryAfter time.Duration) {
 
 // endStorm resumes pacing once the service accepts again, at the rate the
 // cut left (or in the slow start under way), or under what the service
-// took of this client in the second before the storm when that was less:
+// took of this client in the second or two before the storm when that was less:
 // a storm, however long, teaches no rate. The probe that ended it took a
 // turn.
 func (a *adaptive) endStorm(now time.Time) {

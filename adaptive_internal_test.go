@@ -2,7 +2,9 @@ package convo
 
 import (
 	"fmt"
+	"math"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 )
@@ -29,4 +31,55 @@ func TestCutFromAndPlateauUnder(t *testing.T) {
 			assert.InDelta(t, tt.plateau, plateauUnder(tt.rate), 1e-9)
 		})
 	}
+}
+
+// TestAdaptiveEchoCutsNothing: a refusal after a cut, while the service
+// took at least as much of the client over the trailing second as it sends
+// and as at its last refusal (a window limit still full of a burst the
+// client has cut for), leaves the rate alone; the same refusal when the
+// service took less than the client sends, or less than at its last
+// refusal (a neighbour took the room), cuts it.
+func TestAdaptiveEchoCutsNothing(t *testing.T) {
+	tests := []struct {
+		name     string
+		accepted int     // answers accepted over the trailing second
+		wmax     float64 // the rate of the last refusal
+		cut      bool
+	}{
+		{name: "window still full of the burst", accepted: 1000, wmax: 925, cut: false},
+		{name: "service took less than the client sends", accepted: 700, wmax: 925, cut: true},
+		{name: "service took less than at the last refusal", accepted: 1000, wmax: 1100, cut: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := pacedAdaptive(time.Unix(1000, 0), 850, tt.wmax, tt.accepted)
+			now := time.Unix(1000, 0)
+			a.Observe(Turn{}, Outcome{Kind: OutcomeRefused, StatusCode: 429, Sent: now, Received: now, RetryAfter: time.Second, asked: true})
+			if tt.cut {
+				assert.Less(t, a.pace.rate, 850.0)
+			} else {
+				assert.Equal(t, 850.0, a.pace.rate)
+			}
+		})
+	}
+}
+
+// pacedAdaptive is an adaptive limiter at now that paces at rate, was last
+// refused at wmax half a second ago and rests under it, and saw accepted
+// answers spread evenly over the trailing second.
+func pacedAdaptive(now time.Time, rate, wmax float64, accepted int) *adaptive {
+	a := AdaptiveRate().(*adaptive)
+	a.first = now.Add(-10 * time.Second)
+	a.firstCut = a.first
+	a.tick, a.busyUntil = now, now
+	a.cutAt = now.Add(-500 * time.Millisecond)
+	a.rest = time.Second
+	a.wmax = wmax
+	a.anchor(now.Add(-500*time.Millisecond), rate)
+	a.x0, a.grown, a.tick = math.Log(rate/wmax), 0, now
+	a.pace.rate = rate
+	for i := range accepted {
+		a.accepted.add(now.Add(-time.Second + time.Duration(i+1)*time.Second/time.Duration(accepted+1)))
+	}
+	return a
 }
