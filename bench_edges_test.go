@@ -177,7 +177,13 @@ func TestRetriedLargeBodiesKeepTheConnection(t *testing.T) {
 	for range 100 {
 		require.NoError(t, c.Do(t.Context(), http.MethodGet, "/channels", nil, nil, nil))
 	}
-	assert.Equal(t, int64(1), conns.Load(), "every retried page was drained and its connection reused")
+	// A client that did not drain would open a connection for each of the
+	// 100 retried pages. One that drains reuses one; but a drain is bounded
+	// in real time (a page that trickles is not waited for), and a machine
+	// loaded enough to stall the reading goroutine past that bound once
+	// (the race detector beside other test binaries on two CPUs did) drops
+	// that one connection: a few are allowed, fifty are not.
+	assert.LessOrEqual(t, conns.Load(), int64(3), "every retried page was drained and its connection reused")
 }
 
 func TestContentLengthOverTheCapIsRefusedUnread(t *testing.T) {
