@@ -23,13 +23,13 @@ import (
 //   - A refusal cuts the rate by 15 % (once the start is over, by one
 //     attempt a second at least for a client that sends a few, by half at
 //     most) — from what the service took of the client over the trailing
-//     second, when that is less than it sent — and each further refusal of an attempt already
-//     under way by 3 % more: a client that sends more is refused more,
-//     and cut more, so clients that share a key converge to even shares
-//     without speaking to each other. A refusal while the service still
-//     takes as much of the client as it sends, and as at its last
-//     refusal, cuts nothing: it is a window limit still full of a burst
-//     the client has already cut for.
+//     second, when that is less than it sent — and each further refusal
+//     of an attempt already under way by 3 % more: a client that sends
+//     more is refused more, and cut more, so clients that share a key
+//     converge to even shares without speaking to each other. A refusal
+//     while the service still takes as much of the client as it sends,
+//     and as at its last refusal, cuts nothing: it is a window limit still
+//     full of a burst the client has already cut for.
 //   - Between refusals the rate grows by time: back to a little under the
 //     rate of the last refusal, level there, then faster and faster, so
 //     that room that comes free (a neighbour that finished, a limit that
@@ -281,7 +281,7 @@ func (a *adaptive) afterCut() time.Duration { return a.pace.slack() }
 // at the older rate: the more a client sends, the more such refusals it
 // meets, and the more it is cut.
 func (a *adaptive) inFlight(now time.Time) {
-	if a.echo(now) {
+	if m, ok := a.measured(now); ok && a.echoes(m) {
 		return
 	}
 	r := max(a.pace.rate*inFlightCut, deepestCut*a.eventRate)
@@ -345,7 +345,7 @@ func (a *adaptive) cut(now time.Time) {
 	default:
 		m, measured := a.measured(now)
 		probing := a.grown > a.rest+a.rest/2
-		if !probing && a.echo(now) {
+		if !probing && measured && a.echoes(m) {
 			return
 		}
 		sent := rate
@@ -397,18 +397,17 @@ func (a *adaptive) cut(now time.Time) {
 	}
 }
 
-// echo reports whether a refusal at now only echoes a burst the client
-// already cut for: over the trailing second the service took at least as
-// much of it as it now sends, and as at its last refusal. A window limit
+// echoes reports whether a refusal only echoes a burst the client already
+// cut for: over the trailing second the service took m of it (see
+// measured), at least as much as it now sends, and as at its last refusal. A window limit
 // that a probe passed stays full of the probe's burst for up to a window's
 // length, and refuses attempts sent at the lower rate until the burst ages
 // out; cutting again for each of them took a client under a sliding window
 // of 1,000 a second down to about 45 % of it. A client squeezed by a
 // neighbour fails the test (the service takes less of it than at its last
 // refusal) and is cut as before, so that shares still even out.
-func (a *adaptive) echo(now time.Time) bool {
-	m, ok := a.measured(now)
-	return ok && m >= a.pace.rate && m >= a.wmax
+func (a *adaptive) echoes(m float64) bool {
+	return m >= a.pace.rate && m >= a.wmax
 }
 
 // cutFrom is the rate a refusal at rate cuts to: by cutFactor, and by at

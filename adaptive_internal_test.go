@@ -2,7 +2,6 @@ package convo
 
 import (
 	"fmt"
-	"math"
 	"testing"
 	"time"
 
@@ -64,20 +63,17 @@ func TestAdaptiveEchoCutsNothing(t *testing.T) {
 	}
 }
 
-// pacedAdaptive is an adaptive limiter at now that paces at rate, was last
-// refused at wmax half a second ago and rests under it, and saw accepted
-// answers spread evenly over the trailing second.
+// pacedAdaptive is an adaptive limiter at now that paces at rate, was cut
+// half a second ago after a refusal at wmax and regrows towards it, and saw
+// accepted answers spread evenly over the trailing second.
 func pacedAdaptive(now time.Time, rate, wmax float64, accepted int) *adaptive {
 	a := AdaptiveRate().(*adaptive)
 	a.first = now.Add(-10 * time.Second)
 	a.firstCut = a.first
-	a.tick, a.busyUntil = now, now
 	a.cutAt = now.Add(-500 * time.Millisecond)
-	a.rest = time.Second
-	a.wmax = wmax
-	a.anchor(now.Add(-500*time.Millisecond), rate)
-	a.x0, a.grown, a.tick = math.Log(rate/wmax), 0, now
-	a.pace.rate = rate
+	a.rest, a.wmax = time.Second, wmax
+	a.anchor(now, rate)
+	a.busyUntil = now // idle since: the curve does not move before the refusal
 	for i := range accepted {
 		a.accepted.add(now.Add(-time.Second + time.Duration(i+1)*time.Second/time.Duration(accepted+1)))
 	}
