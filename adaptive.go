@@ -77,7 +77,7 @@ const (
 	longStorm    = time.Second            // a storm this long measures nothing: the measure starts after it
 	startWindow  = 4                      // attempts out at once before any answer
 	startPoll    = 50 * time.Millisecond  // a start's attempt with none free asks again after this, unless an answer comes
-	restAttempts = 30                     // a slow client regrows over at least this many attempts
+	restAttempts = 4                      // a slow client regrows over at least this many of its attempts
 )
 
 // The adaptive limiter's least steps for a client that sends a few attempts a
@@ -541,6 +541,13 @@ func (a *adaptive) anchor(now time.Time, rate float64) {
 	}
 	a.x0 = math.Log(rate / a.wmax)
 	if a.rest == 0 {
+		// The first rest, before any is learnt: a few of the client's own
+		// attempts, so that it sees whether the rest holds before it
+		// probes; no more, so that a client the first second left small
+		// (the burst's lottery among clients started together) rests no
+		// longer than one it left large, or the split would be kept. Over
+		// 30 attempts, clients at 2 a second beside others at 30 rested
+		// 3 s each time, and sharing fell apart.
 		a.rest = min(max(minRest, time.Duration(restAttempts/rate*float64(time.Second))), firstRest)
 	}
 	a.grown, a.tick = 0, now
