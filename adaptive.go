@@ -399,13 +399,13 @@ func (a *adaptive) cut(now time.Time) {
 
 // echoes reports whether a refusal only echoes a burst the client already
 // cut for: over the trailing second the service took m of it (see
-// measured), at least as much as it now sends, and as at its last refusal. A window limit
-// that a probe passed stays full of the probe's burst for up to a window's
-// length, and refuses attempts sent at the lower rate until the burst ages
-// out; cutting again for each of them took a client under a sliding window
-// of 1,000 a second down to about 45 % of it. A client squeezed by a
-// neighbour fails the test (the service takes less of it than at its last
-// refusal) and is cut as before, so that shares still even out.
+// measured), at least as much as it now sends, and as at its last refusal.
+// A window limit that a probe passed stays full of the probe's burst for up
+// to a window's length, and refuses attempts sent at the lower rate until
+// the burst ages out; cutting again for each of them took a client under a
+// sliding window of 1,000 a second down to about 45 % of it. A client
+// squeezed by a neighbour fails the test (the service takes less of it than
+// at its last refusal) and is cut as before, so that shares still even out.
 func (a *adaptive) echoes(m float64) bool {
 	return m >= a.pace.rate && m >= a.wmax
 }
