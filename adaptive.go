@@ -67,7 +67,8 @@ const (
 	probeSpread  = 4                      // each refused probe spreads the next this much further
 	measureSpan  = 250 * time.Millisecond // a rate is measured over at least this long
 	deepestCut   = 0.7                    // one refusal and those in flight cut at most to this share
-	slowDouble   = 100 * time.Millisecond // slow start doubles the rate every this long of demand
+	slowTick     = 100 * time.Millisecond // slow start grows the rate by slowGrowth every this long of demand
+	slowGrowth   = 1.3                    // see slowTick; a step that must last longer grows more, up to double
 	firstProbe   = 10 * time.Millisecond  // a storm's first probe comes no sooner than this
 	stormProbe   = time.Second            // a storm is probed at most once per this (or its Retry-After)
 	probeTimeout = 5 * time.Second        // a probe not answered by then is taken as lost
@@ -91,7 +92,8 @@ const (
 // adaptive is AdaptiveRate's state. The rate follows a curve of the time
 // the limiter was busy since the last cut: from the cut rate up to the
 // rest, a little under the rate of the last refusal (concave), level there,
-// then up (convex: the probe); or, in slow start, doubling.
+// then up (convex: the probe); or, in slow start, growing by a steady
+// factor per tenth of a second.
 type adaptive struct {
 	mu      sync.Mutex
 	changed chan struct{} // closed when a turn may come sooner than said
@@ -109,10 +111,10 @@ type adaptive struct {
 	tick      time.Time     // when grown was last advanced
 	busyUntil time.Time     // attempts wait for turns until then
 
-	// Slow start: the rate doubles until refused, a step at
-	// a time: a step lasts slowDouble, or one interval at its rate when
-	// that is longer, and ends once an attempt sent at its rate was
-	// accepted.
+	// Slow start: the rate grows until refused, a step at a time: a
+	// step lasts slowTick, or one interval at its rate when that is
+	// longer, and ends once an attempt sent at its rate was accepted
+	// (see slowStepGrowth).
 	slow       bool
 	slowStep   time.Time // when the step under way began
 	slowBusy   time.Duration
@@ -329,8 +331,8 @@ func (a *adaptive) cut(now time.Time) {
 	case a.slow:
 		a.slow = false
 		// Measured over its last two steps, which lag little behind the
-		// doubling.
-		step := max(slowDouble, a.pace.interval())
+		// growth.
+		step := a.slowStepLength()
 		m, ok := a.measuredOver(now, min(max(2*step, measureSpan), time.Second))
 		if !ok {
 			// Too few answers over the last steps, as when a window
@@ -338,7 +340,7 @@ func (a *adaptive) cut(now time.Time) {
 			m, ok = a.measured(now)
 		}
 		if ok && m < rate {
-			rate = m // it doubled far past its room: the service took that much
+			rate = m // it grew far past its room: the service took that much
 		}
 		a.wmax = rate
 		a.anchor(now, cutFrom(rate))
@@ -573,13 +575,35 @@ func (a *adaptive) advance(now time.Time) {
 	a.grown += busy
 	if a.slow {
 		a.slowBusy += busy
-		if a.slowOK && a.slowBusy >= max(slowDouble, a.pace.interval()) {
+		if step := a.slowStepLength(); a.slowOK && a.slowBusy >= step {
 			a.slowStep, a.slowBusy, a.slowOK = now, 0, false
-			a.setRate(2 * a.pace.rate)
+			a.setRate(slowStepGrowth(step) * a.pace.rate)
 		}
 		return
 	}
 	a.setRate(a.wmax * math.Exp(a.curve(a.grown)))
+}
+
+// slowStepLength is how long a step of the slow start lasts: slowTick, or
+// one interval at the rate when that is longer, so that an attempt sent at
+// the rate can be answered before the rate grows again.
+func (a *adaptive) slowStepLength() time.Duration {
+	return max(slowTick, a.pace.interval())
+}
+
+// slowStepGrowth is how much a step of the slow start that lasted step
+// grows the rate: slowGrowth per slowTick, by time, so that a client that
+// sends a few attempts a second climbs as fast in seconds as one that sends
+// many (up to doubling in one step, which a rate of under ten a second
+// needs). Slower than doubling every tick, on purpose: clients that start
+// together all grow until the limit refuses them, and those it refuses a
+// step later than the others end their slow start at a rate that many
+// times higher. Doubling, one step's luck left clients at two, four or
+// eight times their neighbours' rate, which took seconds to even out (a
+// token bucket at 100 a second, eight clients: some at 2–4 a second, two
+// at 34); at 1.3, a step of luck is worth 30 %.
+func slowStepGrowth(step time.Duration) float64 {
+	return min(2, math.Pow(slowGrowth, float64(step)/float64(slowTick)))
 }
 
 // curve is ln(rate/wmax) after busy time t since the cut: a cubic from x0

@@ -32,6 +32,27 @@ func TestCutFromAndPlateauUnder(t *testing.T) {
 	}
 }
 
+// TestSlowStepGrowth: a slow start's step grows the rate by 30 % per tenth
+// of a second it lasted, by time, so a step that one interval at a slow
+// rate made longer grows more, up to double.
+func TestSlowStepGrowth(t *testing.T) {
+	tests := []struct {
+		step   time.Duration
+		growth float64
+	}{
+		{step: 100 * time.Millisecond, growth: 1.3},       // 10 a second and more
+		{step: 200 * time.Millisecond, growth: 1.3 * 1.3}, // 5 a second
+		{step: 250 * time.Millisecond, growth: 1.9269},    // 4 a second
+		{step: 500 * time.Millisecond, growth: 2},         // 2 a second: 3.7 by time, capped
+		{step: 10 * time.Second, growth: 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.step.String(), func(t *testing.T) {
+			assert.InDelta(t, tt.growth, slowStepGrowth(tt.step), 1e-4)
+		})
+	}
+}
+
 // TestAdaptiveEchoCutsNothing: a refusal after a cut, while the service
 // took at least as much of the client over the trailing second as it sends
 // and as at its last refusal (a window limit still full of a burst the
