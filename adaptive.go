@@ -510,7 +510,7 @@ func (a *adaptive) endStorm(now time.Time) {
 	switch {
 	case a.slow && a.share > 0:
 		// A slow start that ran into a storm after answers it could
-		// measure doubled past its room (a window limit lets every
+		// measure grew past its room (a window limit lets every
 		// attempt through until its count is spent): it ends under what
 		// the service took of it.
 		a.slow, a.wmax = false, a.share
