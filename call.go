@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"net/http"
 	"slices"
 	"sync"
@@ -293,7 +294,7 @@ func (c *call) checkRetry(ctx context.Context, resp *http.Response, err error) (
 	if !c.how.retryable(c, resp, err, o) {
 		return false, nil
 	}
-	wait, shortest := c.planWait(o)
+	wait, shortest := c.planWait(ctx, o)
 	if dl, has := ctx.Deadline(); has && time.Now().Add(shortest).After(dl) {
 		return false, nil
 	}
@@ -306,15 +307,45 @@ func (c *call) checkRetry(ctx context.Context, resp *http.Response, err error) (
 }
 
 // planWait returns the wait before the next attempt and the shortest it
-// could be: the Retry-After of a 429 or 503, whole, else the jittered
-// exponential backoff (whose shortest is half its base).
-func (c *call) planWait(o Outcome) (wait, shortest time.Duration) {
+// could be: the Retry-After of a 429 or 503, whole — for a paced attempt
+// that was itself a retry, with a random share of it more (see spreadWait)
+// — else the jittered exponential backoff (whose shortest is half its
+// base).
+func (c *call) planWait(ctx context.Context, o Outcome) (wait, shortest time.Duration) {
 	if o.asked {
-		return o.RetryAfter, o.RetryAfter
+		if c.attempt == 1 || c.limit == nil {
+			return o.RetryAfter, o.RetryAfter
+		}
+		room := c.maxWait
+		if dl, has := ctx.Deadline(); has {
+			room = min(room, time.Until(dl))
+		}
+		return spreadWait(o.RetryAfter, room), o.RetryAfter
 	}
 	n := c.how.backoffStep(c)
 	min, max := c.c.retryWaitMin, c.c.retryWaitMax
 	return jitteredBackoff(min, max, n), baseBackoff(min, max, n) / 2
+}
+
+// spreadWait is the wait of a call refused again after it had waited out a
+// Retry-After: that Retry-After and a random extra of up to half of it, but
+// no more than room (the call's maximum retry wait, and what is left before
+// its deadline). The service tells every attempt it refuses at one moment
+// the same wait, so the calls it refused together — those of the clients
+// that share the key, whose limiters know nothing of each other — come back
+// together, one Retry-After later, into a key that is full again, and meet
+// refusal after refusal until the budget runs out. A call refused only once
+// keeps its exact wait: a lone refusal is retried as soon as allowed. So
+// does a call of a client that does not pace (NoRateLimiter): its retries
+// compete with its own first attempts, which would take a window the
+// Retry-After points at the start of, whereas a paced client's retries go
+// before its first attempts whenever they come.
+func spreadWait(retryAfter, room time.Duration) time.Duration {
+	extra := min(retryAfter/2, room-retryAfter)
+	if extra <= 0 {
+		return retryAfter
+	}
+	return retryAfter + rand.N(extra+1)
 }
 
 // backoff is the loop's Backoff: the wait checkRetry planned. The loop

@@ -166,7 +166,8 @@ func WithMaxRetries(n int) Option {
 // WithMaxRetryWait caps a wait asked by the server through Retry-After
 // (default 30s). When the server asks for longer, the call returns the typed
 // 429 (or 503) error at once, with Error.RetryAfter set, instead of sleeping.
-// Applies to NewClient and to a call.
+// The random extra a paced call refused again waits on top of a Retry-After
+// stays within it too. Applies to NewClient and to a call.
 func WithMaxRetryWait(d time.Duration) Option {
 	return func(c *config) {
 		if !c.in("WithMaxRetryWait", scopeClient|scopeCall) {
