@@ -152,7 +152,7 @@ func (s *AttachmentsService) Download(ctx context.Context, msg Message, w io.Wri
 // never starting over; each request that brings no new byte uses one retry
 // of the call's budget (WithMaxRetries), a request that brings some does
 // not, and a download sends at most 4×(1+that budget) requests to one
-// address (16 by default), progress or not: past either bound the error
+// address (24 by default), progress or not: past either bound the error
 // wraps ErrIncompleteDownload. The backoff starts over after progress.
 //
 // The body is taken as it is sent: a file the host compresses for transfer

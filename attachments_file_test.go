@@ -67,7 +67,7 @@ func fileClient(t *testing.T, host *fileHost, opts ...convo.Option) *convo.Clien
 
 // A host that cuts every answer after 10 bytes: the download resumes with
 // waits between its requests, and gives up after its bound of requests
-// (4 × (1 + retries): 16 by default) with a typed error.
+// (4 × (1 + retries): 24 by default) with a typed error.
 func TestDownloadFromAHostThatAlwaysCutsIsBounded(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		file := bytes.Repeat([]byte("0123456789"), 1000)
@@ -88,15 +88,15 @@ func TestDownloadFromAHostThatAlwaysCutsIsBounded(t *testing.T) {
 		n, err := c.Attachments.DownloadAttachment(t.Context(), &convo.Attachment{URL: "http://127.0.0.1:2/f", FileSize: int64(len(file))}, io.Discard)
 		took := time.Since(start)
 		require.ErrorIs(t, err, convo.ErrIncompleteDownload)
-		assert.Contains(t, err.Error(), "after 16 requests")
-		assert.Len(t, host.seen, 16, "the bound: 4 × (1 + 3 retries)")
-		assert.Equal(t, int64(160), n, "10 bytes a request, each resumed from the byte reached")
-		assert.Equal(t, "bytes=150-", host.seen[15])
+		assert.Contains(t, err.Error(), "after 24 requests")
+		assert.Len(t, host.seen, 24, "the bound: 4 × (1 + 5 retries)")
+		assert.Equal(t, int64(240), n, "10 bytes a request, each resumed from the byte reached")
+		assert.Equal(t, "bytes=230-", host.seen[23])
 		for i := 1; i < len(host.times); i++ {
 			gap := host.times[i].Sub(host.times[i-1])
 			assert.GreaterOrEqual(t, gap, convo.DefaultRetryWaitMin/2, "a wait between requests %d and %d", i, i+1)
 		}
-		t.Logf("16 requests in %v", took)
+		t.Logf("24 requests in %v", took)
 	})
 }
 

@@ -27,7 +27,7 @@ const (
 
 // Defaults of the client's options.
 const (
-	DefaultMaxRetries       = 3
+	DefaultMaxRetries       = 5
 	DefaultRetryWaitMin     = 500 * time.Millisecond
 	DefaultRetryWaitMax     = 8 * time.Second
 	DefaultMaxRetryWait     = 30 * time.Second

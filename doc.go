@@ -72,7 +72,8 @@
 // are retried with jittered exponential backoff ([WithRetryWait]) for GET,
 // PATCH and DELETE only: a POST is never repeated except after a 429, which
 // the service did not process, so a contact is never created twice.
-// [WithMaxRetries] sets the number of retries (3 by default; 0 disables
+// [WithMaxRetries] sets the number of retries (5 by default, which leaves
+// room for the refusals of a limit shared with other processes; 0 disables
 // them). The anomaly report is limited to about one pass a day: schedule it,
 // do not poll it.
 //

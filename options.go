@@ -147,9 +147,12 @@ func WithAPIKey(key string) Option {
 	}
 }
 
-// WithMaxRetries sets how many times a failed attempt is retried (default 3;
+// WithMaxRetries sets how many times a failed attempt is retried (default 5;
 // 0: the first answer is the last). Which failures are retried is described
-// on Client.Do. Applies to NewClient and to a call.
+// on Client.Do. The default leaves room for refusals of a rate limit shared
+// with other processes on the key, which no client can foresee: a call
+// refused four times in a row is not rare when many clients share a small
+// limit. Applies to NewClient and to a call.
 func WithMaxRetries(n int) Option {
 	return func(c *config) {
 		if !c.in("WithMaxRetries", scopeClient|scopeCall) {

@@ -238,13 +238,13 @@ func TestResponseMetadata(t *testing.T) {
 		_, err := c.Channels.List(context.Background(), convo.CaptureResponse(&meta))
 		var apiErr *convo.Error
 		require.ErrorAs(t, err, &apiErr)
-		assert.Len(t, m.requests(), 4)
-		assert.Equal(t, 4, apiErr.Attempts)
-		assert.Equal(t, 4, meta.Attempts)
+		assert.Len(t, m.requests(), 6, "the first attempt and the default 5 retries")
+		assert.Equal(t, 6, apiErr.Attempts)
+		assert.Equal(t, 6, meta.Attempts)
 		assert.Equal(t, 503, meta.StatusCode)
 		assert.Equal(t, "application/json", apiErr.Header.Get("Content-Type"))
 		assert.Equal(t, ts(t, testTS), meta.Timestamp)
-		assert.Equal(t, "convo: 503 SERVICE_UNAVAILABLE: Try later (GET /api/v1/channels, errorId ERR-AAAAAAAA-0503, 4 attempts)", err.Error())
+		assert.Equal(t, "convo: 503 SERVICE_UNAVAILABLE: Try later (GET /api/v1/channels, errorId ERR-AAAAAAAA-0503, 6 attempts)", err.Error())
 	})
 	t.Run("no answer", func(t *testing.T) {
 		c, _ := newMock(t, func(*http.Request) (*http.Response, error) { return nil, errors.New("connection refused") })

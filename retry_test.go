@@ -50,7 +50,7 @@ func TestRetryPolicy(t *testing.T) {
 		{"DELETE 503 is retried", "DELETE", nil, []httpmock.Responder{st(503), ok}, 2, 0},
 		{"GET 500 is not retried", "GET", nil, []httpmock.Responder{st(500), ok}, 1, 500},
 		{"GET 400 is not retried", "GET", nil, []httpmock.Responder{st(400), ok}, 1, 400},
-		{"GET 429 storm ends with the last 429", "GET", nil, []httpmock.Responder{rl}, 4, 429},
+		{"GET 429 storm ends with the last 429", "GET", nil, []httpmock.Responder{rl}, 1 + DefaultMaxRetries, 429},
 		{"retries disabled", "GET", []Option{WithMaxRetries(0)}, []httpmock.Responder{st(503), ok}, 1, 503},
 		{"one retry allowed", "GET", []Option{WithMaxRetries(1)}, []httpmock.Responder{st(503), st(503), ok}, 2, 503},
 	}
@@ -312,7 +312,7 @@ func TestExhaustedRetriesKeepAHugeLastBody(t *testing.T) {
 	var apiErr *Error
 	require.ErrorAs(t, err, &apiErr)
 	assert.Equal(t, 502, apiErr.StatusCode)
-	assert.Equal(t, 4, env.mock.GetTotalCallCount())
+	assert.Equal(t, 1+DefaultMaxRetries, env.mock.GetTotalCallCount())
 	assert.Len(t, apiErr.Body, excerptLimit+3, "bounded excerpt of the body")
 	assert.True(t, strings.HasPrefix(big, strings.TrimSuffix(string(apiErr.Body), "...")), "the last body is intact")
 	assert.ErrorIs(t, err, ErrMalformedResponse, "read whole: not reported too large")
