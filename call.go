@@ -36,6 +36,7 @@ type call struct {
 	attempt  int           // attempts so far
 	retries  int           // retries decided so far by checkRetry
 	planned  time.Duration // the wait checkRetry chose before the next attempt
+	toldWait bool          // the call has waited a Retry-After already (see spreadWait)
 	waitFrom time.Time     // when that wait began; zero: no wait under way
 	handled  bool          // the strategy has read the last answer
 	last     Outcome       // the classification of lastResp
@@ -307,13 +308,15 @@ func (c *call) checkRetry(ctx context.Context, resp *http.Response, err error) (
 }
 
 // planWait returns the wait before the next attempt and the shortest it
-// could be: the Retry-After of a 429 or 503, whole — for a paced attempt
-// that was itself a retry, with a random share of it more (see spreadWait)
-// — else the jittered exponential backoff (whose shortest is half its
-// base).
+// could be: the Retry-After of a 429 or 503, whole — for a paced call that
+// had waited a Retry-After already, with a random share of it more (see
+// spreadWait) — else the jittered exponential backoff (whose shortest is
+// half its base).
 func (c *call) planWait(ctx context.Context, o Outcome) (wait, shortest time.Duration) {
 	if o.asked {
-		if c.attempt == 1 || c.limit == nil {
+		again := c.toldWait
+		c.toldWait = true
+		if !again || c.limit == nil {
 			return o.RetryAfter, o.RetryAfter
 		}
 		room := c.maxWait

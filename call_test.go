@@ -162,3 +162,28 @@ func refusedThrice(t *testing.T, retryAfter, deadline time.Duration, opts ...Opt
 	})
 	return gaps, err
 }
+
+// TestARefusalAfterABackoffWaitsExactly: a call whose first 429 comes after
+// a failure of another kind (a 503 and its backoff) has waited no
+// Retry-After yet: it waits this one exactly.
+func TestARefusalAfterABackoffWaitsExactly(t *testing.T) {
+	for range 20 {
+		synctest.Test(t, func(t *testing.T) {
+			env := newMock(t, WithRateLimiter(FixedRate(maxRate)))
+			answer := sequence(
+				responder(503, errJSON(503, "SERVICE_UNAVAILABLE", "busy")),
+				responder(429, errJSON(429, "RATE_LIMITED", "Too many requests"), "Retry-After", "2"),
+				responder(200, okJSON(`{"items":[]}`)),
+			)
+			var sent []time.Time
+			env.mock.RegisterResponder("GET", mockBase+"/channels", func(req *http.Request) (*http.Response, error) {
+				sent = append(sent, time.Now())
+				return answer(req)
+			})
+			_, err := env.c.Channels.List(t.Context())
+			require.NoError(t, err)
+			require.Len(t, sent, 3)
+			assert.Equal(t, 2*time.Second, sent[2].Sub(sent[1]))
+		})
+	}
+}
