@@ -47,14 +47,15 @@
 // A 429 RATE_LIMITED answer is retried for every method after the wait the
 // service asks for in Retry-After, and never before it has passed, when
 // that wait fits within [WithMaxRetryWait] (30 seconds by default) and the
-// context's deadline. A call refused again after such a wait waits that and
-// a random extra of up to half of it, within the same bounds, unless the
-// client does not pace ([NoRateLimiter]): the service tells every call it
-// refuses at one moment the same wait, and calls that came back together
-// would meet a full key together again. Otherwise the call returns the error at once with
-// [Error.RetryAfter] set, so that you can schedule the retry. A Retry-After
-// that is negative, unparsable or longer than [MaxRetryAfter] is ignored, as
-// if absent: the call retries on its backoff, and [Error.RetryAfter] is 0.
+// context's deadline. Otherwise the call returns the error at once with
+// [Error.RetryAfter] set, so that you can schedule the retry. A call refused
+// again after such a wait waits that and a random extra of up to half of
+// it, within the same bounds, unless the client does not pace
+// ([NoRateLimiter]): the service tells every call it refuses at one moment
+// the same wait, and calls that came back together would meet a full key
+// together again. A Retry-After that is negative, unparsable or longer than
+// [MaxRetryAfter] is ignored, as if absent: the call retries on its
+// backoff, and [Error.RetryAfter] is 0.
 // The service does not say what kind of limiter it runs, and its limit is
 // the account's, shared by every process that uses the key. After it first
 // refuses a call for its rate, the client paces all its calls at the rate
