@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"testing/synctest"
 
 	"github.com/jarcoal/httpmock"
 	"github.com/stretchr/testify/assert"
@@ -102,14 +103,19 @@ func TestKeyNeverSurvivesTheExcerptCut(t *testing.T) {
 			for name2, e2 := range testkit.Escapings {
 				echo := e2(e1(key))
 				t.Run(name1+" then "+name2+"/"+key[:6], func(t *testing.T) {
-					for _, at := range []int{400, 480, 500, 505, 508, 511, 512} {
-						if at > 512+len(echo) {
-							continue
+					// In a bubble the call's measured durations (in the error
+					// and the log) are 0: a real one, such as 2.012345ms,
+					// can hold six characters of a key of digits.
+					synctest.Test(t, func(t *testing.T) {
+						for _, at := range []int{400, 480, 500, 505, 508, 511, 512} {
+							if at > 512+len(echo) {
+								continue
+							}
+							page := "<html><body>" + strings.Repeat("x", at-len("<html><body>")) + echo + "</body></html>"
+							seen := echoPage(t, key, page)
+							assertNoRun(t, key, seen, e1, e2)
 						}
-						page := "<html><body>" + strings.Repeat("x", at-len("<html><body>")) + echo + "</body></html>"
-						seen := echoPage(t, key, page)
-						assertNoRun(t, key, seen, e1, e2)
-					}
+					})
 				})
 			}
 		}
