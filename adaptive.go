@@ -30,6 +30,11 @@ import (
 //     while the service still takes as much of the client as it sends,
 //     and as at its last refusal, cuts nothing: it is a window limit still
 //     full of a burst the client has already cut for.
+//   - After a cut the next attempt goes alone, and the others wait for its
+//     answer: a limit with no room left (a window whose count is spent)
+//     refuses one attempt a round trip, not every attempt the pace sends
+//     before the client hears of the first refusal, each of which would
+//     wait out a Retry-After of a second or more.
 //   - Between refusals the rate grows by time: back to a little under the
 //     rate of the last refusal, level there, then faster and faster, so
 //     that room that comes free (a neighbour that finished, a limit that
@@ -132,6 +137,11 @@ type adaptive struct {
 	probeAt  time.Time
 	probeOut time.Time // when the probe under way left; zero: none
 
+	// A check: after a cut the next attempt goes alone, and the others wait
+	// for its answer (see cut).
+	checking bool      // the next turn is a check
+	checkOut time.Time // when the check under way left; zero: none
+
 	startOut      int // attempts of the start not yet answered
 	startAccepted int // answers the start had accepted
 
@@ -157,9 +167,16 @@ func (a *adaptive) Take(_ context.Context, _ Turn) (time.Duration, error) {
 	if a.pace.rate == 0 {
 		return a.startTurn(), nil
 	}
+	if d := a.checkWait(now); d > 0 {
+		a.busyUntil = now.Add(busyFor)
+		return d, nil
+	}
 	d := a.pace.take(now)
 	if d == 0 {
 		a.paced.add(now, a.pace.rate)
+		if a.checking {
+			a.checking, a.checkOut = false, now
+		}
 	}
 	if d > 0 {
 		a.busyUntil = now.Add(max(busyFor, 2*a.pace.interval()))
@@ -185,6 +202,30 @@ func (a *adaptive) startAnswered(o Outcome) {
 	a.startOut = max(a.startOut-1, 0)
 	if o.Kind == OutcomeAccepted {
 		a.startAccepted++
+	}
+	a.signal()
+}
+
+// checkWait is how long until the answer to the check under way may come
+// (it wakes the waiters sooner); 0 when none is out, or when it is taken as
+// lost.
+func (a *adaptive) checkWait(now time.Time) time.Duration {
+	if a.checkOut.IsZero() {
+		return 0
+	}
+	if lost := a.checkOut.Add(probeTimeout); now.Before(lost) {
+		return lost.Sub(now)
+	}
+	a.checkOut = time.Time{}
+	return 0
+}
+
+// checkAnswered ends the hold of a check: the next turns come at the pace,
+// from now on, not as a burst of those the hold kept back.
+func (a *adaptive) checkAnswered(now time.Time) {
+	a.checkOut = time.Time{}
+	if a.pace.tat.Before(now) {
+		a.pace.tat = now
 	}
 	a.signal()
 }
@@ -224,6 +265,10 @@ func (a *adaptive) Observe(_ Turn, o Outcome) {
 	if a.pace.rate == 0 {
 		a.startAnswered(o)
 	}
+	check := a.isCheck(o)
+	if check {
+		a.checkAnswered(now)
+	}
 	switch {
 	case o.Kind == OutcomeAccepted:
 		a.accepted.add(now)
@@ -242,7 +287,7 @@ func (a *adaptive) Observe(_ Turn, o Outcome) {
 			a.endStorm(now)
 		}
 	case o.Kind == OutcomeRefused && !(o.asked && o.RetryAfter == 0):
-		a.onRefused(now, o)
+		a.onRefused(now, o, check)
 	default:
 		// No answer to learn from, or a 429 that asks for no wait at all:
 		// the service is ready again at once. A probe's turn is free again.
@@ -253,13 +298,19 @@ func (a *adaptive) Observe(_ Turn, o Outcome) {
 	}
 }
 
+// isCheck reports whether o is the answer to the check under way: no other
+// attempt was sent after it.
+func (a *adaptive) isCheck(o Outcome) bool {
+	return !a.checkOut.IsZero() && !o.Sent.Before(a.checkOut)
+}
+
 // isProbe reports whether o is the answer to the storm's probe under way.
 func (a *adaptive) isProbe(o Outcome) bool {
 	return a.storm && !a.probeOut.IsZero() && !o.Sent.Before(a.probeOut)
 }
 
-// onRefused learns from a 429.
-func (a *adaptive) onRefused(now time.Time, o Outcome) {
+// onRefused learns from a 429; check says it refused the check under way.
+func (a *adaptive) onRefused(now time.Time, o Outcome, check bool) {
 	switch {
 	case a.isProbe(o):
 		a.probeRefused(now, o.RetryAfter)
@@ -267,6 +318,9 @@ func (a *adaptive) onRefused(now time.Time, o Outcome) {
 		// An attempt sent before the storm: nothing new.
 	case a.pace.rate > 0 && !o.Sent.After(a.cutAt.Add(a.afterCut())):
 		a.inFlight(now)
+		// A check sent so soon after the cut belongs to it, as the attempts
+		// in flight do: the next attempt goes alone again.
+		a.checking = a.checking || check
 	case a.streak:
 		a.startStorm(now, o.RetryAfter)
 	default:
@@ -297,6 +351,17 @@ func (a *adaptive) inFlight(now time.Time) {
 }
 
 // cut is a new refusal: the rate falls, and a streak starts.
+//
+// The next attempt is a check: it goes alone, and the others wait for its
+// answer. A limit with no room left — a window whose count is spent, until
+// the window ends — refuses every attempt the pace sends until the client
+// hears of it, a round trip later: at 1,000 a second over 5 ms, as many as
+// the calls a client runs at once (16), each then waiting out a Retry-After
+// of a second or more, so that the client sent nothing for a second. With
+// checks, such a limit refuses one attempt a round trip: a check refused
+// within the cut's moment (see afterCut) is followed by another, a later one
+// starts a storm (see startStorm). The cost is a round trip without
+// sending, once per cut.
 //
 // How long the regrowth after a cut lasts is learnt from the probes. A
 // refusal at about the rate of the previous one says the client is at its
@@ -393,7 +458,7 @@ func (a *adaptive) cut(now time.Time) {
 		a.anchor(now, cutFrom(rate))
 	}
 	a.eventRate = max(rate, a.pace.rate)
-	a.cutAt, a.streak = now, true
+	a.cutAt, a.streak, a.checking = now, true, true
 	if next := now.Add(a.pace.interval()); a.pace.tat.Before(next) {
 		a.pace.tat = next // the service has no room right now
 	}

@@ -3,9 +3,11 @@ package convo
 import (
 	"fmt"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestCutFromAndPlateauUnder: a refusal cuts by 15 %, or by one attempt a
@@ -99,4 +101,84 @@ func pacedAdaptive(now time.Time, rate, wmax float64, accepted int) *adaptive {
 		a.accepted.add(now.Add(-time.Second + time.Duration(i+1)*time.Second/time.Duration(accepted+1)))
 	}
 	return a
+}
+
+// TestAdaptiveChecksAfterACut: after a cut the next attempt goes alone and
+// the others wait for its answer, however long the pace says; an accepted
+// check lets the pace go on from then, one turn at a time; a check refused
+// within the cut's moment is followed by another; a later refused check
+// starts a storm.
+func TestAdaptiveChecksAfterACut(t *testing.T) {
+	tests := []struct {
+		name      string
+		checkAt   time.Duration // when the check leaves, after the cut
+		outcome   OutcomeKind
+		wantHeld  bool // the next attempt after the answer waits for another check
+		wantStorm bool
+	}{
+		{name: "accepted: the pace goes on", checkAt: 10 * time.Millisecond, outcome: OutcomeAccepted},
+		{name: "refused within the cut's moment: another check", checkAt: 10 * time.Millisecond, outcome: OutcomeRefused, wantHeld: true},
+		{name: "refused later: a storm", checkAt: 100 * time.Millisecond, outcome: OutcomeRefused, wantStorm: true},
+		{name: "no answer: the pace goes on", checkAt: 10 * time.Millisecond, outcome: OutcomeFailed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				cutAt := time.Now()
+				a := pacedAdaptive(cutAt, 100, 100, 70) // the service took less than it sends: a cut
+				a.Observe(Turn{}, refusalAt(cutAt, cutAt))
+				require.True(t, a.checking, "the refusal cut")
+
+				time.Sleep(tt.checkAt)
+				check := takeNow(t, a)
+				for range 3 { // however long it waits, no turn while the check is out
+					d, err := a.Take(t.Context(), Turn{})
+					require.NoError(t, err)
+					require.Positive(t, d, "a turn while the check was out")
+					time.Sleep(4 * a.pace.interval())
+				}
+
+				answered := time.Now()
+				o := Outcome{Kind: tt.outcome, Sent: check, Received: answered}
+				if tt.outcome == OutcomeRefused {
+					o = refusalAt(check, answered)
+				}
+				a.Observe(Turn{}, o)
+				assert.Equal(t, tt.wantStorm, a.storm, "storm")
+				if tt.wantStorm {
+					return
+				}
+				next := takeNow(t, a)
+				assert.Equal(t, tt.wantHeld, !a.checkOut.IsZero(), "the next attempt is a check")
+				if !tt.wantHeld {
+					d, err := a.Take(t.Context(), Turn{})
+					require.NoError(t, err)
+					assert.Positive(t, d, "the turns the check held back left as a burst")
+				}
+				assert.False(t, next.Before(answered), "a turn before the check's answer")
+			})
+		})
+	}
+}
+
+// refusalAt is a 429 of an attempt sent at sent, answered at received, that
+// asks for a second's wait.
+func refusalAt(sent, received time.Time) Outcome {
+	return Outcome{Kind: OutcomeRefused, StatusCode: 429, Sent: sent, Received: received, RetryAfter: time.Second, asked: true}
+}
+
+// takeNow waits for a's next turn, as the client does, and returns when it
+// came.
+func takeNow(t *testing.T, a *adaptive) time.Time {
+	t.Helper()
+	for range 100 {
+		d, err := a.Take(t.Context(), Turn{})
+		require.NoError(t, err)
+		if d == 0 {
+			return time.Now()
+		}
+		time.Sleep(d)
+	}
+	require.FailNow(t, "no turn after 100 waits")
+	return time.Time{}
 }
