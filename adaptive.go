@@ -82,7 +82,7 @@ const (
 	maxGrowth    = 2.0                    // the probe grows at most this many e-folds a second (×7.4)
 	longStorm    = time.Second            // a storm this long measures nothing: the measure starts after it
 	startWindow  = 4                      // attempts out at once before any answer
-	startPoll    = 50 * time.Millisecond  // a start's attempt with none free asks again after this, unless an answer comes
+	answerPoll   = 50 * time.Millisecond  // an attempt that waits for an answer (the start's, a check's) asks again after this, unless it comes
 	restAttempts = 4                      // a slow client regrows over at least this many of its attempts
 )
 
@@ -191,7 +191,7 @@ func (a *adaptive) Take(_ context.Context, _ Turn) (time.Duration, error) {
 // sending a whole burst of the calls under way into a small limit.
 func (a *adaptive) startTurn() time.Duration {
 	if a.startOut >= startWindow+a.startAccepted {
-		return startPoll // an answer wakes the waiter sooner
+		return answerPoll // an answer wakes the waiter sooner
 	}
 	a.startOut++
 	return 0
@@ -206,15 +206,17 @@ func (a *adaptive) startAnswered(o Outcome) {
 	a.signal()
 }
 
-// checkWait is how long until the answer to the check under way may come
-// (it wakes the waiters sooner); 0 when none is out, or when it is taken as
-// lost.
+// checkWait is how long an attempt waits before it asks again while the
+// check under way is not answered: answerPoll at most, though its answer
+// wakes the waiters sooner, so that a call with a short deadline is not
+// given up as if the check would take as long as it may before it is taken
+// as lost. 0 when none is out, or it is lost.
 func (a *adaptive) checkWait(now time.Time) time.Duration {
 	if a.checkOut.IsZero() {
 		return 0
 	}
 	if lost := a.checkOut.Add(probeTimeout); now.Before(lost) {
-		return lost.Sub(now)
+		return min(lost.Sub(now), answerPoll)
 	}
 	a.checkOut = time.Time{}
 	return 0

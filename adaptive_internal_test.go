@@ -135,6 +135,7 @@ func TestAdaptiveChecksAfterACut(t *testing.T) {
 					d, err := a.Take(t.Context(), Turn{})
 					require.NoError(t, err)
 					require.Positive(t, d, "a turn while the check was out")
+					require.LessOrEqual(t, d, answerPoll, "a call with a short deadline would be given up")
 					time.Sleep(4 * a.pace.interval())
 				}
 
