@@ -212,13 +212,20 @@ func (a *adaptive) startAnswered(o Outcome) {
 // given up as if the check would take as long as it may before it is taken
 // as lost. 0 when none is out, or it is lost.
 func (a *adaptive) checkWait(now time.Time) time.Duration {
-	if a.checkOut.IsZero() {
+	return min(untilLost(&a.checkOut, now), answerPoll)
+}
+
+// untilLost is how long until the answer to the attempt that left at *out
+// (a storm's probe, a cut's check) is taken as lost; 0 when none is out, or
+// when it is lost, which clears *out.
+func untilLost(out *time.Time, now time.Time) time.Duration {
+	if out.IsZero() {
 		return 0
 	}
-	if lost := a.checkOut.Add(probeTimeout); now.Before(lost) {
-		return min(lost.Sub(now), answerPoll)
+	if lost := out.Add(probeTimeout); now.Before(lost) {
+		return lost.Sub(now)
 	}
-	a.checkOut = time.Time{}
+	*out = time.Time{}
 	return 0
 }
 
@@ -235,11 +242,8 @@ func (a *adaptive) checkAnswered(now time.Time) {
 // probeTurn gives the probe's turn during a storm, or says how long until
 // it.
 func (a *adaptive) probeTurn(now time.Time) time.Duration {
-	if !a.probeOut.IsZero() {
-		if lost := a.probeOut.Add(probeTimeout); now.Before(lost) {
-			return lost.Sub(now) // its answer wakes the waiters sooner
-		}
-		a.probeOut = time.Time{}
+	if d := untilLost(&a.probeOut, now); d > 0 {
+		return d // its answer wakes the waiters sooner
 	}
 	if d := a.probeAt.Sub(now); d > 0 {
 		return d
