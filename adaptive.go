@@ -240,10 +240,12 @@ func (a *adaptive) checkAnswered(now time.Time) {
 }
 
 // probeTurn gives the probe's turn during a storm, or says how long until
-// it.
+// it. While the probe is out, a waiter asks again after answerPoll at most,
+// as behind a check: the answer may come in a round trip, and a call with a
+// short deadline told the probe's whole timeout would be given up at once.
 func (a *adaptive) probeTurn(now time.Time) time.Duration {
 	if d := untilLost(&a.probeOut, now); d > 0 {
-		return d // its answer wakes the waiters sooner
+		return min(d, answerPoll) // its answer wakes the waiters sooner
 	}
 	if d := a.probeAt.Sub(now); d > 0 {
 		return d

@@ -183,3 +183,46 @@ func takeNow(t *testing.T, a *adaptive) time.Time {
 	require.FailNow(t, "no turn after 100 waits")
 	return time.Time{}
 }
+
+// TestAdaptiveStormWaitersAskAgain: while a storm's probe is out, an
+// attempt is told to ask again within answerPoll, not the probe's whole
+// timeout, so that a call with a short deadline is not given up as if the
+// answer would take that long; once the probe is refused, it is told the
+// whole wait until the next probe, which the service asked for.
+func TestAdaptiveStormWaitersAskAgain(t *testing.T) {
+	tests := []struct {
+		name    string
+		refused bool // the probe was refused before the attempt asks
+	}{
+		{name: "probe out"},
+		{name: "probe refused", refused: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				cutAt := time.Now()
+				a := pacedAdaptive(cutAt, 100, 100, 70)
+				a.Observe(Turn{}, refusalAt(cutAt, cutAt))
+				time.Sleep(100 * time.Millisecond)
+				a.Observe(Turn{}, refusalAt(time.Now(), time.Now())) // nothing accepted since the cut: a storm
+				require.True(t, a.storm, "a storm")
+
+				probe := takeNow(t, a)
+				time.Sleep(5 * time.Millisecond)
+				if tt.refused {
+					a.probeGap = 400 * time.Millisecond // a storm some probes old
+					a.Observe(Turn{}, refusalAt(probe, time.Now()))
+				}
+				d, err := a.Take(t.Context(), Turn{})
+				require.NoError(t, err)
+				if tt.refused {
+					assert.Equal(t, a.probeGap, d, "the wait until the next probe")
+					assert.Greater(t, d, answerPoll)
+				} else {
+					assert.Positive(t, d)
+					assert.LessOrEqual(t, d, answerPoll, "a call with a short deadline would be given up")
+				}
+			})
+		})
+	}
+}
