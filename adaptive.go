@@ -42,12 +42,16 @@ import (
 //     upwards is learnt: a client refused each time it passes its last rate
 //     is at its share, and probes more rarely (up to every few seconds), so
 //     that many clients on a small limit are refused rarely; none keeps a
-//     floor that many clients would multiply. The rate grows only while
-//     attempts wait for their turn.
+//     floor that many clients would multiply. A first refusal while it
+//     rests under its last rate — a neighbour's probe, which cuts the
+//     neighbour too — cuts the rate but not how soon it probes, nor where
+//     it rests unless that is well above what the service took of it; a
+//     second in a row (a limit that fell) lowers both. The rate grows
+//     only while attempts wait for their turn.
 //   - A storm — refusals with nothing accepted between them, as when the
 //     service is down or another process spends the whole budget — holds
-//     every attempt but one probe, sent ever more rarely, at most once per
-//     Retry-After. A storm teaches no rate, nor that the key is crowded:
+//     every attempt but one probe, sent ever more rarely (twice as far
+//     apart each time), at most once per Retry-After. A storm teaches no rate, nor that the key is crowded:
 //     once the service accepts again the client goes on at the rate it had
 //     before, within a moment, and regrows from there at its quickest.
 //
@@ -60,30 +64,31 @@ func AdaptiveRate() RateLimiter {
 
 // The adaptive limiter's constants (see AdaptiveRate).
 const (
-	cutFactor    = 0.85                   // a refusal cuts the rate to this share
-	plateau      = 0.95                   // the regrowth rests at this share of the rate of the last refusal
-	inFlightCut  = 0.97                   // each refusal of an attempt sent before the cut, on top
-	minRest      = 500 * time.Millisecond // the shortest regrowth to the rest, and half as long at rest
-	maxRest      = 2 * time.Second        // the longest
-	firstRest    = 3 * time.Second        // the longest first regrowth, before any is learnt
-	convexGain   = 0.1                    // the probe's first growth, in e-folds a second
-	convexDouble = 250 * time.Millisecond // which doubles every this long
-	slowFloor    = 2.0                    // slow start begins at no less than this many attempts a second
-	probeSpread  = 4                      // each refused probe spreads the next this much further
-	measureSpan  = 250 * time.Millisecond // a rate is measured over at least this long
-	deepestCut   = 0.7                    // one refusal and those in flight cut at most to this share
-	slowTick     = 100 * time.Millisecond // slow start grows the rate by slowGrowth every this long of demand
-	slowGrowth   = 1.3                    // see slowTick; a step that must last longer grows more, up to double
-	firstProbe   = 10 * time.Millisecond  // a storm's first probe comes no sooner than this
-	stormProbe   = time.Second            // a storm is probed at most once per this (or its Retry-After)
-	probeTimeout = 5 * time.Second        // a probe not answered by then is taken as lost
-	busyFor      = 50 * time.Millisecond  // an attempt that waited keeps the limiter busy this long
-	measureMin   = 3                      // accepted answers that measure a rate
-	maxGrowth    = 2.0                    // the probe grows at most this many e-folds a second (×7.4)
-	longStorm    = time.Second            // a storm this long measures nothing: the measure starts after it
-	startWindow  = 4                      // attempts out at once before any answer
-	answerPoll   = 50 * time.Millisecond  // an attempt that waits for an answer (the start's, a check's) asks again after this, unless it comes
-	restAttempts = 4                      // a slow client regrows over at least this many of its attempts
+	cutFactor      = 0.85                   // a refusal cuts the rate to this share
+	plateau        = 0.95                   // the regrowth rests at this share of the rate of the last refusal
+	inFlightCut    = 0.97                   // each refusal of an attempt sent before the cut, on top
+	minRest        = 500 * time.Millisecond // the shortest regrowth to the rest, and half as long at rest
+	maxRest        = 2 * time.Second        // the longest
+	firstRest      = 3 * time.Second        // the longest first regrowth, before any is learnt
+	convexGain     = 0.1                    // the probe's first growth, in e-folds a second
+	convexDouble   = 250 * time.Millisecond // which doubles every this long
+	slowFloor      = 2.0                    // slow start begins at no less than this many attempts a second
+	probeSpread    = 2                      // each refused probe spreads the next this much further (see probeRefused)
+	probeIntervals = 10                     // and at least this many of the client's intervals
+	measureSpan    = 250 * time.Millisecond // a rate is measured over at least this long
+	deepestCut     = 0.7                    // one refusal and those in flight cut at most to this share
+	slowTick       = 100 * time.Millisecond // slow start grows the rate by slowGrowth every this long of demand
+	slowGrowth     = 1.3                    // see slowTick; a step that must last longer grows more, up to double
+	firstProbe     = 10 * time.Millisecond  // a storm's first probe comes no sooner than this
+	stormProbe     = time.Second            // a storm is probed at most once per this (or its Retry-After)
+	probeTimeout   = 5 * time.Second        // a probe not answered by then is taken as lost
+	busyFor        = 50 * time.Millisecond  // an attempt that waited keeps the limiter busy this long
+	measureMin     = 3                      // accepted answers that measure a rate
+	maxGrowth      = 2.0                    // the probe grows at most this many e-folds a second (×7.4)
+	longStorm      = time.Second            // a storm this long measures nothing: the measure starts after it
+	startWindow    = 4                      // attempts out at once before any answer
+	answerPoll     = 50 * time.Millisecond  // an attempt that waits for an answer (the start's, a check's) asks again after this, unless it comes
+	restAttempts   = 4                      // a slow client regrows over at least this many of its attempts
 )
 
 // The adaptive limiter's least steps for a client that sends a few attempts a
@@ -141,6 +146,10 @@ type adaptive struct {
 	// for its answer (see cut).
 	checking bool      // the next turn is a check
 	checkOut time.Time // when the check under way left; zero: none
+
+	// forgave: the last cut was a refusal while resting that kept the
+	// regrowth's target and length (see cut).
+	forgave bool
 
 	startOut      int // attempts of the start not yet answered
 	startAccepted int // answers the start had accepted
@@ -377,6 +386,19 @@ func (a *adaptive) inFlight(now time.Time) {
 // maxRest), so that many clients on a small limit are refused rarely. A
 // refusal well above it says the client grew into room that was free: it
 // probes sooner (half as long, down to minRest).
+//
+// A refusal while it rests under its last rate, not probing, is a
+// neighbour's probe or a limit that fell. The first since its last other
+// cut is taken as a neighbour's probe: the rate is cut, but the regrowth
+// keeps its target (no higher than a cut above what the service took of
+// the client) and its length, since the neighbour is cut too and the room
+// it took comes back. Were it lowered to what the service took of the
+// client, and the rest made longer, a client whose neighbour probes more
+// often than it does (a joiner fresh from its start) would be refused only
+// while resting, fall by a tenth at each of the neighbour's probes and never
+// probe itself: under a fixed window of 1,000 a second, an incumbent ended
+// at 200–290 a second beside a joiner at 600–700. A second in a row says the
+// limit fell, or the key is crowded: the target falls, and the rest grows.
 func (a *adaptive) cut(now time.Time) {
 	rate := a.pace.rate
 	switch {
@@ -434,14 +456,19 @@ func (a *adaptive) cut(now time.Time) {
 			// that is its room now.
 			rate = m
 		}
+		// A first refusal while it rests is taken as a neighbour's probe,
+		// which the neighbour is cut for too: see forgives.
+		forgive := !probing && !a.forgave
+		a.forgave = forgive
 		took := rate
 		if measured {
 			took = m
 		}
 		switch {
+		case forgive:
 		case !probing:
-			// Refused while it rested under its last rate: a neighbour's
-			// probe, or a limit that fell. The key is crowded: rest longer.
+			// Refused again while it rested under its last rate: a limit
+			// that fell, or a crowded key. It rests longer.
 			a.rest = min(a.rest*3/2, maxRest)
 		case took >= 1.5*a.wmax:
 			// It grew into room that was free. What the service took
@@ -451,17 +478,14 @@ func (a *adaptive) cut(now time.Time) {
 		default:
 			a.rest = min(a.rest*3/2, maxRest) // it is at its share
 		}
-		if rate < a.wmax {
-			a.wmax = rate * (1 + cutFactor) / 2 // still falling: leave room for others
-		} else {
-			a.wmax = rate
-		}
-		if measured && m < a.wmax {
-			// A limit that answers late (a fixed window refuses once its
-			// count is spent) let the rate pass it by more than the rest
-			// leaves under it: the rest is taken under what the service
-			// took instead.
-			a.wmax = m
+		switch {
+		case !forgive:
+			a.lowerRest(rate, m, measured)
+		case measured:
+			// But no higher than a cut above what the service took: a
+			// lone client whose target a window limit's burst set above
+			// the window's count would be refused there again.
+			a.wmax = min(a.wmax, m/cutFactor)
 		}
 		a.anchor(now, cutFrom(rate))
 	}
@@ -469,6 +493,23 @@ func (a *adaptive) cut(now time.Time) {
 	a.cutAt, a.streak, a.checking = now, true, true
 	if next := now.Add(a.pace.interval()); a.pace.tat.Before(next) {
 		a.pace.tat = next // the service has no room right now
+	}
+}
+
+// lowerRest sets the rate the regrowth rests under (wmax) after a cut at
+// rate, when the service took m of the client over the trailing second.
+func (a *adaptive) lowerRest(rate, m float64, measured bool) {
+	if rate < a.wmax {
+		a.wmax = rate * (1 + cutFactor) / 2 // still falling: leave room for others
+	} else {
+		a.wmax = rate
+	}
+	if measured && m < a.wmax {
+		// A limit that answers late (a fixed window refuses once its
+		// count is spent) let the rate pass it by more than the rest
+		// leaves under it: the rest is taken under what the service
+		// took instead.
+		a.wmax = m
 	}
 }
 
@@ -558,10 +599,17 @@ func (a *adaptive) startStorm(now time.Time, retryAfter time.Duration) {
 
 // probeRefused spaces the next probe further, up to once per Retry-After
 // (or per second when none is given); a long storm, once per tenth of its
-// length.
+// length. Twice as far each time, so that the end of a storm that ends on
+// its own — a window whose count was spent turns — is found by a probe
+// within the storm's age again: four times as far found it up to three
+// ages late, most of a window of a second at 1,000 a second, lost. And no
+// sooner than probeIntervals of the client's pace after the last: a client
+// that sends a few attempts a second would otherwise spend a good part of
+// them on probes (under a window of 10 a second, a tail of runs over the
+// 429s a lone client may meet).
 func (a *adaptive) probeRefused(now time.Time, retryAfter time.Duration) {
 	ceiling := max(retryAfter, stormProbe, now.Sub(a.stormAt)/10)
-	a.probeGap = min(a.probeGap*probeSpread, ceiling)
+	a.probeGap = min(max(a.probeGap*probeSpread, probeIntervals*a.pace.interval()), ceiling)
 	a.probeOut, a.probeAt = time.Time{}, now.Add(a.probeGap)
 	a.signal()
 }

@@ -86,6 +86,49 @@ func TestAdaptiveEchoCutsNothing(t *testing.T) {
 	}
 }
 
+// TestAdaptiveForgivesOneRefusalWhileResting: the first refusal while the
+// client rests under its last rate (a neighbour's probe) cuts the rate but
+// keeps how long the regrowth lasts, and where it rests unless that is more
+// than a cut above what the service took; a second in a row (a limit that
+// fell) lowers the one and lengthens the other; a refusal at a probe of its
+// own is cut as before and ends the run, so that the next refusal while
+// resting is forgiven again.
+func TestAdaptiveForgivesOneRefusalWhileResting(t *testing.T) {
+	tests := []struct {
+		name     string
+		accepted int  // answers accepted over the trailing second
+		forgave  bool // the last cut was a forgiven refusal while resting
+		probing  bool
+		wantWmax float64 // 0: lower than before
+	}{
+		{name: "first while resting", accepted: 800, wantWmax: 925},
+		{name: "first while resting, far over what the service took", accepted: 700, wantWmax: 700 / cutFactor},
+		{name: "second in a row", accepted: 800, forgave: true},
+		{name: "at a probe of its own", accepted: 800, forgave: true, probing: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			now := time.Unix(1000, 0)
+			a := pacedAdaptive(now, 850, 925, tt.accepted) // the service took less than it sends: a cut
+			a.forgave = tt.forgave
+			if tt.probing {
+				a.grown = 2 * a.rest
+			}
+			a.Observe(Turn{}, refusalAt(now, now))
+			assert.Less(t, a.pace.rate, 850.0, "the rate is cut")
+			forgiven := tt.wantWmax > 0
+			assert.Equal(t, forgiven, a.forgave)
+			if forgiven {
+				assert.InDelta(t, tt.wantWmax, a.wmax, 1e-9, "where it rests")
+				assert.Equal(t, time.Second, a.rest, "how long it rests")
+				return
+			}
+			assert.Less(t, a.wmax, 800.0, "where it rests")
+			assert.Equal(t, 1500*time.Millisecond, a.rest, "how long it rests")
+		})
+	}
+}
+
 // pacedAdaptive is an adaptive limiter at now that paces at rate, was cut
 // half a second ago after a refusal at wmax and regrows towards it, and saw
 // accepted answers spread evenly over the trailing second.
@@ -223,6 +266,36 @@ func TestAdaptiveStormWaitersAskAgain(t *testing.T) {
 					assert.LessOrEqual(t, d, answerPoll, "a call with a short deadline would be given up")
 				}
 			})
+		})
+	}
+}
+
+// TestAdaptiveProbeSpacing: each refused probe of a storm spaces the next
+// twice as far, no sooner than ten of the client's intervals, and no
+// further than its Retry-After (or a second, or a tenth of the storm's age).
+func TestAdaptiveProbeSpacing(t *testing.T) {
+	tests := []struct {
+		name       string
+		rate       float64
+		gap        time.Duration
+		retryAfter time.Duration
+		stormAge   time.Duration
+		want       time.Duration
+	}{
+		{name: "twice as far", rate: 1000, gap: 40 * time.Millisecond, retryAfter: time.Second, want: 80 * time.Millisecond},
+		{name: "ten intervals at least", rate: 10, gap: 100 * time.Millisecond, retryAfter: 2 * time.Second, want: time.Second},
+		{name: "Retry-After at most", rate: 1000, gap: 1500 * time.Millisecond, retryAfter: 2 * time.Second, want: 2 * time.Second},
+		{name: "a second at most without Retry-After", rate: 1000, gap: 800 * time.Millisecond, want: time.Second},
+		{name: "a tenth of a long storm", rate: 1000, gap: 8 * time.Second, retryAfter: time.Second, stormAge: time.Minute, want: 6 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			now := time.Unix(1000, 0)
+			a := AdaptiveRate().(*adaptive)
+			a.pace.rate, a.storm, a.stormAt, a.probeGap = tt.rate, true, now.Add(-tt.stormAge), tt.gap
+			a.probeRefused(now, tt.retryAfter)
+			assert.Equal(t, tt.want, a.probeGap)
+			assert.Equal(t, now.Add(tt.want), a.probeAt)
 		})
 	}
 }
