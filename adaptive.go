@@ -51,9 +51,10 @@ import (
 //   - A storm — refusals with nothing accepted between them, as when the
 //     service is down or another process spends the whole budget — holds
 //     every attempt but one probe, sent ever more rarely (twice as far
-//     apart each time), at most once per Retry-After. A storm teaches no rate, nor that the key is crowded:
-//     once the service accepts again the client goes on at the rate it had
-//     before, within a moment, and regrows from there at its quickest.
+//     apart each time), at most once per Retry-After. A storm teaches no
+//     rate, nor that the key is crowded: once the service accepts again
+//     the client goes on at the rate it had before, within a moment, and
+//     regrows from there at its quickest.
 //
 // Parked attempts leave at the pace, one by one, never as a burst. Each
 // call to AdaptiveRate returns a new limiter; one limiter given to several
@@ -87,7 +88,7 @@ const (
 	maxGrowth      = 2.0                    // the probe grows at most this many e-folds a second (×7.4)
 	longStorm      = time.Second            // a storm this long measures nothing: the measure starts after it
 	startWindow    = 4                      // attempts out at once before any answer
-	answerPoll     = 50 * time.Millisecond  // an attempt that waits for an answer (the start's, a check's) asks again after this, unless it comes
+	answerPoll     = 50 * time.Millisecond  // an attempt that waits for an answer (the start's, a check's, a probe's) asks again after this, unless it comes
 	restAttempts   = 4                      // a slow client regrows over at least this many of its attempts
 )
 
@@ -457,7 +458,7 @@ func (a *adaptive) cut(now time.Time) {
 			rate = m
 		}
 		// A first refusal while it rests is taken as a neighbour's probe,
-		// which the neighbour is cut for too: see forgives.
+		// which the neighbour is cut for too (see above).
 		forgive := !probing && !a.forgave
 		a.forgave = forgive
 		took := rate
