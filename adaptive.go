@@ -177,7 +177,7 @@ func (a *adaptive) Take(_ context.Context, _ Turn) (time.Duration, error) {
 	if a.pace.rate == 0 {
 		return a.startTurn(), nil
 	}
-	if d := a.checkWait(now); d > 0 {
+	if d := answerWait(&a.checkOut, now); d > 0 {
 		a.busyUntil = now.Add(busyFor)
 		return d, nil
 	}
@@ -216,24 +216,19 @@ func (a *adaptive) startAnswered(o Outcome) {
 	a.signal()
 }
 
-// checkWait is how long an attempt waits before it asks again while the
-// check under way is not answered: answerPoll at most, though its answer
-// wakes the waiters sooner, so that a call with a short deadline is not
-// given up as if the check would take as long as it may before it is taken
-// as lost. 0 when none is out, or it is lost.
-func (a *adaptive) checkWait(now time.Time) time.Duration {
-	return min(untilLost(&a.checkOut, now), answerPoll)
-}
-
-// untilLost is how long until the answer to the attempt that left at *out
-// (a storm's probe, a cut's check) is taken as lost; 0 when none is out, or
-// when it is lost, which clears *out.
-func untilLost(out *time.Time, now time.Time) time.Duration {
+// answerWait is how long an attempt waits before it asks again while the
+// answer to the attempt that left at *out (a cut's check, a storm's probe)
+// is not in: answerPoll at most, though the answer wakes the waiters
+// sooner, so that a call with a short deadline is not given up as if the
+// answer would take as long as it may before it is taken as lost
+// (probeTimeout). 0 when none is out, or when it is lost, which clears
+// *out.
+func answerWait(out *time.Time, now time.Time) time.Duration {
 	if out.IsZero() {
 		return 0
 	}
 	if lost := out.Add(probeTimeout); now.Before(lost) {
-		return lost.Sub(now)
+		return min(lost.Sub(now), answerPoll)
 	}
 	*out = time.Time{}
 	return 0
@@ -250,12 +245,11 @@ func (a *adaptive) checkAnswered(now time.Time) {
 }
 
 // probeTurn gives the probe's turn during a storm, or says how long until
-// it. While the probe is out, a waiter asks again after answerPoll at most,
-// as behind a check: the answer may come in a round trip, and a call with a
-// short deadline told the probe's whole timeout would be given up at once.
+// it; while the probe is out, how long until a waiter asks again (see
+// answerWait).
 func (a *adaptive) probeTurn(now time.Time) time.Duration {
-	if d := untilLost(&a.probeOut, now); d > 0 {
-		return min(d, answerPoll) // its answer wakes the waiters sooner
+	if d := answerWait(&a.probeOut, now); d > 0 {
+		return d
 	}
 	if d := a.probeAt.Sub(now); d > 0 {
 		return d
@@ -459,34 +453,17 @@ func (a *adaptive) cut(now time.Time) {
 		}
 		// A first refusal while it rests is taken as a neighbour's probe,
 		// which the neighbour is cut for too (see above).
-		forgive := !probing && !a.forgave
-		a.forgave = forgive
-		took := rate
-		if measured {
-			took = m
-		}
+		a.forgave = !probing && !a.forgave
 		switch {
-		case forgive:
-		case !probing:
-			// Refused again while it rested under its last rate: a limit
-			// that fell, or a crowded key. It rests longer.
-			a.rest = min(a.rest*3/2, maxRest)
-		case took >= 1.5*a.wmax:
-			// It grew into room that was free. What the service took
-			// tells, not the rate it was refused at: a window limit
-			// refuses only once its count is spent, well past its rate.
-			a.rest = minRest
-		default:
-			a.rest = min(a.rest*3/2, maxRest) // it is at its share
-		}
-		switch {
-		case !forgive:
-			a.lowerRest(rate, m, measured)
-		case measured:
-			// But no higher than a cut above what the service took: a
-			// lone client whose target a window limit's burst set above
-			// the window's count would be refused there again.
+		case a.forgave && measured:
+			// The rest stays, but no higher than a cut above what the
+			// service took: a lone client whose target a window limit's
+			// burst set above the window's count would be refused there
+			// again.
 			a.wmax = min(a.wmax, m/cutFactor)
+		case !a.forgave:
+			a.learnRest(probing, rate, m, measured)
+			a.lowerRest(rate, m, measured)
 		}
 		a.anchor(now, cutFrom(rate))
 	}
@@ -494,6 +471,28 @@ func (a *adaptive) cut(now time.Time) {
 	a.cutAt, a.streak, a.checking = now, true, true
 	if next := now.Add(a.pace.interval()); a.pace.tat.Before(next) {
 		a.pace.tat = next // the service has no room right now
+	}
+}
+
+// learnRest sets how long the regrowth after a cut at rate lasts (see
+// cut), when the service took m of the client over the trailing second.
+func (a *adaptive) learnRest(probing bool, rate, m float64, measured bool) {
+	took := rate
+	if measured {
+		took = m
+	}
+	switch {
+	case !probing:
+		// Refused again while it rested under its last rate: a limit
+		// that fell, or a crowded key. It rests longer.
+		a.rest = min(a.rest*3/2, maxRest)
+	case took >= 1.5*a.wmax:
+		// It grew into room that was free. What the service took
+		// tells, not the rate it was refused at: a window limit
+		// refuses only once its count is spent, well past its rate.
+		a.rest = minRest
+	default:
+		a.rest = min(a.rest*3/2, maxRest) // it is at its share
 	}
 }
 
