@@ -79,7 +79,7 @@ const (
 	measureSpan    = 250 * time.Millisecond // a rate is measured over at least this long
 	deepestCut     = 0.7                    // one refusal and those in flight cut at most to this share
 	slowTick       = 100 * time.Millisecond // slow start grows the rate by slowGrowth every this long of demand
-	slowGrowth     = 1.3                    // see slowTick; a step that must last longer grows more, up to double
+	slowGrowth     = 1.3                    // see slowTick; a step that must last longer grows more (see slowStepGrowth)
 	firstProbe     = 10 * time.Millisecond  // a storm's first probe comes no sooner than this
 	stormProbe     = time.Second            // a storm is probed at most once per this (or its Retry-After)
 	probeTimeout   = 5 * time.Second        // a probe not answered by then is taken as lost
@@ -715,8 +715,15 @@ func (a *adaptive) slowStepLength() time.Duration {
 // slowStepGrowth is how much a step of the slow start that lasted step
 // grows the rate: slowGrowth per slowTick, by time, so that a client that
 // sends a few attempts a second climbs as fast in seconds as one that sends
-// many (up to doubling in one step, which a rate of under ten a second
-// needs). Slower than doubling every tick, on purpose: clients that start
+// many, down to the slow start's floor (slowFloor), whose step of one
+// interval grows the rate 3.7 times; a longer step grows it no more. It
+// grew twice at most before: a client at 2 a second climbed at half the
+// speed in seconds of one at 10, so that of clients started together those
+// the first burst left at the floor fell behind one it left at twice that,
+// and the split held (a token bucket at 100 a second, eight clients: a
+// client at 100 a second while the others sat at 2–4 for seconds).
+//
+// Slower than doubling every tick, on purpose: clients that start
 // together all grow until the limit refuses them, and those it refuses a
 // step later than the others end their slow start at a rate that many
 // times higher. Doubling, one step's luck left clients at two, four or
@@ -724,8 +731,12 @@ func (a *adaptive) slowStepLength() time.Duration {
 // token bucket at 100 a second, eight clients: some at 2–4 a second, two
 // at 34); at 1.3, a step of luck is worth 30 %.
 func slowStepGrowth(step time.Duration) float64 {
-	return min(2, math.Pow(slowGrowth, float64(step)/float64(slowTick)))
+	return math.Pow(slowGrowth, float64(min(step, floorStep))/float64(slowTick))
 }
+
+// floorStep is a step of the slow start at its floor: one interval at
+// slowFloor attempts a second.
+const floorStep = time.Duration(float64(time.Second) / slowFloor)
 
 // curve is ln(rate/wmax) after busy time t since the cut: a cubic from x0
 // up to the rest, a little under the rate of the last refusal, so that

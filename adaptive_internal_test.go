@@ -36,7 +36,8 @@ func TestCutFromAndPlateauUnder(t *testing.T) {
 
 // TestSlowStepGrowth: a slow start's step grows the rate by 30 % per tenth
 // of a second it lasted, by time, so a step that one interval at a slow
-// rate made longer grows more, up to double.
+// rate made longer grows more, up to the growth of a step at the slow
+// start's floor of 2 a second (1.3⁵).
 func TestSlowStepGrowth(t *testing.T) {
 	tests := []struct {
 		step   time.Duration
@@ -45,8 +46,10 @@ func TestSlowStepGrowth(t *testing.T) {
 		{step: 100 * time.Millisecond, growth: 1.3},       // 10 a second and more
 		{step: 200 * time.Millisecond, growth: 1.3 * 1.3}, // 5 a second
 		{step: 250 * time.Millisecond, growth: 1.9269},    // 4 a second
-		{step: 500 * time.Millisecond, growth: 2},         // 2 a second: 3.7 by time, capped
-		{step: 10 * time.Second, growth: 2},
+		{step: 400 * time.Millisecond, growth: 2.8561},    // 2.5 a second
+		{step: 500 * time.Millisecond, growth: 3.7129},    // 2 a second, the floor: as fast in seconds
+		{step: 600 * time.Millisecond, growth: 3.7129},    // under the floor (a first cut in slow start): no more
+		{step: 10 * time.Second, growth: 3.7129},
 	}
 	for _, tt := range tests {
 		t.Run(tt.step.String(), func(t *testing.T) {
