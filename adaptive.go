@@ -51,7 +51,11 @@ import (
 //   - A storm — refusals with nothing accepted between them, as when the
 //     service is down or another process spends the whole budget — holds
 //     every attempt but one probe, sent ever more rarely (twice as far
-//     apart each time), at most once per Retry-After. A storm teaches no
+//     apart each time), at most once per Retry-After. The probe, the
+//     attempt most likely refused, goes to the call with the most of its
+//     retries left (a first attempt, else the retry refused least), not
+//     the retry refused most, so that no call spends its retries on
+//     probes. A storm teaches no
 //     rate, nor that the key is crowded: once the service accepts again
 //     the client goes on at the rate it had before, within a moment, and
 //     regrows from there at its quickest.
@@ -259,6 +263,15 @@ func (a *adaptive) probeTurn(now time.Time) time.Duration {
 }
 
 func (a *adaptive) queue() *pacer { return a.shared.get(a) }
+
+// probing reports whether the limiter holds every attempt but a storm's
+// probe: the client's queue then gives the turn to the attempt with the
+// most of its retry budget left, not the retry refused most.
+func (a *adaptive) probing() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.storm
+}
 
 func (a *adaptive) Changed() <-chan struct{} {
 	a.mu.Lock()

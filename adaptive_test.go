@@ -2,6 +2,7 @@ package convo_test
 
 import (
 	"fmt"
+	"net/http"
 	"strconv"
 	"testing"
 	"testing/synctest"
@@ -136,6 +137,32 @@ func TestAdaptiveHoldsABusyClientInAStorm(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestAdaptiveLongStormSparesTheMostRefused: 16 calls at once, of three
+// retries each, meet a service that refuses everything for 12 s
+// (Retry-After: 1), then a token bucket. Each probe of the storm goes to
+// the call refused least, so that no call spends its retry budget on them:
+// none fails, and none is refused more than three times. Given to the call
+// refused most, as the queue's order of retries would, the probes fell to
+// one call (refused five times), which failed.
+func TestAdaptiveLongStormSparesTheMostRefused(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		svc := newSimService(t, simKinds[0].opt(100, 10), 2500*time.Microsecond)
+		stormFor(svc, 12*time.Second, time.Second)
+		o := runClients(t, svc, []simClient{{calls: 100, concurrency: 16, opts: []convo.Option{convo.WithMaxRetries(3)}}})
+		refusals := map[string]int{}
+		most := 0
+		for _, x := range o.log {
+			if x.status == http.StatusTooManyRequests {
+				refusals[x.body]++
+				most = max(most, refusals[x.body])
+			}
+		}
+		t.Logf("%d refused in all, %d calls refused, at most %d times one call", o.refused(), len(refusals), most)
+		assert.Zero(t, o.totalFailed(), "failed calls: %v", o.errs)
+		assert.LessOrEqual(t, most, 3, "refusals of one call")
+	})
 }
 
 // TestAdaptiveFollowsAChangingLimit: one client under a token bucket that

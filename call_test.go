@@ -15,7 +15,9 @@ import (
 
 // TestPacerQueueOrder: retries wait before first attempts, the call refused
 // most often first, a call's last attempt after the other retries, and
-// attempts of the same rank in the order they came.
+// attempts of the same rank in the order they came. While the limiter
+// probes a storm, the turn goes to the attempt with the most of its budget
+// left: a first attempt, else the retry refused least, a last attempt last.
 func TestPacerQueueOrder(t *testing.T) {
 	type arrival struct {
 		name  string
@@ -25,17 +27,23 @@ func TestPacerQueueOrder(t *testing.T) {
 	tests := []struct {
 		name     string
 		arrivals []arrival
+		probing  bool
 		want     []string
 	}{
-		{"retries before first attempts", []arrival{{"a", false, 1}, {"b", true, 2}, {"c", false, 1}}, []string{"b", "a", "c"}},
-		{"most refused first", []arrival{{"two", true, 2}, {"three", true, 3}, {"two'", true, 2}}, []string{"three", "two", "two'"}},
+		{"retries before first attempts", []arrival{{"a", false, 1}, {"b", true, 2}, {"c", false, 1}}, false, []string{"b", "a", "c"}},
+		{"most refused first", []arrival{{"two", true, 2}, {"three", true, 3}, {"two'", true, 2}}, false, []string{"three", "two", "two'"}},
 		{"a last attempt after the other retries", []arrival{{"last", true, 0}, {"two", true, 2}, {"first", false, 1}, {"three", true, 3}},
-			[]string{"three", "two", "last", "first"}},
-		{"last attempts in the order they came", []arrival{{"x", true, 0}, {"y", true, 0}}, []string{"x", "y"}},
+			false, []string{"three", "two", "last", "first"}},
+		{"last attempts in the order they came", []arrival{{"x", true, 0}, {"y", true, 0}}, false, []string{"x", "y"}},
+		{"probing: a first attempt before the retries", []arrival{{"two", true, 2}, {"a", false, 1}, {"b", false, 1}}, true,
+			[]string{"a", "b", "two"}},
+		{"probing: the retry refused least, a last attempt last", []arrival{{"last", true, 0}, {"three", true, 3}, {"one", true, 1}, {"two", true, 2}}, true,
+			[]string{"one", "two", "three", "last"}},
+		{"probing: nothing but last attempts, in the order they came", []arrival{{"x", true, 0}, {"y", true, 0}}, true, []string{"x", "y"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := &pacer{}
+			p := &pacer{probing: func() bool { return tt.probing }}
 			names := map[*waiter]string{}
 			for _, a := range tt.arrivals {
 				w := &waiter{wake: make(chan struct{}, 1), rank: a.rank}

@@ -27,8 +27,9 @@ import (
 //     the clients given one of the SDK's limiters): retries of calls the
 //     service refused or failed first, the most refused first but a call's
 //     last attempt after the other retries, then the others in the order
-//     they came; only the attempt at the head of the queue asks Take, so a
-//     limiter sees one asker per client;
+//     they came (but a storm's probe of AdaptiveRate goes to the attempt
+//     with the most of its retries left); only the attempt at the head of
+//     the queue asks Take, so a limiter sees one asker per client;
 //   - an attempt whose turn would come later than the call's maximum retry
 //     wait (WithMaxRetryWait) or its context's deadline is not sent: the call
 //     returns at once a typed 429 of the client's own (Error.Held, with
@@ -62,7 +63,7 @@ type Turn struct {
 	Method, Route string
 	// Retry reports an attempt after a refusal or a failure of the same
 	// call: the client gives it the next turn before attempts sent for the
-	// first time.
+	// first time (see RateLimiter).
 	Retry bool
 }
 
