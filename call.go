@@ -441,10 +441,10 @@ func (c *call) info() CallInfo {
 // rules around any implementation (see RateLimiter): the attempts of the
 // client wait in one queue, retries first, then the others in the order
 // they came (but see probeHead); only the attempt at the head asks the
-// limiter for its turn,
-// and sleeps what it says (or until the limiter's Changed fires); an
-// attempt that would wait past its bound is held at once. An attempt finds
-// the queue empty most of the time, and asks the limiter without queueing.
+// limiter for its turn, and sleeps what it says (or until the limiter's
+// Changed fires); an attempt that would wait past its bound is held at
+// once. An attempt finds the queue empty most of the time, and asks the
+// limiter without queueing.
 type pacer struct {
 	lim     RateLimiter
 	changed func() <-chan struct{} // the limiter's Changed, if it has one
