@@ -55,10 +55,9 @@ import (
 //     attempt most likely refused, goes to the call with the most of its
 //     retries left (a first attempt, else the retry refused least), not
 //     the retry refused most, so that no call spends its retries on
-//     probes. A storm teaches no
-//     rate, nor that the key is crowded: once the service accepts again
-//     the client goes on at the rate it had before, within a moment, and
-//     regrows from there at its quickest.
+//     probes. A storm teaches no rate, nor that the key is crowded: once
+//     the service accepts again the client goes on at the rate it had
+//     before, within a moment, and regrows from there at its quickest.
 //
 // Parked attempts leave at the pace, one by one, never as a burst. Each
 // call to AdaptiveRate returns a new limiter; one limiter given to several
@@ -266,7 +265,10 @@ func (a *adaptive) queue() *pacer { return a.shared.get(a) }
 
 // probing reports whether the limiter holds every attempt but a storm's
 // probe: the client's queue then gives the turn to the attempt with the
-// most of its retry budget left, not the retry refused most.
+// most of its retry budget left, not the retry refused most. The queue
+// asks with its own lock held; the limiter's lock is taken inside it, and
+// never the other way round (nothing the limiter does under its lock
+// calls into the queue).
 func (a *adaptive) probing() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()

@@ -145,7 +145,7 @@ func TestAdaptiveHoldsABusyClientInAStorm(t *testing.T) {
 // the call refused least, so that no call spends its retry budget on them:
 // none fails, and none is refused more than three times. Given to the call
 // refused most, as the queue's order of retries would, the probes fell to
-// one call (refused five times), which failed.
+// one call (refused four times: all its attempts), which failed.
 func TestAdaptiveLongStormSparesTheMostRefused(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		svc := newSimService(t, simKinds[0].opt(100, 10), 2500*time.Microsecond)

@@ -475,6 +475,14 @@ type waiter struct {
 	rank int // a retry's place: higher goes first (see attempt.rank)
 }
 
+// nudge wakes w if it sleeps; a wake already pending is enough.
+func (w *waiter) nudge() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
 // newPacer is the pacer of l; nil for NoRateLimiter, which never holds.
 // The SDK's own limiters keep one pacer for every client given them, so
 // that the clients' attempts wait in one queue and are served in the order
@@ -631,10 +639,7 @@ func (p *pacer) leave(w *waiter) {
 		p.firsts = slices.Delete(p.firsts, i, i+1)
 	}
 	if h := p.head(); h != nil && h != before {
-		select {
-		case h.wake <- struct{}{}:
-		default:
-		}
+		h.nudge()
 	}
 }
 
@@ -678,10 +683,7 @@ func (p *pacer) wakeHead() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if h := p.head(); h != nil {
-		select {
-		case h.wake <- struct{}{}:
-		default:
-		}
+		h.nudge()
 	}
 }
 
