@@ -302,3 +302,66 @@ func TestAdaptiveProbeSpacing(t *testing.T) {
 		})
 	}
 }
+
+// TestAdaptiveMeasureLeavesOutStorms: what the service took of a client is
+// measured over the time it sent, its own storms (in which it held every
+// attempt but a probe) left out, so that a client that came back from a
+// storm later than its neighbours does not take its absence for a smaller
+// share. Too little time outside storms tells nothing.
+func TestAdaptiveMeasureLeavesOutStorms(t *testing.T) {
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	var nine []heldSpan // 20 ms each, 100 ms apart: the ninth pushes the first out
+	for i := range 9 {
+		nine = append(nine, heldSpan{ms(950 - 100*i), ms(930 - 100*i)})
+	}
+	tests := []struct {
+		name   string
+		storms []heldSpan
+		want   float64 // 0: too little to tell
+	}{
+		{name: "no storm", want: 100},
+		{name: "a storm that ended", storms: []heldSpan{{ms(700), ms(300)}}, want: 100},
+		{name: "a storm under way", storms: []heldSpan{{ms(300), 0}}, want: 100},
+		{name: "two storms", storms: []heldSpan{{ms(900), ms(800)}, {ms(400), ms(200)}}, want: 100},
+		{name: "a storm begun before the second", storms: []heldSpan{{ms(1500), ms(500)}}, want: 100},
+		{name: "nine storms: the oldest counts as time it sent", storms: nine, want: 82 / 0.84},
+		{name: "too little time outside storms", storms: []heldSpan{{time.Second, ms(200)}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			now := time.Unix(1000, 0)
+			a := AdaptiveRate().(*adaptive)
+			a.first = now.Add(-10 * time.Second)
+			for _, s := range tt.storms {
+				a.held.begin(now.Add(-s.from))
+				if s.to > 0 {
+					a.held.end(now.Add(-s.to))
+				}
+			}
+			// 100 a second accepted while it sent.
+			for at := now.Add(-time.Second); at.Before(now); at = at.Add(ms(10)) {
+				if !heldAt(tt.storms, now.Sub(at)) {
+					a.accepted.add(at)
+				}
+			}
+			got, ok := a.measured(now)
+			require.Equal(t, tt.want > 0, ok, "tells a rate")
+			if ok {
+				assert.InDelta(t, tt.want, got, 1e-6)
+			}
+		})
+	}
+}
+
+// heldSpan is a storm from and to a time before now; to 0: under way.
+type heldSpan struct{ from, to time.Duration }
+
+// heldAt reports whether a storm held the client ago before now.
+func heldAt(storms []heldSpan, ago time.Duration) bool {
+	for _, s := range storms {
+		if ago <= s.from && ago > s.to {
+			return true
+		}
+	}
+	return false
+}
