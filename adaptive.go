@@ -913,9 +913,13 @@ func slotIn(at, lo, n int64) bool {
 // ended at 20 a second beside the other at 60–90 (the joiner test failed
 // 18 of 120 runs, 7–8 with storms left out).
 type heldSpans struct {
-	spans [heldKept]struct{ from, to time.Time } // to is zero while it lasts
-	next  int                                    // the span under way or the next
+	spans [heldKept]stormSpan
+	next  int // the span under way or the next
 }
+
+// stormSpan is a storm from its first to its last moment; to is zero while
+// it lasts.
+type stormSpan struct{ from, to time.Time }
 
 // heldKept is how many storms heldSpans keeps: those of the trailing two
 // seconds (a window limit's count is spent once a window at most). Were
@@ -924,7 +928,7 @@ const heldKept = 8
 
 // begin notes that a storm began at now.
 func (h *heldSpans) begin(now time.Time) {
-	h.spans[h.next%heldKept] = struct{ from, to time.Time }{from: now}
+	h.spans[h.next%heldKept] = stormSpan{from: now}
 }
 
 // end notes that the storm under way ended at now.

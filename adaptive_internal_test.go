@@ -310,22 +310,22 @@ func TestAdaptiveProbeSpacing(t *testing.T) {
 // share. Too little time outside storms tells nothing.
 func TestAdaptiveMeasureLeavesOutStorms(t *testing.T) {
 	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
-	var nine []heldSpan // 20 ms each, 100 ms apart: the ninth pushes the first out
+	var nine []stormAgo // 20 ms each, 100 ms apart: the ninth pushes the first out
 	for i := range 9 {
-		nine = append(nine, heldSpan{ms(950 - 100*i), ms(930 - 100*i)})
+		nine = append(nine, stormAgo{ms(950 - 100*i), ms(930 - 100*i)})
 	}
 	tests := []struct {
 		name   string
-		storms []heldSpan
+		storms []stormAgo
 		want   float64 // 0: too little to tell
 	}{
 		{name: "no storm", want: 100},
-		{name: "a storm that ended", storms: []heldSpan{{ms(700), ms(300)}}, want: 100},
-		{name: "a storm under way", storms: []heldSpan{{ms(300), 0}}, want: 100},
-		{name: "two storms", storms: []heldSpan{{ms(900), ms(800)}, {ms(400), ms(200)}}, want: 100},
-		{name: "a storm begun before the second", storms: []heldSpan{{ms(1500), ms(500)}}, want: 100},
+		{name: "a storm that ended", storms: []stormAgo{{ms(700), ms(300)}}, want: 100},
+		{name: "a storm under way", storms: []stormAgo{{ms(300), 0}}, want: 100},
+		{name: "two storms", storms: []stormAgo{{ms(900), ms(800)}, {ms(400), ms(200)}}, want: 100},
+		{name: "a storm begun before the second", storms: []stormAgo{{ms(1500), ms(500)}}, want: 100},
 		{name: "nine storms: the oldest counts as time it sent", storms: nine, want: 82 / 0.84},
-		{name: "too little time outside storms", storms: []heldSpan{{time.Second, ms(200)}}},
+		{name: "too little time outside storms", storms: []stormAgo{{time.Second, ms(200)}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -353,11 +353,11 @@ func TestAdaptiveMeasureLeavesOutStorms(t *testing.T) {
 	}
 }
 
-// heldSpan is a storm from and to a time before now; to 0: under way.
-type heldSpan struct{ from, to time.Duration }
+// stormAgo is a storm from and to a time before now; to 0: under way.
+type stormAgo struct{ from, to time.Duration }
 
 // heldAt reports whether a storm held the client ago before now.
-func heldAt(storms []heldSpan, ago time.Duration) bool {
+func heldAt(storms []stormAgo, ago time.Duration) bool {
 	for _, s := range storms {
 		if ago <= s.from && ago > s.to {
 			return true
