@@ -911,7 +911,7 @@ func slotIn(at, lo, n int64) bool {
 // came back last measure a smaller share, be cut to it and keep it: of a
 // client and one that joined it under a fixed window of 100 a second, one
 // ended at 20 a second beside the other at 60–90 (the joiner test failed
-// 18 of 120 runs, 7–8 with storms left out).
+// 18 of 120 runs, 5–12 with storms left out).
 type heldSpans struct {
 	spans [heldKept]stormSpan
 	next  int // the span under way or the next
