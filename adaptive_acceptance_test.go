@@ -2,12 +2,9 @@ package convo_test
 
 import (
 	"fmt"
-	"maps"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -26,7 +23,8 @@ import (
 //
 //	CONVO_ACCEPTANCE=1 go test -run Acceptance -v .
 //
-// and see how one run of a fleet cell goes with TestAdaptiveFleetTimeline.
+// see how one run of a fleet cell goes with TestAdaptiveFleetTimeline, and
+// score many runs of it with TestAdaptiveFleetScore (adaptive_score_test.go).
 
 // acceptanceOnly skips t unless CONVO_ACCEPTANCE is set.
 func acceptanceOnly(t *testing.T) {
@@ -92,62 +90,6 @@ func TestAdaptiveFleetAcceptance(t *testing.T) {
 	if bad > 0 {
 		t.Errorf("%d cells broke a bound", bad)
 	}
-}
-
-// TestAdaptiveFleetScore runs the fleet matrix CONVO_FLEET_SCORE times
-// over (each pass the five runs of every cell, runs in parallel) and
-// prints how many runs broke which bound, cell by cell: one pass varies
-// too much to tell two versions of the limiter apart (the runs' goroutines
-// interleave differently each time). Eight (1,080 runs, about 80 s) tell a
-// change of a fifth or more: five such passes of one tree broke 172 to 197
-// runs. Compare a change with the tree before it over two passes each.
-//
-//	CONVO_FLEET_SCORE=8 go test -run TestAdaptiveFleetScore -v .
-func TestAdaptiveFleetScore(t *testing.T) {
-	passes, _ := strconv.Atoi(os.Getenv("CONVO_FLEET_SCORE"))
-	if passes <= 0 {
-		t.Skip("scores the fleet matrix with CONVO_FLEET_SCORE=passes")
-	}
-	var (
-		mu                  sync.Mutex
-		runs, badRuns, fail int
-		byBound             = map[string]int{}
-		byCell              = map[string]string{}
-	)
-	for _, cell := range fleetCells() {
-		name := fmt.Sprintf("%s K=%d %d/s", cell.kind.name, cell.k, cell.rate)
-		for range passes {
-			for run := range 5 {
-				t.Run(name, func(t *testing.T) {
-					t.Parallel()
-					synctest.Test(t, func(t *testing.T) {
-						o := runFleet(t, cell, run)
-						breaks := cell.breaks(o)
-						mu.Lock()
-						defer mu.Unlock()
-						runs++
-						fail += o.totalFailed()
-						if len(breaks) > 0 {
-							badRuns++
-						}
-						for _, b := range breaks {
-							byBound[b.bound]++
-							byCell[name] += b.bound[:1]
-						}
-					})
-				})
-			}
-		}
-	}
-	t.Cleanup(func() {
-		var b strings.Builder
-		for _, name := range slices.Sorted(maps.Keys(byCell)) {
-			fmt.Fprintf(&b, "%-30s %s\n", name, byCell[name])
-		}
-		t.Logf("%d of %d runs broke a bound (time %d, 429s %d, jain %d, fail %d runs; %d calls failed)\n"+
-			"per cell, one letter a broken run's bound (t, 4, j, f):\n%s",
-			badRuns, runs, byBound["time"], byBound["429s"], byBound["jain"], byBound["fail"], fail, b.String())
-	})
 }
 
 // fleetCells is the fleet matrix: K ∈ {2, 4, 8} at 100/s (N = 1,000) and

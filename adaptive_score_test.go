@@ -1,0 +1,199 @@
+package convo_test
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The fleet matrix's score: many passes of the matrix's runs, or of a few
+// of its cells, counted cell by cell, to tell two versions of the adaptive
+// limiter apart (see adaptive_acceptance_test.go for the matrix).
+
+// TestAdaptiveFleetScore runs the fleet matrix CONVO_FLEET_SCORE times
+// over (each pass the five runs of every cell, runs in parallel) and
+// prints, cell by cell, how many runs broke which bound, and the mean of
+// Jain's index and of the 429s: one pass varies too much to tell two
+// versions of the limiter apart (the runs' goroutines interleave
+// differently each time, and how depends on the machine's load). Eight
+// passes of the whole matrix (1,080 runs, about two minutes) broke 10 to
+// 23 runs on one tree; a cell's mean Jain moves by less (within ±0.004
+// over 200 runs, in seven batches of one tree) and tells changes apart
+// that counts of broken runs cannot. To look at a few cells with more
+// runs, CONVO_FLEET_CELLS picks them by a regular expression over their
+// names ("token bucket K=8 100/s"):
+//
+//	CONVO_FLEET_SCORE=8 go test -run TestAdaptiveFleetScore -v .
+//	CONVO_FLEET_SCORE=40 CONVO_FLEET_CELLS='K=[48] 10?0/s' go test -run TestAdaptiveFleetScore -v .
+//
+// Compare a change with the tree before it in the same session, a pass or
+// two of each in turn.
+func TestAdaptiveFleetScore(t *testing.T) {
+	passes, _ := strconv.Atoi(os.Getenv("CONVO_FLEET_SCORE"))
+	if passes <= 0 {
+		t.Skip("scores the fleet matrix with CONVO_FLEET_SCORE=passes")
+	}
+	cells, err := scoreCells(os.Getenv("CONVO_FLEET_CELLS"))
+	require.NoError(t, err)
+	var (
+		mu     sync.Mutex
+		scores = make([]cellScore, len(cells))
+	)
+	for i, cell := range cells {
+		for range passes {
+			for run := range 5 {
+				t.Run(cell.name(), func(t *testing.T) {
+					t.Parallel()
+					synctest.Test(t, func(t *testing.T) {
+						o := runFleet(t, cell, run)
+						breaks := cell.breaks(o)
+						mu.Lock()
+						defer mu.Unlock()
+						scores[i].add(o, breaks)
+					})
+				})
+			}
+		}
+	}
+	t.Cleanup(func() { t.Log(scoreReport(cells, scores)) })
+}
+
+// cellScore is what the runs of one fleet cell came to.
+type cellScore struct {
+	runs, broken, failedCalls int
+	jain                      float64 // summed over the runs
+	refused                   int     // summed over the runs
+	bounds                    string  // one letter a broken bound: t, 4, j, f
+}
+
+func (s *cellScore) add(o simOutcome, breaks []fleetBreak) {
+	s.runs++
+	s.jain += o.jain()
+	s.refused += o.refused()
+	s.failedCalls += o.totalFailed()
+	if len(breaks) > 0 {
+		s.broken++
+	}
+	for _, b := range breaks {
+		s.bounds += b.bound[:1]
+	}
+}
+
+// scoreReport is the score's table: the runs broken of all, by bound, and
+// a line per cell.
+func scoreReport(cells []fleetCell, scores []cellScore) string {
+	var (
+		total     cellScore
+		byBound   = map[byte]int{}
+		perCell   strings.Builder
+		boundName = map[byte]string{'t': "time", '4': "429s", 'j': "jain", 'f': "fail"}
+	)
+	for i, s := range scores {
+		total.runs += s.runs
+		total.broken += s.broken
+		total.failedCalls += s.failedCalls
+		for j := range len(s.bounds) {
+			byBound[s.bounds[j]]++
+		}
+		if s.runs == 0 {
+			continue
+		}
+		fmt.Fprintf(&perCell, "%-26s %4d of %4d  Jain %.3f  429s %6.1f  %s\n", cells[i].name(),
+			s.broken, s.runs, s.jain/float64(s.runs), float64(s.refused)/float64(s.runs), s.bounds)
+	}
+	var head strings.Builder
+	fmt.Fprintf(&head, "%d of %d runs broke a bound (", total.broken, total.runs)
+	for i, c := range []byte("t4jf") {
+		if i > 0 {
+			head.WriteString(", ")
+		}
+		fmt.Fprintf(&head, "%s %d", boundName[c], byBound[c])
+	}
+	fmt.Fprintf(&head, " runs; %d calls failed)\n", total.failedCalls)
+	head.WriteString("per cell: runs broken, mean Jain, mean 429s, one letter a broken run's bound (t, 4, j, f):\n")
+	return head.String() + strings.TrimSuffix(perCell.String(), "\n")
+}
+
+// scoreCells is the cells of the fleet matrix whose name matches the
+// regular expression only; all of them when it is empty.
+func scoreCells(only string) ([]fleetCell, error) {
+	re, err := regexp.Compile(only)
+	if err != nil {
+		return nil, fmt.Errorf("CONVO_FLEET_CELLS: %w", err)
+	}
+	var cells []fleetCell
+	for _, c := range fleetCells() {
+		if re.MatchString(c.name()) {
+			cells = append(cells, c)
+		}
+	}
+	if len(cells) == 0 {
+		return nil, fmt.Errorf("CONVO_FLEET_CELLS %q matches no cell of the fleet matrix", only)
+	}
+	return cells, nil
+}
+
+// name is how the score names the cell: "token bucket K=8 100/s".
+func (c fleetCell) name() string {
+	return fmt.Sprintf("%s K=%d %d/s", c.kind.name, c.k, c.rate)
+}
+
+// TestScoreCells: CONVO_FLEET_CELLS picks the fleet cells whose names match
+// it, all of them when empty, and a pattern that is not one, or that picks
+// nothing, is refused with the reason.
+func TestScoreCells(t *testing.T) {
+	tests := []struct {
+		only    string
+		want    []string
+		wantErr string
+	}{
+		{only: "token bucket K=8 100/s", want: []string{"token bucket K=8 100/s"}},
+		{only: "^sliding window K=[24] 10/s$", want: []string{"sliding window K=2 10/s", "sliding window K=4 10/s"}},
+		{only: "[", wantErr: "CONVO_FLEET_CELLS: error parsing regexp"},
+		{only: "leaky bucket", wantErr: `"leaky bucket" matches no cell`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.only, func(t *testing.T) {
+			cells, err := scoreCells(tt.only)
+			if tt.wantErr != "" {
+				require.ErrorContains(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			var names []string
+			for _, c := range cells {
+				names = append(names, c.name())
+			}
+			assert.Equal(t, tt.want, names)
+		})
+	}
+	all, err := scoreCells("")
+	require.NoError(t, err)
+	assert.Len(t, all, len(fleetCells()), "an empty pattern picks every cell")
+	assert.Len(t, all, 27)
+}
+
+// TestScoreReport: the score's table counts the broken runs of all cells
+// by bound, and gives each cell scored its runs broken, mean Jain and mean
+// 429s; a cell with no runs has no line.
+func TestScoreReport(t *testing.T) {
+	cells := []fleetCell{{4, 100, 1000, simKinds[0]}, {2, 10, 200, simKinds[1]}, {8, 1000, 5000, simKinds[2]}}
+	scores := []cellScore{
+		{runs: 4, broken: 2, failedCalls: 1, jain: 3.6, refused: 400, bounds: "jjf"},
+		{runs: 2, jain: 1.98, refused: 30},
+		{},
+	}
+	got := scoreReport(cells, scores)
+	assert.Contains(t, got, "2 of 6 runs broke a bound (time 0, 429s 0, jain 2, fail 1 runs; 1 calls failed)")
+	assert.Regexp(t, `token bucket K=4 100/s +2 of +4  Jain 0\.900  429s +100\.0  jjf\n`, got)
+	assert.Regexp(t, `fixed window K=2 10/s +0 of +2  Jain 0\.990  429s +15\.0  $`, got)
+	assert.NotContains(t, got, "sliding window", "a cell with no runs")
+}
