@@ -365,3 +365,45 @@ func heldAt(storms []stormAgo, ago time.Duration) bool {
 	}
 	return false
 }
+
+// TestAdaptiveLongStormUndoesItsCut: a storm of a second or more undoes the
+// cut that began it — the refusal with nothing accepted since, which
+// measured the storm's first moments — and the client comes back under
+// where it stood before that cut (or under what the service took of it
+// before the storm, when that was less); a shorter storm, a window limit's
+// spent count, keeps the cut.
+func TestAdaptiveLongStormUndoesItsCut(t *testing.T) {
+	tests := []struct {
+		name    string
+		storm   time.Duration
+		undoCut bool
+	}{
+		{name: "long storm", storm: 3 * time.Second, undoCut: true},
+		{name: "a second", storm: longStorm, undoCut: true},
+		{name: "short storm", storm: 300 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			now := time.Unix(1000, 0)
+			a := pacedAdaptive(now, 850, 925, 800) // the service took less than it sends: a cut
+			a.Observe(Turn{}, refusalAt(now, now))
+			cutRate, cutWmax := a.pace.rate, a.wmax
+			require.Less(t, cutRate, 850.0, "the refusal cut the rate")
+
+			sent := now.Add(40 * time.Millisecond) // after the cut's moment: a storm
+			a.Observe(Turn{}, refusalAt(sent, sent.Add(10*time.Millisecond)))
+			require.True(t, a.storm, "a refusal after the cut, nothing accepted since")
+			require.Positive(t, a.share)
+
+			end := a.stormAt.Add(tt.storm)
+			a.Observe(Turn{}, Outcome{Kind: OutcomeAccepted, StatusCode: 201, Sent: end, Received: end})
+			require.False(t, a.storm, "the storm ends with an accepted answer")
+			from, wmax := cutRate, cutWmax
+			if tt.undoCut {
+				from, wmax = 850, 925
+			}
+			assert.InDelta(t, cutFactor*min(from, a.share), a.pace.rate, 1e-9, "the rate it comes back at")
+			assert.InDelta(t, min(wmax, a.share), a.wmax, 1e-9, "where it rests")
+		})
+	}
+}
