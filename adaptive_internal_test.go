@@ -386,9 +386,11 @@ func TestAdaptiveLongStormUndoesItsCut(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			now := time.Unix(1000, 0)
 			a := pacedAdaptive(now, 850, 925, 800) // the service took less than it sends: a cut
+			a.forgave = true                       // the second refusal in a row: it lowers where it rests too
 			a.Observe(Turn{}, refusalAt(now, now))
 			cutRate, cutWmax := a.pace.rate, a.wmax
 			require.Less(t, cutRate, 850.0, "the refusal cut the rate")
+			require.Less(t, cutWmax, 925.0, "and where it rests")
 
 			sent := now.Add(40 * time.Millisecond) // after the cut's moment: a storm
 			a.Observe(Turn{}, refusalAt(sent, sent.Add(10*time.Millisecond)))
