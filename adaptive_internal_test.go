@@ -262,7 +262,7 @@ func TestAdaptiveStormWaitersAskAgain(t *testing.T) {
 				d, err := a.Take(t.Context(), Turn{})
 				require.NoError(t, err)
 				if tt.refused {
-					assert.Equal(t, a.probeGap, d, "the wait until the next probe")
+					assert.Equal(t, time.Until(a.probeAt), d, "the wait until the next probe")
 					assert.Greater(t, d, answerPoll)
 				} else {
 					assert.Positive(t, d)
@@ -275,7 +275,10 @@ func TestAdaptiveStormWaitersAskAgain(t *testing.T) {
 
 // TestAdaptiveProbeSpacing: each refused probe of a storm spaces the next
 // twice as far, no sooner than ten of the client's intervals, and no
-// further than its Retry-After (or a second, or a tenth of the storm's age).
+// further than its Retry-After (or a second, or a tenth of the storm's age);
+// a gap the doubling set past those ten intervals, up to a second, ends on
+// the clock's grid of that size (here 30 ms past a whole second), unless the
+// client sends 200 attempts a second or more.
 func TestAdaptiveProbeSpacing(t *testing.T) {
 	tests := []struct {
 		name       string
@@ -284,21 +287,71 @@ func TestAdaptiveProbeSpacing(t *testing.T) {
 		retryAfter time.Duration
 		stormAge   time.Duration
 		want       time.Duration
+		wait       time.Duration // until the next probe
 	}{
-		{name: "twice as far", rate: 1000, gap: 40 * time.Millisecond, retryAfter: time.Second, want: 80 * time.Millisecond},
-		{name: "ten intervals at least", rate: 10, gap: 100 * time.Millisecond, retryAfter: 2 * time.Second, want: time.Second},
-		{name: "Retry-After at most", rate: 1000, gap: 1500 * time.Millisecond, retryAfter: 2 * time.Second, want: 2 * time.Second},
-		{name: "a second at most without Retry-After", rate: 1000, gap: 800 * time.Millisecond, want: time.Second},
-		{name: "a tenth of a long storm", rate: 1000, gap: 8 * time.Second, retryAfter: time.Second, stormAge: time.Minute, want: 6 * time.Second},
+		{name: "twice as far, on the grid of 250 ms", rate: 100, gap: 100 * time.Millisecond, retryAfter: time.Second, want: 200 * time.Millisecond, wait: 220 * time.Millisecond},
+		{name: "twice as far, off the grid at 200 a second and more", rate: 1000, gap: 40 * time.Millisecond, retryAfter: time.Second, want: 80 * time.Millisecond, wait: 80 * time.Millisecond},
+		{name: "ten intervals at least, off the grid", rate: 10, gap: 100 * time.Millisecond, retryAfter: 2 * time.Second, want: time.Second, wait: time.Second},
+		{name: "Retry-After at most, over a second: off the grid", rate: 100, gap: 1500 * time.Millisecond, retryAfter: 2 * time.Second, want: 2 * time.Second, wait: 2 * time.Second},
+		{name: "a second at most without Retry-After, on the whole second", rate: 100, gap: 800 * time.Millisecond, want: time.Second, wait: 970 * time.Millisecond},
+		{name: "a tenth of a long storm", rate: 100, gap: 8 * time.Second, retryAfter: time.Second, stormAge: time.Minute, want: 6 * time.Second, wait: 6 * time.Second},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			now := time.Unix(1000, 0)
+			now := time.Unix(1000, 30e6)
 			a := AdaptiveRate().(*adaptive)
 			a.pace.rate, a.storm, a.stormAt, a.probeGap = tt.rate, true, now.Add(-tt.stormAge), tt.gap
 			a.probeRefused(now, tt.retryAfter)
 			assert.Equal(t, tt.want, a.probeGap)
-			assert.Equal(t, now.Add(tt.want), a.probeAt)
+			assert.Equal(t, now.Add(tt.wait), a.probeAt)
+		})
+	}
+}
+
+// TestOnGrid: the first instant after now on the grid of the shortest
+// power-of-two fraction of a second at least gap long, whole seconds
+// counted from the Unix epoch (before it too).
+func TestOnGrid(t *testing.T) {
+	tests := []struct {
+		name string
+		now  time.Time
+		gap  time.Duration
+		want time.Time
+	}{
+		{name: "a second", now: time.Unix(5, 300e6), gap: time.Second, want: time.Unix(6, 0)},
+		{name: "on the grid: the next instant", now: time.Unix(5, 0), gap: time.Second, want: time.Unix(6, 0)},
+		{name: "600 ms: a second", now: time.Unix(5, 300e6), gap: 600 * time.Millisecond, want: time.Unix(6, 0)},
+		{name: "500 ms", now: time.Unix(5, 300e6), gap: 500 * time.Millisecond, want: time.Unix(5, 500e6)},
+		{name: "200 ms: 250", now: time.Unix(5, 300e6), gap: 200 * time.Millisecond, want: time.Unix(5, 500e6)},
+		{name: "100 ms: 125", now: time.Unix(5, 300e6), gap: 100 * time.Millisecond, want: time.Unix(5, 375e6)},
+		{name: "before the epoch", now: time.Unix(-2, 300e6), gap: 500 * time.Millisecond, want: time.Unix(-2, 500e6)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, onGrid(tt.now, tt.gap))
+		})
+	}
+}
+
+// TestAdaptiveProbesFindAWindowsTurnTogether: two clients under a window
+// limit whose count is spent, one refused 300 ms into the window and the
+// other 470 ms, probe until the window turns on the next whole second:
+// both probe at that instant, neither ahead of the other.
+func TestAdaptiveProbesFindAWindowsTurnTogether(t *testing.T) {
+	const rtt = 5 * time.Millisecond
+	turn := time.Unix(1001, 0)
+	for _, refused := range []time.Duration{300 * time.Millisecond, 470 * time.Millisecond} {
+		t.Run(refused.String(), func(t *testing.T) {
+			a := AdaptiveRate().(*adaptive)
+			a.pace.rate = 100
+			a.startStorm(time.Unix(1000, 0).Add(refused), time.Second)
+			probes := 0
+			for a.probeAt.Before(turn) {
+				probes++
+				a.probeRefused(a.probeAt.Add(rtt), time.Second)
+			}
+			assert.Equal(t, turn, a.probeAt, "the first probe at or after the turn")
+			assert.LessOrEqual(t, probes, 6, "a few probes")
 		})
 	}
 }
