@@ -660,8 +660,11 @@ func (a *adaptive) probeRefused(now time.Time, retryAfter time.Duration) {
 // a whole second later, when the next probe comes. Each client's own
 // doubling found the turn up to its storm's age late, and the first to
 // find it took the window: four clients under a fixed window of 100 a
-// second broke the fairness bound in 12–26 of 200 runs, none with the
-// grid.
+// second broke the fairness bound in 12–22 of 200 runs, none with the
+// grid. The grid is the client's clock: clients on one host, or on hosts
+// that NTP keeps within milliseconds, share it; a clock ahead of the
+// service's by more than a round trip meets the turn a probe later, as
+// its own doubling might.
 //
 // The others keep their own time. A shorter gap (a slow client's floor,
 // a storm's first probes): slow clients' probes on one grid would meet at
