@@ -5,6 +5,8 @@ import (
 	"math"
 	"sync"
 	"time"
+
+	"github.com/convoapi/convo-go/internal/epoch"
 )
 
 // AdaptiveRate is the default RateLimiter: a client of its own that learns
@@ -696,11 +698,7 @@ func onGrid(now time.Time, gap time.Duration) time.Time {
 	for step/2 >= gap && step > time.Millisecond {
 		step /= 2
 	}
-	past := now.UnixNano() % int64(step)
-	if past < 0 {
-		past += int64(step)
-	}
-	return now.Add(step - time.Duration(past))
+	return epoch.AlignDown(now, step).Add(step)
 }
 
 // endStorm resumes pacing once the service accepts again, at the rate the

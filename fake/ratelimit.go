@@ -7,6 +7,7 @@ import (
 	"time"
 
 	convo "github.com/convoapi/convo-go"
+	"github.com/convoapi/convo-go/internal/epoch"
 )
 
 // The service's request limit is "not shown": its number, its time window
@@ -246,7 +247,7 @@ type fixedWindow struct {
 func (w *fixedWindow) take(now instant) time.Duration {
 	switch {
 	case w.serverEnd.IsZero() || !now.server.Before(w.serverEnd):
-		w.serverEnd = alignDown(now.server, w.window).Add(w.window)
+		w.serverEnd = epoch.AlignDown(now.server, w.window).Add(w.window)
 		w.end = now.elapsed + w.serverEnd.Sub(now.server)
 		w.count = 0
 	case now.elapsed >= w.end:
@@ -261,17 +262,6 @@ func (w *fixedWindow) take(now instant) time.Duration {
 }
 
 func (w *fixedWindow) giveBack() { w.count = max(0, w.count-1) }
-
-// alignDown is the latest instant not after t that is a whole multiple of
-// d since the Unix epoch (time.Time.Truncate counts from year 1 instead,
-// which differs for a d that does not divide a day).
-func alignDown(t time.Time, d time.Duration) time.Time {
-	r := time.Duration(t.UnixNano() % int64(d))
-	if r < 0 {
-		r += d
-	}
-	return t.Add(-r)
-}
 
 // slidingLog keeps the protective times of the requests admitted within
 // the trailing window (oldest first): at most n.
