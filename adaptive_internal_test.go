@@ -462,3 +462,47 @@ func TestAdaptiveLongStormUndoesItsCut(t *testing.T) {
 		})
 	}
 }
+
+// TestAdaptiveStarvedSlowStartGoesOn: a slow start held through a long
+// storm before it grew from its floor goes on, a refusal from its end; one
+// that grew, began above its floor, or met a short storm ends under what
+// the service took of it.
+func TestAdaptiveStarvedSlowStartGoesOn(t *testing.T) {
+	tests := []struct {
+		name     string
+		from, at float64 // where the slow start began, and where it stands
+		storm    time.Duration
+		goesOn   bool
+	}{
+		{name: "from its floor, a long storm", from: slowFloor, at: slowFloor, storm: 3 * time.Second, goesOn: true},
+		{name: "from its floor, a little grown", from: slowFloor, at: 3.5, storm: 3 * time.Second, goesOn: true},
+		{name: "grown twice over", from: slowFloor, at: 2 * slowFloor, storm: 3 * time.Second},
+		{name: "begun above its floor", from: 8.5, at: 8.5, storm: 3 * time.Second},
+		{name: "a short storm", from: slowFloor, at: slowFloor, storm: 300 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			now := time.Unix(1000, 0)
+			a := AdaptiveRate().(*adaptive)
+			a.first, a.firstCut = now.Add(-2*time.Second), now.Add(-2*time.Second)
+			a.startSlow(a.firstCut, tt.from)
+			a.setRate(tt.at)
+			for i := range 4 { // the crumbs of its start: 4 a second
+				a.accepted.add(now.Add(-time.Duration(i+1) * 200 * time.Millisecond))
+			}
+			a.startStorm(now, time.Second)
+			require.Positive(t, a.share, "the storm measured a share")
+
+			end := now.Add(tt.storm)
+			a.Observe(Turn{}, Outcome{Kind: OutcomeAccepted, StatusCode: 201, Sent: end, Received: end})
+			require.False(t, a.storm, "the storm ends with an accepted answer")
+			assert.Equal(t, tt.goesOn, a.slow, "the slow start goes on")
+			if tt.goesOn {
+				assert.True(t, a.slowStruck, "and ends at its next refusal")
+				assert.InDelta(t, max(cutFactor*min(tt.at, a.share), slowFloor), a.pace.rate, 1e-9, "from where it stood")
+				return
+			}
+			assert.InDelta(t, cutFactor*min(tt.at, a.share), a.pace.rate, 1e-9, "under what the service took of it")
+		})
+	}
+}
