@@ -744,8 +744,8 @@ func (a *adaptive) endStorm(now time.Time) {
 		// from where it stands, and ends at its next refusal. Ended under
 		// those crumbs, such a client came back at 2–5 a second and took
 		// four seconds to regrow by its probes: two clients that a
-		// neighbour at FixedRate(1000) had kept out used 660–790 a second
-		// of the room it left in 9 of 30 runs (in 2 of 30 going on).
+		// neighbour at FixedRate(1000) had kept out used under 800 a second
+		// of the room it left in 9–13 of 30 runs (3 of 30 going on).
 		a.startSlow(now, max(cutFactor*min(a.pace.rate, a.share), slowFloor))
 		a.slowStruck = true
 	case a.slow && a.share > 0:
