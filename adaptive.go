@@ -516,15 +516,16 @@ func (a *adaptive) cut(now time.Time) {
 // learnRest sets how long the regrowth after a cut at rate lasts (see
 // cut), when the service took m of the client over the trailing second.
 //
-// It lasts maxRest at most: with the level half as long again after it,
-// a client at its share probes 2.25 s after its last cut at the latest,
+// It lasts maxRest at most (the first, before any is learnt, may last
+// longer: see anchor): with the level half as long again after it, a
+// client at its share probes 2.25 s after its last cut at the latest,
 // and takes room a neighbour left within the next second or so. Up to
 // 2 s (3 s with the level), two clients under a sliding window of 1,000 a
 // second whose neighbour left just after their last cut sat at 70 % of
 // the rate for three seconds, then overshot the window together and were
 // cut under it: they used under 80 % of the rate 3–6 s after it left in
-// 10 of 40 runs (3 of 40 at 1.5 s, 0 of 40 at 1 s). Shorter still, a lone
-// pair of clients under a token bucket of 10 a second probed so often
+// 10 of 40 runs (3 of 40 at 1.5 s, 0 of 40 at 1 s). Shorter still, a pair
+// of clients alone under a token bucket of 10 a second probed so often
 // that they met more 429s than their bound in 4 of 80 runs.
 func (a *adaptive) learnRest(probing bool, rate, m float64, measured bool) {
 	took := rate
