@@ -218,15 +218,16 @@ var rates = []int{10, 100, 1000}
 // TestAdaptiveRecoveryAcceptance: a busy client meets a service that
 // refuses everything for 3 s (Retry-After: 2), then accepts at R again,
 // under every kind of limit, the storm starting at five moments over a
-// second (TestAdaptiveRecoversFromAStorm runs the token bucket's cells
-// from one of them in CI).
+// second, each with the burst and latency of one of the matrix's five runs
+// (see runVariation; TestAdaptiveRecoversFromAStorm runs the token
+// bucket's cells from the first of them in CI).
 func TestAdaptiveRecoveryAcceptance(t *testing.T) {
 	acceptanceOnly(t)
 	for _, kind := range simKinds {
 		for _, rate := range rates {
-			for _, start := range stormStarts() {
+			for run, start := range stormStarts() {
 				t.Run(fmt.Sprintf("%s/%d/%v", kind.name, rate, start), func(t *testing.T) {
-					checkRecovery(t, kind, rate, start)
+					checkRecovery(t, kind, rate, start, run)
 				})
 			}
 		}
@@ -251,14 +252,16 @@ func stormStarts() []time.Duration {
 
 // checkRecovery runs a busy client (15 × rate calls, 32 at once) into a
 // storm of 3 s (Retry-After: 2) that starts at start, then a limit of the
-// kind at rate. Over the 5 s starting 3 s after the storm it is back near
+// kind at rate, with the burst and latency of the matrix's run (see
+// runVariation). Over the 5 s starting 3 s after the storm it is back near
 // the rate (80 %), no call fails on the default budget, none is re-sent
 // before its Retry-After, and the run ends within 3 s + 1.25 × the calls ÷
 // the rate + 2 s.
-func checkRecovery(t *testing.T, kind simKind, rate int, start time.Duration) {
+func checkRecovery(t *testing.T, kind simKind, rate int, start time.Duration, run int) {
 	t.Helper()
+	burst, latency, _ := runVariation(run) // the issue sets 32 calls at once
 	synctest.Test(t, func(t *testing.T) {
-		svc := newSimService(t, kind.opt(rate, 10), 2500*time.Microsecond)
+		svc := newSimService(t, kind.opt(rate, burst), latency/2)
 		const storm = 3 * time.Second
 		go func() {
 			time.Sleep(start)
@@ -277,35 +280,49 @@ func checkRecovery(t *testing.T, kind simKind, rate int, start time.Duration) {
 
 // TestAdaptiveJoinerAcceptance: a client joins a key a default client
 // keeps busy. Over the 5 s starting 5 s after it joins, the joiner and the
-// incumbent each get at least 60 % of an even share, and no call fails.
+// incumbent each get at least 60 % of an even share, and no call fails;
+// five runs per cell over the matrix's ranges of burst, latency and
+// concurrency (see runVariation).
 func TestAdaptiveJoinerAcceptance(t *testing.T) {
 	acceptanceOnly(t)
 	for _, kind := range simKinds {
 		for _, rate := range []int{100, 1000} {
-			t.Run(fmt.Sprintf("%s/%d", kind.name, rate), func(t *testing.T) {
-				synctest.Test(t, func(t *testing.T) {
-					svc := newSimService(t, kind.opt(rate, 10), 2500*time.Microsecond)
-					const join = 5 * time.Second
-					o := runClients(t, svc, []simClient{
-						{calls: 20 * rate, concurrency: 16},
-						{calls: 6 * rate, concurrency: 16, start: join},
-					})
-					even := float64(rate) / 2 * 5
-					incumbent := o.accepted(join+5*time.Second, join+10*time.Second, 0)
-					joiner := o.accepted(join+5*time.Second, join+10*time.Second, 1)
-					t.Logf("incumbent %.0f/s, joiner %.0f/s", float64(incumbent)/5, float64(joiner)/5)
-					assert.GreaterOrEqual(t, float64(incumbent), 0.6*even)
-					assert.GreaterOrEqual(t, float64(joiner), 0.6*even)
-					assert.Zero(t, o.totalFailed(), "failed calls: %v", o.errs)
+			for run := range 5 {
+				t.Run(fmt.Sprintf("%s/%d/run%d", kind.name, rate, run), func(t *testing.T) {
+					checkJoiner(t, kind, rate, run)
 				})
-			})
+			}
 		}
 	}
 }
 
+// checkJoiner runs one run of the joiner's cell (see
+// TestAdaptiveJoinerAcceptance).
+func checkJoiner(t *testing.T, kind simKind, rate, run int) {
+	t.Helper()
+	burst, latency, conc := runVariation(run)
+	synctest.Test(t, func(t *testing.T) {
+		svc := newSimService(t, kind.opt(rate, burst), latency/2)
+		const join = 5 * time.Second
+		o := runClients(t, svc, []simClient{
+			{calls: 20 * rate, concurrency: conc},
+			{calls: 6 * rate, concurrency: conc, start: join},
+		})
+		even := float64(rate) / 2 * 5
+		incumbent := o.accepted(join+5*time.Second, join+10*time.Second, 0)
+		joiner := o.accepted(join+5*time.Second, join+10*time.Second, 1)
+		t.Logf("incumbent %.0f/s, joiner %.0f/s", float64(incumbent)/5, float64(joiner)/5)
+		assert.GreaterOrEqual(t, float64(incumbent), 0.6*even)
+		assert.GreaterOrEqual(t, float64(joiner), 0.6*even)
+		assert.Zero(t, o.totalFailed(), "failed calls: %v", o.errs)
+	})
+}
+
 // TestAdaptiveLeaverAcceptance: in the 3 s starting 3 s after a
 // client leaves a busy key — a default one, or one at FixedRate(R) — the
-// default clients that stay use at least 80 % of R together.
+// default clients that stay use at least 80 % of R together; five runs per
+// cell over the matrix's ranges of burst, latency and concurrency (see
+// runVariation).
 func TestAdaptiveLeaverAcceptance(t *testing.T) {
 	acceptanceOnly(t)
 	leavers := []struct {
@@ -320,24 +337,34 @@ func TestAdaptiveLeaverAcceptance(t *testing.T) {
 	for _, leaver := range leavers {
 		for _, kind := range simKinds {
 			for _, rate := range []int{100, 1000} {
-				t.Run(fmt.Sprintf("%s/%s/%d", leaver.name, kind.name, rate), func(t *testing.T) {
-					synctest.Test(t, func(t *testing.T) {
-						svc := newSimService(t, kind.opt(rate, 10), 2500*time.Microsecond)
-						o := runClients(t, svc, []simClient{
-							{calls: 3 * rate, concurrency: 16, opts: leaver.opts(rate)},
-							{calls: 20 * rate, concurrency: 16},
-							{calls: 20 * rate, concurrency: 16},
-						})
-						left := o.finish[0]
-						stayed := o.accepted(left+3*time.Second, left+6*time.Second, 1, 2)
-						t.Logf("left at %v; the others %.0f/s over [+3 s, +6 s]", left, float64(stayed)/3)
-						assert.GreaterOrEqual(t, float64(stayed), 0.8*float64(rate)*3)
-						assert.Zero(t, o.failed[1]+o.failed[2], "failed calls of the default clients")
+				for run := range 5 {
+					t.Run(fmt.Sprintf("%s/%s/%d/run%d", leaver.name, kind.name, rate, run), func(t *testing.T) {
+						checkLeaver(t, kind, rate, run, leaver.opts(rate))
 					})
-				})
+				}
 			}
 		}
 	}
+}
+
+// checkLeaver runs one run of the leaver's cell, the leaver's options
+// leaverOpts (see TestAdaptiveLeaverAcceptance).
+func checkLeaver(t *testing.T, kind simKind, rate, run int, leaverOpts []convo.Option) {
+	t.Helper()
+	burst, latency, conc := runVariation(run)
+	synctest.Test(t, func(t *testing.T) {
+		svc := newSimService(t, kind.opt(rate, burst), latency/2)
+		o := runClients(t, svc, []simClient{
+			{calls: 3 * rate, concurrency: conc, opts: leaverOpts},
+			{calls: 20 * rate, concurrency: conc},
+			{calls: 20 * rate, concurrency: conc},
+		})
+		left := o.finish[0]
+		stayed := o.accepted(left+3*time.Second, left+6*time.Second, 1, 2)
+		t.Logf("left at %v; the others %.0f/s over [+3 s, +6 s]", left, float64(stayed)/3)
+		assert.GreaterOrEqual(t, float64(stayed), 0.8*float64(rate)*3)
+		assert.Zero(t, o.failed[1]+o.failed[2], "failed calls of the default clients")
+	})
 }
 
 // TestParseTimelineSpec: the timeline's cell is read whole, or refused

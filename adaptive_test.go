@@ -100,7 +100,7 @@ func TestAdaptiveRecoversFromAStorm(t *testing.T) {
 	}
 	for _, rate := range rates {
 		t.Run(strconv.Itoa(rate), func(t *testing.T) {
-			checkRecovery(t, simKinds[0], rate, 2*time.Second)
+			checkRecovery(t, simKinds[0], rate, 2*time.Second, 0)
 		})
 	}
 }
