@@ -51,6 +51,15 @@ func runVariation(run int) (burst int, latency time.Duration, concurrency int) {
 	return bursts[run%5], latencies[run%5], conc[run%5]
 }
 
+// newRunService starts the simulated service of a run under a limit of
+// the kind at rate, with the run's burst and latency, and returns it with
+// the run's concurrency per client. Call it inside a synctest bubble.
+func newRunService(t *testing.T, kind simKind, rate, run int) (svc *simService, concurrency int) {
+	t.Helper()
+	burst, latency, conc := runVariation(run)
+	return newSimService(t, kind.opt(rate, burst), latency/2), conc
+}
+
 // TestAdaptiveFleetAcceptance: K default clients started together on one
 // key, N split evenly, in every cell of the acceptance matrix, five runs
 // each over the ranges of burst, latency and concurrency: no call fails,
@@ -151,8 +160,7 @@ func (c fleetCell) breaks(o simOutcome) []fleetBreak {
 // inside a synctest bubble.
 func runFleet(t *testing.T, cell fleetCell, run int) simOutcome {
 	t.Helper()
-	burst, latency, conc := runVariation(run)
-	svc := newSimService(t, cell.kind.opt(cell.rate, burst), latency/2)
+	svc, conc := newRunService(t, cell.kind, cell.rate, run)
 	clients := make([]simClient, cell.k)
 	for i := range clients {
 		clients[i] = simClient{calls: cell.n / cell.k, concurrency: conc}
@@ -259,9 +267,8 @@ func stormStarts() []time.Duration {
 // the rate + 2 s.
 func checkRecovery(t *testing.T, kind simKind, rate int, start time.Duration, run int) {
 	t.Helper()
-	burst, latency, _ := runVariation(run) // the issue sets 32 calls at once
 	synctest.Test(t, func(t *testing.T) {
-		svc := newSimService(t, kind.opt(rate, burst), latency/2)
+		svc, _ := newRunService(t, kind, rate, run) // the issue sets 32 calls at once
 		const storm = 3 * time.Second
 		go func() {
 			time.Sleep(start)
@@ -300,9 +307,8 @@ func TestAdaptiveJoinerAcceptance(t *testing.T) {
 // TestAdaptiveJoinerAcceptance).
 func checkJoiner(t *testing.T, kind simKind, rate, run int) {
 	t.Helper()
-	burst, latency, conc := runVariation(run)
 	synctest.Test(t, func(t *testing.T) {
-		svc := newSimService(t, kind.opt(rate, burst), latency/2)
+		svc, conc := newRunService(t, kind, rate, run)
 		const join = 5 * time.Second
 		o := runClients(t, svc, []simClient{
 			{calls: 20 * rate, concurrency: conc},
@@ -351,9 +357,8 @@ func TestAdaptiveLeaverAcceptance(t *testing.T) {
 // leaverOpts (see TestAdaptiveLeaverAcceptance).
 func checkLeaver(t *testing.T, kind simKind, rate, run int, leaverOpts []convo.Option) {
 	t.Helper()
-	burst, latency, conc := runVariation(run)
 	synctest.Test(t, func(t *testing.T) {
-		svc := newSimService(t, kind.opt(rate, burst), latency/2)
+		svc, conc := newRunService(t, kind, rate, run)
 		o := runClients(t, svc, []simClient{
 			{calls: 3 * rate, concurrency: conc, opts: leaverOpts},
 			{calls: 20 * rate, concurrency: conc},
