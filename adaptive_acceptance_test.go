@@ -17,9 +17,10 @@ import (
 
 // The adaptive limiter's acceptance matrix for many clients on one key:
 // fleets of default clients, recovery after a storm at every kind and rate,
-// a joiner and a leaver. It takes about half a minute of CPU, and the
-// default limiter does not meet all of it yet (the README's "Many clients,
-// one key" has the figures): run it with
+// a joiner and a leaver, and one client alone over the same ranges. It
+// takes about half a minute of CPU, and the default limiter does not meet
+// all of it yet (the README's "Many clients, one key" has the figures):
+// run it with
 //
 //	CONVO_ACCEPTANCE=1 go test -run Acceptance -v .
 //
@@ -370,6 +371,53 @@ func checkLeaver(t *testing.T, kind simKind, rate, run int, leaverOpts []convo.O
 		assert.GreaterOrEqual(t, float64(stayed), 0.8*float64(rate)*3)
 		assert.Zero(t, o.failed[1]+o.failed[2], "failed calls of the default clients")
 	})
+}
+
+// TestAdaptiveOneClientAcceptance: the nine cells of the one-client bulk
+// run (TestLimiterKeepsABulkRunNearEveryKindOfLimit, which CI runs at one
+// point: a burst of 10, 5 ms a request) over the matrix's ranges of burst,
+// latency and concurrency, five runs per cell (see runVariation): no call
+// fails on the default budget, none is re-sent before its Retry-After or
+// created twice, the run ends within 1.25 × N ÷ rate + 1 s, and the 429s
+// stay within oneClientRefusals. It prints each cell's worst run.
+func TestAdaptiveOneClientAcceptance(t *testing.T) {
+	acceptanceOnly(t)
+	var table strings.Builder
+	broken := 0
+	for _, kind := range simKinds {
+		for _, cell := range bulkCells {
+			ideal := time.Duration(float64(cell.n) / float64(cell.rate) * float64(time.Second))
+			var worstX float64
+			maxRef, bad := 0, ""
+			for run := range 5 {
+				synctest.Test(t, func(t *testing.T) {
+					svc, conc := newRunService(t, kind, cell.rate, run)
+					o := runClients(t, svc, []simClient{{calls: cell.n, concurrency: conc}})
+					worstX = max(worstX, o.took.Seconds()/ideal.Seconds())
+					maxRef = max(maxRef, o.refused())
+					if o.took > ideal*5/4+time.Second {
+						bad += fmt.Sprintf(" time%d(%.2fs)", run, o.took.Seconds())
+					}
+					if limit := oneClientRefusals(cell.rate, cell.n, o.took); o.refused() > limit {
+						bad += fmt.Sprintf(" 429s%d(%d>%d)", run, o.refused(), limit)
+					}
+					if f := o.totalFailed(); f > 0 {
+						bad += fmt.Sprintf(" fail%d(%d)", run, f)
+					}
+					assert.Zero(t, o.early(), "re-sent before its Retry-After")
+					assert.Zero(t, o.duplicates(), "created twice")
+				})
+			}
+			if bad != "" {
+				broken++
+			}
+			fmt.Fprintf(&table, "%-15s %5d/s N=%-5d worst %4.2f× max429 %4d%s\n", kind.name, cell.rate, cell.n, worstX, maxRef, bad)
+		}
+	}
+	t.Logf("%d of %d cells broken\n%s", broken, len(simKinds)*len(bulkCells), table.String())
+	if broken > 0 {
+		t.Errorf("%d cells broke a bound", broken)
+	}
 }
 
 // TestParseTimelineSpec: the timeline's cell is read whole, or refused
