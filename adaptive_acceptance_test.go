@@ -383,41 +383,51 @@ func checkLeaver(t *testing.T, kind simKind, rate, run int, leaverOpts []convo.O
 func TestAdaptiveOneClientAcceptance(t *testing.T) {
 	acceptanceOnly(t)
 	var table strings.Builder
-	broken := 0
+	bad := 0
 	for _, kind := range simKinds {
-		for _, cell := range bulkCells {
-			ideal := time.Duration(float64(cell.n) / float64(cell.rate) * float64(time.Second))
+		for _, bulk := range bulkCells {
+			cell := fleetCell{1, bulk.rate, bulk.n, kind}
 			var worstX float64
-			maxRef, bad := 0, ""
+			maxRef, broken := 0, ""
 			for run := range 5 {
 				synctest.Test(t, func(t *testing.T) {
-					svc, conc := newRunService(t, kind, cell.rate, run)
-					o := runClients(t, svc, []simClient{{calls: cell.n, concurrency: conc}})
-					worstX = max(worstX, o.took.Seconds()/ideal.Seconds())
+					o := runFleet(t, cell, run)
+					worstX = max(worstX, o.took.Seconds()/cell.ideal().Seconds())
 					maxRef = max(maxRef, o.refused())
-					if o.took > ideal*5/4+time.Second {
-						bad += fmt.Sprintf(" time%d(%.2fs)", run, o.took.Seconds())
-					}
-					if limit := oneClientRefusals(cell.rate, cell.n, o.took); o.refused() > limit {
-						bad += fmt.Sprintf(" 429s%d(%d>%d)", run, o.refused(), limit)
-					}
-					if f := o.totalFailed(); f > 0 {
-						bad += fmt.Sprintf(" fail%d(%d)", run, f)
+					for _, b := range cell.oneClientBreaks(o) {
+						broken += fmt.Sprintf(" %s%d(%s)", b.bound, run, b.got)
 					}
 					assert.Zero(t, o.early(), "re-sent before its Retry-After")
 					assert.Zero(t, o.duplicates(), "created twice")
 				})
 			}
-			if bad != "" {
-				broken++
+			if broken != "" {
+				bad++
 			}
-			fmt.Fprintf(&table, "%-15s %5d/s N=%-5d worst %4.2f× max429 %4d%s\n", kind.name, cell.rate, cell.n, worstX, maxRef, bad)
+			fmt.Fprintf(&table, "%-15s %5d/s N=%-5d worst %4.2f× max429 %4d%s\n", kind.name, cell.rate, cell.n, worstX, maxRef, broken)
 		}
 	}
-	t.Logf("%d of %d cells broken\n%s", broken, len(simKinds)*len(bulkCells), table.String())
-	if broken > 0 {
-		t.Errorf("%d cells broke a bound", broken)
+	t.Logf("%d of %d cells broken\n%s", bad, len(simKinds)*len(bulkCells), table.String())
+	if bad > 0 {
+		t.Errorf("%d cells broke a bound", bad)
 	}
+}
+
+// oneClientBreaks lists the bounds of the one-client bulk run that the run
+// o of a cell with K = 1 broke: time ≤ 1.25 × N ÷ rate + 1 s, 429s within
+// oneClientRefusals, no failed call.
+func (c fleetCell) oneClientBreaks(o simOutcome) []fleetBreak {
+	var out []fleetBreak
+	if o.took > c.ideal()*5/4+time.Second {
+		out = append(out, fleetBreak{"time", fmt.Sprintf("%.2fs", o.took.Seconds())})
+	}
+	if limit := oneClientRefusals(c.rate, c.n, o.took); o.refused() > limit {
+		out = append(out, fleetBreak{"429s", fmt.Sprintf("%d>%d", o.refused(), limit)})
+	}
+	if f := o.totalFailed(); f > 0 {
+		out = append(out, fleetBreak{"fail", strconv.Itoa(f)})
+	}
+	return out
 }
 
 // TestParseTimelineSpec: the timeline's cell is read whole, or refused
