@@ -132,6 +132,68 @@ func TestAdaptiveForgivesOneRefusalWhileResting(t *testing.T) {
 	}
 }
 
+// TestAdaptiveSlowStartEndsInASpentWindow: a slow start that grew into a
+// window limit ends at the rate it sent at, which the window let through
+// until its count was spent; when the second of the attempts under way is
+// refused with nothing accepted since, the rate rests at what the service
+// took of the client over the trailing second instead, and is cut under
+// it. One refusal, an answer accepted between them, or a client in its
+// first second changes nothing.
+func TestAdaptiveSlowStartEndsInASpentWindow(t *testing.T) {
+	tests := []struct {
+		name     string
+		age      time.Duration // since the client's first turn
+		refusals int           // of attempts in flight after the cut
+		accepted bool          // an answer accepted after the first
+		learnt   bool
+	}{
+		{name: "two refused, nothing accepted", age: 10 * time.Second, refusals: 2, learnt: true},
+		{name: "three refused", age: 10 * time.Second, refusals: 3, learnt: true},
+		{name: "one refused", age: 10 * time.Second, refusals: 1},
+		{name: "an answer accepted between", age: 10 * time.Second, refusals: 2, accepted: true},
+		{name: "in the client's first second", age: 900 * time.Millisecond, refusals: 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			now := time.Unix(1000, 0)
+			a := slowStartInAWindow(now, tt.age)
+			a.Observe(Turn{}, refusalAt(now.Add(-time.Millisecond), now)) // the cut that ends it
+			require.False(t, a.slow)
+			require.InDelta(t, 1600, a.wmax, 20, "measured over its last steps: the rate it sent at")
+			sent := now.Add(-time.Millisecond)
+			for i := range tt.refusals {
+				a.Observe(Turn{}, refusalAt(sent, now))
+				if i == 0 && tt.accepted {
+					a.Observe(Turn{}, Outcome{Kind: OutcomeAccepted, StatusCode: 201, Sent: sent, Received: now})
+				}
+			}
+			if tt.learnt {
+				assert.InDelta(t, 1000, a.wmax, 1e-9, "where it rests: the window's count")
+				assert.InDelta(t, cutFactor*1000, a.pace.rate, 1e-9, "the rate: a cut under it")
+				return
+			}
+			assert.Greater(t, a.wmax, 1500.0, "where it rests")
+			assert.Greater(t, a.pace.rate, 1000.0, "the rate: cut for the attempts in flight only")
+		})
+	}
+}
+
+// slowStartInAWindow is an adaptive limiter at now, age after its first
+// turn, in a slow start at 1,600 a second that met its first refusal
+// already, whose last 1,000 attempts (the whole trailing second's) a window
+// limit accepted at that rate.
+func slowStartInAWindow(now time.Time, age time.Duration) *adaptive {
+	a := AdaptiveRate().(*adaptive)
+	a.first, a.firstCut = now.Add(-age), now.Add(-age)
+	a.startSlow(now.Add(-700*time.Millisecond), 1600)
+	a.slowStruck = true
+	a.busyUntil = now
+	for i := range 1000 {
+		a.accepted.add(now.Add(-625*time.Millisecond + time.Duration(i)*625*time.Millisecond/1000))
+	}
+	return a
+}
+
 // pacedAdaptive is an adaptive limiter at now that paces at rate, was cut
 // half a second ago after a refusal at wmax and regrows towards it, and saw
 // accepted answers spread evenly over the trailing second.
