@@ -427,7 +427,8 @@ func (a *adaptive) inFlight(now time.Time) {
 // second, the time its calls sat out counted in: the window's count, or
 // its share of it. The rate rests there, and is cut under it; the
 // refusals in flight cut nothing more. Over the ranges of the acceptance
-// tests, the lone client's worst run went from 1.62 to 1.43 × N ÷ rate.
+// tests, the lone client's worst run there went from 1.62–1.63 to
+// 1.43–1.48 × N ÷ rate.
 // Not in the client's first second, whose trailing second is not whole.
 func (a *adaptive) windowSpent(now time.Time) bool {
 	if !a.slowEnded || !a.streak || now.Sub(a.first) < time.Second {
