@@ -74,29 +74,53 @@ func TestAdaptiveFleetAcceptance(t *testing.T) {
 	var table strings.Builder
 	bad := 0
 	for _, cell := range cells {
-		var worstX, minJain float64 = 0, 1
-		fails, maxRef, broken := 0, 0, ""
-		for run := range 5 {
-			synctest.Test(t, func(t *testing.T) {
-				o := runFleet(t, cell, run)
-				worstX = max(worstX, o.took.Seconds()/cell.ideal().Seconds())
-				minJain = min(minJain, o.jain())
-				fails += o.totalFailed()
-				maxRef = max(maxRef, o.refused())
-				for _, b := range cell.breaks(o) {
-					broken += fmt.Sprintf(" %s%d(%s)", b.bound, run, b.got)
-				}
-				assert.Zero(t, o.early(), "re-sent before its Retry-After")
-				assert.Zero(t, o.duplicates(), "created twice")
-			})
-		}
-		if broken != "" {
+		r := runCell(t, cell, cell.breaks)
+		if r.broken != "" {
 			bad++
 		}
 		fmt.Fprintf(&table, "%-15s K=%-2d %5d/s N=%-5d worst %5.2f× fails %2d max429 %4d minJain %.2f %s\n",
-			cell.kind.name, cell.k, cell.rate, cell.n, worstX, fails, maxRef, minJain, broken)
+			cell.kind.name, cell.k, cell.rate, cell.n, r.worstX, r.fails, r.maxRef, r.minJain, r.broken)
 	}
-	t.Logf("%d of %d cells broken\n%s", bad, len(cells), table.String())
+	reportCells(t, bad, len(cells), table.String())
+}
+
+// cellRuns is what the five runs of a cell came to: the worst time over
+// the ideal, the least Jain's index, the calls that failed, the most 429s,
+// and the bounds broken, each as " bound<run>(what it got)".
+type cellRuns struct {
+	worstX, minJain float64
+	fails, maxRef   int
+	broken          string
+}
+
+// runCell runs the five runs of cell (see runVariation), each in a bubble
+// of its own, checks that none re-sends a call before its Retry-After or
+// creates one twice, and lists the bounds that breaks finds broken.
+func runCell(t *testing.T, cell fleetCell, breaks func(simOutcome) []fleetBreak) cellRuns {
+	t.Helper()
+	r := cellRuns{minJain: 1}
+	for run := range 5 {
+		synctest.Test(t, func(t *testing.T) {
+			o := runFleet(t, cell, run)
+			r.worstX = max(r.worstX, o.took.Seconds()/cell.ideal().Seconds())
+			r.minJain = min(r.minJain, o.jain())
+			r.fails += o.totalFailed()
+			r.maxRef = max(r.maxRef, o.refused())
+			for _, b := range breaks(o) {
+				r.broken += fmt.Sprintf(" %s%d(%s)", b.bound, run, b.got)
+			}
+			assert.Zero(t, o.early(), "re-sent before its Retry-After")
+			assert.Zero(t, o.duplicates(), "created twice")
+		})
+	}
+	return r
+}
+
+// reportCells logs a matrix's table and fails the test when bad of its
+// cells cells broke a bound.
+func reportCells(t *testing.T, bad, cells int, table string) {
+	t.Helper()
+	t.Logf("%d of %d cells broken\n%s", bad, cells, table)
 	if bad > 0 {
 		t.Errorf("%d cells broke a bound", bad)
 	}
@@ -387,30 +411,14 @@ func TestAdaptiveOneClientAcceptance(t *testing.T) {
 	for _, kind := range simKinds {
 		for _, bulk := range bulkCells {
 			cell := fleetCell{1, bulk.rate, bulk.n, kind}
-			var worstX float64
-			maxRef, broken := 0, ""
-			for run := range 5 {
-				synctest.Test(t, func(t *testing.T) {
-					o := runFleet(t, cell, run)
-					worstX = max(worstX, o.took.Seconds()/cell.ideal().Seconds())
-					maxRef = max(maxRef, o.refused())
-					for _, b := range cell.oneClientBreaks(o) {
-						broken += fmt.Sprintf(" %s%d(%s)", b.bound, run, b.got)
-					}
-					assert.Zero(t, o.early(), "re-sent before its Retry-After")
-					assert.Zero(t, o.duplicates(), "created twice")
-				})
-			}
-			if broken != "" {
+			r := runCell(t, cell, cell.oneClientBreaks)
+			if r.broken != "" {
 				bad++
 			}
-			fmt.Fprintf(&table, "%-15s %5d/s N=%-5d worst %4.2f× max429 %4d%s\n", kind.name, cell.rate, cell.n, worstX, maxRef, broken)
+			fmt.Fprintf(&table, "%-15s %5d/s N=%-5d worst %4.2f× max429 %4d%s\n", kind.name, cell.rate, cell.n, r.worstX, r.maxRef, r.broken)
 		}
 	}
-	t.Logf("%d of %d cells broken\n%s", bad, len(simKinds)*len(bulkCells), table.String())
-	if bad > 0 {
-		t.Errorf("%d cells broke a bound", bad)
-	}
+	reportCells(t, bad, len(simKinds)*len(bulkCells), table.String())
 }
 
 // oneClientBreaks lists the bounds of the one-client bulk run that the run
