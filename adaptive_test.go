@@ -32,32 +32,49 @@ func stormFor(svc *simService, d, retryAfter time.Duration) {
 // TestAdaptiveStartDoublesEachRoundTrip: before the first refusal the
 // limiter paces nothing but lets four attempts out at once, and one more
 // for each accepted; an answer wakes the attempt waiting for a free one.
+// The first round's answers free turns as they come; a later round that
+// fills its window waits for all its answers (or answerPoll after the
+// first); a failed attempt frees its place only.
 func TestAdaptiveStartDoublesEachRoundTrip(t *testing.T) {
-	lim := convo.AdaptiveRate()
-	changed := lim.(interface{ Changed() <-chan struct{} })
-	turn := convo.Turn{Method: "POST", Route: "/chatapp/contacts"}
-	take := func() time.Duration {
-		d, err := lim.Take(t.Context(), turn)
-		require.NoError(t, err)
-		return d
-	}
-	answer := func(kind convo.OutcomeKind) {
-		now := time.Now()
-		lim.Observe(turn, convo.Outcome{Kind: kind, StatusCode: 201, Sent: now, Received: now})
-	}
-	for i := range 4 {
-		assert.Zero(t, take(), "attempt %d of the first round", i+1)
-	}
-	assert.Positive(t, take(), "a fifth before any answer")
-	woken := changed.Changed()
-	answer(convo.OutcomeAccepted)
-	assert.True(t, isClosed(woken), "an answer wakes the waiter")
-	assert.Zero(t, take(), "the answer's own place")
-	assert.Zero(t, take(), "one more for the accepted answer")
-	assert.Positive(t, take(), "and no more")
-	answer(convo.OutcomeFailed)
-	assert.Zero(t, take(), "a failed attempt frees its place only")
-	assert.Positive(t, take())
+	synctest.Test(t, func(t *testing.T) {
+		lim := convo.AdaptiveRate()
+		changed := lim.(interface{ Changed() <-chan struct{} })
+		turn := convo.Turn{Method: "POST", Route: "/chatapp/contacts"}
+		take := func() time.Duration {
+			d, err := lim.Take(t.Context(), turn)
+			require.NoError(t, err)
+			return d
+		}
+		takeRound := func(n int, round string) {
+			for i := range n {
+				require.Zero(t, take(), "attempt %d of the %s", i+1, round)
+			}
+			require.Positive(t, take(), "one more than the %s's %d", round, n)
+		}
+		answer := func(kind convo.OutcomeKind, n int) {
+			for range n {
+				now := time.Now()
+				lim.Observe(turn, convo.Outcome{Kind: kind, StatusCode: 201, Sent: now, Received: now})
+			}
+		}
+
+		takeRound(4, "first round")
+		woken := changed.Changed()
+		answer(convo.OutcomeAccepted, 1)
+		assert.True(t, isClosed(woken), "an answer wakes the waiter")
+		takeRound(2, "first answer's own place and one more")
+		answer(convo.OutcomeAccepted, 3)
+		takeRound(6, "second round, its window of 8 full")
+
+		answer(convo.OutcomeAccepted, 7)
+		assert.Positive(t, take(), "one answer of the round is not in")
+		time.Sleep(50 * time.Millisecond)
+		takeRound(3+4+7, "third round (the slow answer's place still taken)")
+
+		answer(convo.OutcomeFailed, 14)
+		answer(convo.OutcomeAccepted, 1)
+		takeRound(14+1+1, "fourth round (the failed attempts free their places only)")
+	})
 }
 
 // isClosed reports whether ch is closed.
