@@ -46,7 +46,10 @@ import (
 //     answer: a limit with no room left (a window whose count is spent)
 //     refuses one attempt a round trip, not every attempt the pace sends
 //     before the client hears of the first refusal, each of which would
-//     wait out a Retry-After of a second or more.
+//     wait out a Retry-After of a second or more. A check refused at once
+//     is followed by another, twice as far from the cut, so that a window
+//     whose count is spent is read as a storm (below) before its refusals
+//     have taken every call the client runs at once.
 //   - Between refusals the rate grows by time: back to a little under the
 //     rate of the last refusal, level there, then faster and faster, so
 //     that room that comes free (a neighbour that finished, a limit that
@@ -410,12 +413,34 @@ func (a *adaptive) onRefused(now time.Time, o Outcome, check bool) {
 	case a.pace.rate > 0 && !o.Sent.After(a.cutAt.Add(a.afterCut())):
 		a.inFlight(now)
 		// A check sent so soon after the cut belongs to it, as the attempts
-		// in flight do: the next attempt goes alone again.
+		// in flight do: the next attempt goes alone again, and later.
 		a.checking = a.checking || check
+		if check {
+			a.spaceCheck(now)
+		}
 	case a.streak:
 		a.startStorm(now, o.RetryAfter)
 	default:
 		a.cut(now)
+	}
+}
+
+// spaceCheck puts the next check, after a check refused within the cut's
+// moment, as far from this answer as the answer is from the cut (an
+// interval at least): twice as far from the cut each time. A window whose
+// count is spent refuses every check until it turns. Sent back to back,
+// each as the last one's answer came, the checks stayed within the cut's
+// moment and spent every call a client runs at once, each then sitting
+// out a Retry-After of a second, while teaching nothing: a lone client
+// under a fixed window of 100 a second with four calls at once met four
+// refusals in 12 ms, took the first for a slow start's chance refusal, and
+// overran the window again a second later. Spaced, the last check falls
+// after the cut's moment and starts a storm, which ends the slow start
+// under what the service took: 13.1 s for its 1,000 calls, against 13.7 s
+// (its bound 13.5 s).
+func (a *adaptive) spaceCheck(now time.Time) {
+	if next := now.Add(max(now.Sub(a.cutAt), a.pace.interval())); a.pace.tat.Before(next) {
+		a.pace.tat = next
 	}
 }
 

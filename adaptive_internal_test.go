@@ -214,8 +214,8 @@ func pacedAdaptive(now time.Time, rate, wmax float64, accepted int) *adaptive {
 // TestAdaptiveChecksAfterACut: after a cut the next attempt goes alone and
 // the others wait for its answer, however long the pace says; an accepted
 // check lets the pace go on from then, one turn at a time; a check refused
-// within the cut's moment is followed by another; a later refused check
-// starts a storm.
+// within the cut's moment is followed by another, as far from its answer
+// as the answer was from the cut; a later refused check starts a storm.
 func TestAdaptiveChecksAfterACut(t *testing.T) {
 	tests := []struct {
 		name      string
@@ -225,7 +225,7 @@ func TestAdaptiveChecksAfterACut(t *testing.T) {
 		wantStorm bool
 	}{
 		{name: "accepted: the pace goes on", checkAt: 10 * time.Millisecond, outcome: OutcomeAccepted},
-		{name: "refused within the cut's moment: another check", checkAt: 10 * time.Millisecond, outcome: OutcomeRefused, wantHeld: true},
+		{name: "refused within the cut's moment: another check, as far from the answer as the cut", checkAt: 10 * time.Millisecond, outcome: OutcomeRefused, wantHeld: true},
 		{name: "refused later: a storm", checkAt: 100 * time.Millisecond, outcome: OutcomeRefused, wantStorm: true},
 		{name: "no answer: the pace goes on", checkAt: 10 * time.Millisecond, outcome: OutcomeFailed},
 	}
@@ -265,6 +265,9 @@ func TestAdaptiveChecksAfterACut(t *testing.T) {
 					assert.Positive(t, d, "the turns the check held back left as a burst")
 				}
 				assert.False(t, next.Before(answered), "a turn before the check's answer")
+				if tt.wantHeld {
+					assert.GreaterOrEqual(t, next.Sub(answered), answered.Sub(cutAt), "the next check as soon as the answer came")
+				}
 			})
 		})
 	}
