@@ -21,8 +21,8 @@ import (
 // rate, and a small limit meets a few attempts rather than every call under
 // way at once. After a first round wholly accepted, each round that fills
 // its window waits for all its answers before the next, so that the
-// refusals at its end are heard before a round twice as large goes. From the first refusal on it paces every attempt of the
-// client:
+// refusals at its end are heard before a round twice as large goes. From
+// the first refusal on it paces every attempt of the client:
 //
 //   - A refusal cuts the rate by 15 % (once the start is over, by one
 //     attempt a second at least for a client that sends a few, by half at
@@ -253,12 +253,12 @@ func (a *adaptive) Take(_ context.Context, _ Turn) (time.Duration, error) {
 // lone client under a fixed window of 10 a second met 2 to 14 refusals in
 // its first 50 ms, as the order of its answers fell, and 23–40 in its 200
 // calls (over the 38 its test allows in 6 of 300 runs); in rounds, 24–27
-// in 300 runs. The first round's answers free turns as
-// they come: its refusals are the lottery of a burst shared with the
-// clients started together, and the few attempts more they let through a
-// token bucket that refills every millisecond measure a share to begin
-// the slow start from; held, four clients under a token bucket of 1,000
-// a second overran their time bound in 22 of 200 runs, against none.
+// in 300 runs. The first round's answers free turns as they come: its
+// refusals are the lottery of a burst shared with the clients started
+// together, and the few attempts more they let through a token bucket that
+// refills every millisecond measure a share to begin the slow start from;
+// held, four clients under a token bucket of 1,000 a second overran their
+// time bound in 22 of 200 runs, against none.
 func (a *adaptive) startTurn(now time.Time) time.Duration {
 	if a.startFull {
 		if a.startOut > 0 && (a.startAnswer.IsZero() || now.Before(a.startAnswer.Add(answerPoll))) {
@@ -266,11 +266,12 @@ func (a *adaptive) startTurn(now time.Time) time.Duration {
 		}
 		a.startFull, a.startAnswer = false, time.Time{}
 	}
-	if a.startOut >= startWindow+a.startAccepted {
+	window := startWindow + a.startAccepted
+	if a.startOut >= window {
 		return answerPoll // an answer wakes the waiter sooner
 	}
 	a.startOut++
-	a.startFull = a.startAccepted >= startWindow && a.startOut >= startWindow+a.startAccepted
+	a.startFull = a.startAccepted >= startWindow && a.startOut >= window
 	return 0
 }
 
