@@ -102,17 +102,21 @@ func TestAdaptiveForgivesOneRefusalWhileResting(t *testing.T) {
 		accepted int  // answers accepted over the trailing second
 		forgave  bool // the last cut was a forgiven refusal while resting
 		probing  bool
-		wantWmax float64 // 0: lower than before
+		wantWmax float64       // 0: lower than before
+		rest     time.Duration // how long it rested before the refusal
+		wantRest time.Duration
 	}{
-		{name: "first while resting", accepted: 800, wantWmax: 925},
-		{name: "first while resting, far over what the service took", accepted: 700, wantWmax: 700 / cutFactor},
-		{name: "second in a row", accepted: 800, forgave: true},
-		{name: "at a probe of its own", accepted: 800, forgave: true, probing: true},
+		{name: "first while resting", accepted: 800, wantWmax: 925, rest: 600 * time.Millisecond, wantRest: 600 * time.Millisecond},
+		{name: "first while resting, far over what the service took", accepted: 700, wantWmax: 700 / cutFactor, rest: 600 * time.Millisecond, wantRest: 600 * time.Millisecond},
+		{name: "second in a row", accepted: 800, forgave: true, rest: 600 * time.Millisecond, wantRest: 900 * time.Millisecond},
+		{name: "second in a row, near the longest rest", accepted: 800, forgave: true, rest: 800 * time.Millisecond, wantRest: maxRest},
+		{name: "at a probe of its own", accepted: 800, forgave: true, probing: true, rest: 600 * time.Millisecond, wantRest: 900 * time.Millisecond},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			now := time.Unix(1000, 0)
 			a := pacedAdaptive(now, 850, 925, tt.accepted) // the service took less than it sends: a cut
+			a.rest = tt.rest
 			a.forgave = tt.forgave
 			if tt.probing {
 				a.grown = 2 * a.rest
@@ -123,11 +127,11 @@ func TestAdaptiveForgivesOneRefusalWhileResting(t *testing.T) {
 			assert.Equal(t, forgiven, a.forgave)
 			if forgiven {
 				assert.InDelta(t, tt.wantWmax, a.wmax, 1e-9, "where it rests")
-				assert.Equal(t, time.Second, a.rest, "how long it rests")
+				assert.Equal(t, tt.wantRest, a.rest, "how long it rests")
 				return
 			}
 			assert.Less(t, a.wmax, 800.0, "where it rests")
-			assert.Equal(t, 1500*time.Millisecond, a.rest, "how long it rests")
+			assert.Equal(t, tt.wantRest, a.rest, "how long it rests")
 		})
 	}
 }
