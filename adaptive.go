@@ -633,9 +633,9 @@ func (a *adaptive) cut(now time.Time) {
 // probe, the sooner that is behind them. Over the leaver test's ranges the
 // two used under 80 % of the rate 3–6 s after it left in 142 of 540 runs
 // with a rest of up to 1.5 s, and 116 of 540 with 1 s (under a sliding
-// window of 1,000 a second, 55 of 90 against 36 of 90); up to 2 s, in
-// 10 of 40 runs of one sliding-window cell that 1.5 s brought to 3 of
-// 40. Shorter (0.75 s) gains nothing more (120 of 540), and each
+// window of 1,000 a second, 55 and 36 of 90); a rest of up to 2 s
+// missed in 10 of 40 runs of one sliding-window cell where 1.5 s missed
+// in 3. Shorter (0.75 s) gains nothing more (120 of 540), and each
 // shortening makes clients that share a small limit probe, and be
 // refused, more often: a pair under a token bucket of 10 a second meets
 // 42 429s in its 200 calls on average, against 39 at 1.5 s, and none of
