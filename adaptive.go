@@ -309,9 +309,7 @@ func answerWait(out *time.Time, now time.Time) time.Duration {
 // from now on, not as a burst of those the hold kept back.
 func (a *adaptive) checkAnswered(now time.Time) {
 	a.checkOut = time.Time{}
-	if a.pace.tat.Before(now) {
-		a.pace.tat = now
-	}
+	a.pace.noSooner(now)
 	a.signal()
 }
 
@@ -440,9 +438,7 @@ func (a *adaptive) onRefused(now time.Time, o Outcome, check bool) {
 // under what the service took: 13.1 s for its 1,000 calls, against 13.7 s
 // (its bound 13.5 s).
 func (a *adaptive) spaceCheck(now time.Time) {
-	if next := now.Add(max(now.Sub(a.cutAt), a.pace.interval())); a.pace.tat.Before(next) {
-		a.pace.tat = next
-	}
+	a.pace.noSooner(now.Add(max(now.Sub(a.cutAt), a.pace.interval())))
 }
 
 // afterCut is how long after a cut a refusal still belongs to it: a limit
@@ -615,9 +611,7 @@ func (a *adaptive) cut(now time.Time) {
 	}
 	a.eventRate = max(rate, a.pace.rate)
 	a.cutAt, a.streak, a.checking = now, true, true
-	if next := now.Add(a.pace.interval()); a.pace.tat.Before(next) {
-		a.pace.tat = next // the service has no room right now
-	}
+	a.pace.noSooner(now.Add(a.pace.interval())) // the service has no room right now
 }
 
 // learnRest sets how long the regrowth after a cut at rate lasts (see
@@ -1080,6 +1074,13 @@ func (p *pace) take(now time.Time) time.Duration {
 	}
 	p.tat = tat.Add(interval)
 	return 0
+}
+
+// noSooner puts the next turn at t, unless it is due later already.
+func (p *pace) noSooner(t time.Time) {
+	if p.tat.Before(t) {
+		p.tat = t
+	}
 }
 
 // slack is how early a turn may come: a few intervals, at most 25 ms.
