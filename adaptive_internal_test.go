@@ -10,26 +10,62 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestCutFromAndPlateauUnder: a refusal cuts by 15 %, or by one attempt a
-// second when that is more (at most by half); the regrowth rests 5 % under
-// the last refusal's rate, or half an attempt a second under it when that
-// is more (at no less than 70 % of it). At 10 a second and more both are
-// the plain shares.
+// TestCutFromAndPlateauUnder: a refusal cuts by 15 %, or by half an
+// attempt a second when that is more (at most by half); the regrowth rests
+// 5 % under the last refusal's rate, or half an attempt a second under it
+// when that is more — a whole attempt a second when the refusal came at 5
+// a second or less — at no less than 60 % of it. At 10 a second and more
+// both are the plain shares.
 func TestCutFromAndPlateauUnder(t *testing.T) {
 	tests := []struct {
 		rate, cut, plateau float64
 	}{
 		{rate: 1000, cut: 850, plateau: 0.95},
 		{rate: 10, cut: 8.5, plateau: 0.95},
-		{rate: 6, cut: 5, plateau: 1 - 0.5/6},
-		{rate: 2.5, cut: 1.5, plateau: 0.8},
-		{rate: 1.5, cut: 0.75, plateau: 0.7},
-		{rate: 0.01, cut: 0.005, plateau: 0.7},
+		{rate: 6, cut: 5.1, plateau: 1 - 0.5/6},
+		{rate: 5, cut: 4.25, plateau: 0.8},
+		{rate: 2.5, cut: 2, plateau: 0.6},
+		{rate: 1.5, cut: 1, plateau: 0.6},
+		{rate: 0.01, cut: 0.005, plateau: 0.6},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprint(tt.rate), func(t *testing.T) {
 			assert.InDelta(t, tt.cut, cutFrom(tt.rate), 1e-9)
 			assert.InDelta(t, tt.plateau, plateauUnder(tt.rate), 1e-9)
+		})
+	}
+}
+
+// TestAdaptiveRestsUnderASmallRefusal: after a refusal at a probe of its
+// own, the regrowth rests 5 % under the refusal's rate, or half an attempt
+// a second under it when that is more — a whole attempt a second when the
+// refusal came at 5 a second or less, which lies under the cut, so that the
+// rate falls there at once and stays until the client probes again.
+func TestAdaptiveRestsUnderASmallRefusal(t *testing.T) {
+	tests := []struct {
+		refusedAt float64
+		soon      float64 // the rate 10 ms after the cut
+		rest      float64 // where it rests
+	}{
+		{refusedAt: 1000, soon: 850, rest: 950},
+		{refusedAt: 6, soon: 5.1, rest: 5.5},
+		{refusedAt: 5, soon: 4, rest: 4},
+		{refusedAt: 2.5, soon: 1.5, rest: 1.5},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprint(tt.refusedAt), func(t *testing.T) {
+			now := time.Unix(1000, 0)
+			a := pacedAdaptive(now, tt.refusedAt, tt.refusedAt, 0)
+			a.grown = 3 * a.rest // probing
+			a.Observe(Turn{}, refusalAt(now, now))
+			require.True(t, a.streak, "the refusal cut")
+			a.busyUntil = now.Add(time.Hour) // attempts keep waiting
+			a.advance(now.Add(10 * time.Millisecond))
+			assert.InDelta(t, tt.soon, a.pace.rate, 0.01*tt.soon, "10 ms after the cut")
+			a.advance(now.Add(a.rest))
+			assert.InDelta(t, tt.rest, a.pace.rate, 1e-9, "at the end of the regrowth")
+			a.advance(now.Add(a.rest + a.rest/2))
+			assert.InDelta(t, tt.rest, a.pace.rate, 1e-9, "level until it probes")
 		})
 	}
 }
