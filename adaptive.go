@@ -50,22 +50,21 @@ import (
 //     is followed by another, twice as far from the cut, so that a window
 //     whose count is spent is read as a storm (below) before its refusals
 //     have taken every call the client runs at once.
-//   - Between refusals the rate grows by time: back to a little under the
-//     rate of the last refusal (a whole attempt a second under it, at
-//     once, for a client refused at 5 a second or less), level there, then
-//     faster and faster, so that room that comes free (a neighbour that
-//     finished, a limit that rose) is taken within seconds. How long it rests before it probes
-//     upwards is learnt: a client refused each time it passes its last rate
-//     is at its share, and probes more rarely (it regrows over up to
-//     1 s, and stays level half as long again), so that many clients on
-//     a small limit are refused rarely while room a neighbour leaves is
-//     still taken within about three seconds; none keeps a floor that
-//     many clients would multiply. A first refusal while it
-//     rests under its last rate — a neighbour's probe, which cuts the
-//     neighbour too — cuts the rate but not how soon it probes, nor where
-//     it rests unless that is well above what the service took of it; a
-//     second in a row (a limit that fell) lowers both. The rate grows
-//     only while attempts wait for their turn.
+//   - Between refusals the rate grows by time: back to a little under the rate
+//     of the last refusal (a whole attempt a second under it, at once, for a
+//     client refused at 5 a second or less), level there, then faster and
+//     faster, so that room that comes free (a neighbour that finished, a limit
+//     that rose) is taken within seconds. How long it rests before it probes
+//     upwards is learnt: a client refused each time it passes its last rate is
+//     at its share, and probes more rarely (it regrows over up to 1 s, and
+//     stays level half as long again), so that many clients on a small limit
+//     are refused rarely while room a neighbour leaves is still taken within
+//     about three seconds; none keeps a floor that many clients would multiply.
+//     A first refusal while it rests under its last rate — a neighbour's probe,
+//     which cuts the neighbour too — cuts the rate but not how soon it probes,
+//     nor where it rests unless that is well above what the service took of it;
+//     a second in a row (a limit that fell) lowers both. The rate grows only
+//     while attempts wait for their turn.
 //   - A storm — refusals with nothing accepted between them, as when the
 //     service is down or another process spends the whole budget — holds
 //     every attempt but one probe, sent ever more rarely (twice as far
@@ -711,8 +710,8 @@ func cutFrom(rate float64) float64 {
 // four, and a call's six attempts now and then all fell among them: in
 // 6,000 runs of the fleet's six cells at 10 a second, 46–54 calls failed
 // in three passes, against 22–23 now, and runs broke a bound 171–220
-// times against 127–149; over the whole matrix, 17 and 17 runs of 2,160
-// broke a bound in two passes, against 19–28 in six. The cost falls on two
+// times against 127–149; over the whole matrix, 17 runs of 2,160 broke a
+// bound in each of three passes, against 19–28 in six. The cost falls on two
 // clients under a token bucket of 10 a second, 5 a second each, at the
 // rule's edge: in 1,000 runs, 10 and 3 met more 429s than their bound
 // (0–4 before) and 1 and 5 failed a call (none before). Resting a whole
