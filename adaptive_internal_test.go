@@ -335,6 +335,95 @@ func takeNow(t *testing.T, a *adaptive) time.Time {
 	return time.Time{}
 }
 
+// TestAdaptiveKeepsCallsForAWindowsTurn: a client with six calls out, cut
+// 930 ms into a second by refusals that each ask for a wait, sends its
+// check at once when it has calls left, but waits for the next whole
+// second (where a window turns) when the refusals left it a third of its
+// calls or fewer, or less when the first refused call is back sooner; a
+// client that sends a few attempts a second, or is in a slow start, is not
+// held.
+func TestAdaptiveKeepsCallsForAWindowsTurn(t *testing.T) {
+	tests := []struct {
+		name       string
+		rate       float64
+		refused    int // of the six calls out
+		retryAfter time.Duration
+		slow       bool
+		wantAt     time.Duration // when the check goes, into the second; 0: at the pace
+	}{
+		{name: "two of six refused: the check at the pace", rate: 1000, refused: 2, retryAfter: time.Second},
+		{name: "four of six refused: the check on the whole second", rate: 1000, refused: 4, retryAfter: time.Second, wantAt: time.Second},
+		{name: "four of six refused for 50 ms: the check when the first is back", rate: 1000, refused: 4, retryAfter: 50 * time.Millisecond, wantAt: 990 * time.Millisecond},
+		{name: "a client under 200 a second: the check at the pace", rate: 150, refused: 4, retryAfter: time.Second},
+		{name: "in a slow start: the check at the pace", rate: 1000, slow: true, refused: 4, retryAfter: time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				second := time.Now() // the bubble's clock starts on a whole second
+				time.Sleep(900 * time.Millisecond)
+				a := pacedAdaptive(time.Now(), tt.rate, tt.rate, int(0.7*tt.rate))
+				if tt.slow {
+					a.startSlow(time.Now(), tt.rate)
+				}
+				var sent []time.Time
+				for range 6 {
+					sent = append(sent, takeNow(t, a))
+				}
+				cutAt := second.Add(940 * time.Millisecond)
+				time.Sleep(cutAt.Sub(time.Now()))
+				for _, at := range sent[:tt.refused] {
+					o := refusalAt(at, cutAt)
+					o.RetryAfter = tt.retryAfter
+					a.Observe(Turn{}, o)
+				}
+				require.True(t, a.checking, "the refusals cut")
+
+				check := takeNow(t, a).Sub(second)
+				if tt.wantAt == 0 {
+					assert.Less(t, check, 960*time.Millisecond, "the check waited")
+					return
+				}
+				assert.Equal(t, tt.wantAt, check, "when the check went")
+			})
+		})
+	}
+}
+
+// TestAdaptiveStormProbeKeepsCalls: a storm's probe at 1,000 a second
+// goes at its time while the client has calls left, and waits for the next
+// whole second when the calls that sit out a refusal leave it a third of
+// those it ran at once or fewer.
+func TestAdaptiveStormProbeKeepsCalls(t *testing.T) {
+	tests := []struct {
+		name    string
+		sitting int // of six calls
+		wantAt  time.Duration
+	}{
+		{name: "one of six sits out: the probe after 10 ms", sitting: 1, wantAt: 310 * time.Millisecond},
+		{name: "four of six sit out: the probe on the whole second", sitting: 4, wantAt: time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				second := time.Now()
+				time.Sleep(300 * time.Millisecond)
+				a := AdaptiveRate().(*adaptive)
+				a.first, a.pace.rate = second, 1000
+				for range 6 {
+					a.calls.gave()
+				}
+				for range tt.sitting {
+					a.calls.answered()
+					a.calls.sitOut(time.Now(), time.Second)
+				}
+				a.startStorm(time.Now(), time.Second)
+				assert.Equal(t, tt.wantAt, takeNow(t, a).Sub(second), "when the probe went")
+			})
+		})
+	}
+}
+
 // TestAdaptiveStormWaitersAskAgain: while a storm's probe is out, an
 // attempt is told to ask again within answerPoll, not the probe's whole
 // timeout, so that a call with a short deadline is not given up as if the
