@@ -371,7 +371,7 @@ func TestAdaptiveKeepsCallsForAWindowsTurn(t *testing.T) {
 					sent = append(sent, takeNow(t, a))
 				}
 				cutAt := second.Add(940 * time.Millisecond)
-				time.Sleep(cutAt.Sub(time.Now()))
+				time.Sleep(time.Until(cutAt))
 				for _, at := range sent[:tt.refused] {
 					o := refusalAt(at, cutAt)
 					o.RetryAfter = tt.retryAfter
