@@ -658,9 +658,10 @@ func TestAdaptiveLongStormUndoesItsCut(t *testing.T) {
 }
 
 // TestAdaptiveStarvedSlowStartGoesOn: a slow start held through a long
-// storm before it grew from its floor goes on, a refusal from its end; one
-// that grew, began above its floor, or met a short storm ends under what
-// the service took of it.
+// storm before it grew from its floor, or through a storm of
+// starvingStorm or more however it had grown, goes on, a refusal from its
+// end; one that grew or began above its floor and met a storm shorter
+// than that, or met a short storm, ends under what the service took of it.
 func TestAdaptiveStarvedSlowStartGoesOn(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -670,8 +671,10 @@ func TestAdaptiveStarvedSlowStartGoesOn(t *testing.T) {
 	}{
 		{name: "from its floor, a long storm", from: slowFloor, at: slowFloor, storm: 3 * time.Second, goesOn: true},
 		{name: "from its floor, a little grown", from: slowFloor, at: 3.5, storm: 3 * time.Second, goesOn: true},
-		{name: "grown twice over", from: slowFloor, at: 2 * slowFloor, storm: 3 * time.Second},
-		{name: "begun above its floor", from: 8.5, at: 8.5, storm: 3 * time.Second},
+		{name: "grown twice over", from: slowFloor, at: 2 * slowFloor, storm: 1200 * time.Millisecond},
+		{name: "begun above its floor", from: 8.5, at: 8.5, storm: 1200 * time.Millisecond},
+		{name: "grown twice over, a starving storm", from: slowFloor, at: 30, storm: starvingStorm, goesOn: true},
+		{name: "begun above its floor, a starving storm", from: 8.5, at: 8.5, storm: 3 * time.Second, goesOn: true},
 		{name: "a short storm", from: slowFloor, at: slowFloor, storm: 300 * time.Millisecond},
 	}
 	for _, tt := range tests {
