@@ -949,7 +949,8 @@ func onGrid(now time.Time, gap time.Duration) time.Time {
 // storm, however long, teaches no rate. The probe that ended it took a
 // turn.
 func (a *adaptive) endStorm(now time.Time) {
-	long := now.Sub(a.stormAt) >= longStorm
+	lasted := now.Sub(a.stormAt)
+	long := lasted >= longStorm
 	if long {
 		a.calmAt = now // a long storm measures nothing
 		// Nor did the cut that began it, a refusal with nothing accepted
@@ -973,7 +974,7 @@ func (a *adaptive) endStorm(now time.Time) {
 	a.storm, a.probeOut = false, time.Time{}
 	a.held.end(now)
 	switch {
-	case a.slow && a.share > 0 && long && (a.slowNeverGrew() || now.Sub(a.stormAt) >= starvingStorm):
+	case a.slow && a.share > 0 && long && (a.slowNeverGrew() || lasted >= starvingStorm):
 		// A slow start held through a long storm before it had grown —
 		// a neighbour took the key from the client's first moment, or the
 		// service went down — sent too little to measure a share: what
