@@ -362,7 +362,7 @@ func (o simOutcome) timeline(clients int, step time.Duration) string {
 	var b strings.Builder
 	perSecond := float64(time.Second) / float64(step)
 	for i, row := range rows {
-		fmt.Fprintf(&b, "%6.1fs", (time.Duration(i) * step).Seconds())
+		fmt.Fprintf(&b, "%7.2fs", (time.Duration(i) * step).Seconds())
 		for _, c := range row {
 			fmt.Fprintf(&b, " %5.0f/%-3d", float64(c.acc)*perSecond, c.ref)
 		}
