@@ -28,14 +28,15 @@ import (
 // score many runs of it with TestAdaptiveFleetScore (adaptive_score_test.go).
 // A joiner's, a leaver's or a recovery's run that misses logs its timeline.
 //
-// A pass is a sample, not a measure: the clients' goroutines wake in a
-// random order when several are due at one instant, and each run's
-// dynamics amplify it. One binary, unchanged, in the same hour: 9 and 4
-// of 540 fleet runs broke a bound (CONVO_FLEET_SCORE=4), then 11 of 1,620
-// (=12); the joiner missed in 14 of 90 runs (-count=3), then 31 and 28 of
-// 270 (-count=9), in different cells each time. Judge a change of the
-// limiter against a baseline binary run beside it over as many passes,
-// and distrust a difference of a few runs.
+// A pass is a sample, not a measure: a retried call waits a random extra
+// on top of its Retry-After, goroutines due at one instant run in no set
+// order, and each run's dynamics amplify both. One binary, unchanged, in
+// the same hour: 9 and 4 of 540 fleet runs broke a bound
+// (CONVO_FLEET_SCORE=4), then 11 of 1,620 (=12); the joiner missed in 14
+// of 90 runs (-count=3), then 31 and 28 of 270 (-count=9), in different
+// cells each time. Judge a change of the limiter against a baseline binary
+// run beside it over as many passes, and distrust a difference of a few
+// runs.
 
 // acceptanceOnly skips t unless CONVO_ACCEPTANCE is set.
 func acceptanceOnly(t *testing.T) {
