@@ -318,7 +318,7 @@ func checkRecovery(t *testing.T, kind simKind, rate int, start time.Duration, ru
 		assert.GreaterOrEqual(t, float64(got), 0.8*float64(rate)*5, "back near the rate")
 		assert.LessOrEqual(t, o.took, storm+time.Duration(1.25*15*float64(time.Second))+2*time.Second)
 		assert.Zero(t, o.early(), "re-sent before its Retry-After")
-		logTimelineIfFailed(t, o, 1)
+		logTimelineIfFailed(t, o)
 	})
 }
 
@@ -358,17 +358,17 @@ func checkJoiner(t *testing.T, kind simKind, rate, run int) {
 		assert.GreaterOrEqual(t, float64(incumbent), 0.6*even)
 		assert.GreaterOrEqual(t, float64(joiner), 0.6*even)
 		assert.Zero(t, o.totalFailed(), "failed calls: %v", o.errs)
-		logTimelineIfFailed(t, o, 2)
+		logTimelineIfFailed(t, o)
 	})
 }
 
 // logTimelineIfFailed logs how a failed run went, a row per quarter of a
 // second (see simOutcome.timeline), so that a miss can be read without
 // running it again: which client was refused when, and what each took.
-func logTimelineIfFailed(t *testing.T, o simOutcome, clients int) {
+func logTimelineIfFailed(t *testing.T, o simOutcome) {
 	t.Helper()
 	if t.Failed() {
-		t.Logf("the run, per quarter second (accepted a second/429s, a column per client):\n%s", o.timeline(clients, 250*time.Millisecond))
+		t.Logf("the run, per quarter second (accepted a second/429s, a column per client):\n%s", o.timeline(len(o.finish), 250*time.Millisecond))
 	}
 }
 
@@ -417,7 +417,7 @@ func checkLeaver(t *testing.T, kind simKind, rate, run int, leaverOpts []convo.O
 		t.Logf("left at %v; the others %.0f/s over [+3 s, +6 s]", left, float64(stayed)/3)
 		assert.GreaterOrEqual(t, float64(stayed), 0.8*float64(rate)*3)
 		assert.Zero(t, o.failed[1]+o.failed[2], "failed calls of the default clients")
-		logTimelineIfFailed(t, o, 3)
+		logTimelineIfFailed(t, o)
 	})
 }
 
