@@ -2,6 +2,7 @@ package convo_test
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"strconv"
 	"strings"
@@ -34,9 +35,17 @@ import (
 // the same hour: 9 and 4 of 540 fleet runs broke a bound
 // (CONVO_FLEET_SCORE=4), then 11 of 1,620 (=12); the joiner missed in 14
 // of 90 runs (-count=3), then 31 and 28 of 270 (-count=9), in different
-// cells each time. Judge a change of the limiter against a baseline binary
-// run beside it over as many passes, and distrust a difference of a few
-// runs.
+// cells each time. Yet passes mostly repeat their runs: the joiner's and
+// the leaver's run one at a time in virtual time, and a miss often comes
+// back in every pass with the same figures (a sliding window at 100/s,
+// run 3: incumbent 72/s, joiner 26/s in 7 passes of 7). To judge a change
+// of the limiter, run more distinct runs rather than more passes —
+// CONVO_ACCEPTANCE_RUNS=40 gives every cell 40 runs, the matrix's five and
+// 35 drawn from the ranges (see runVariation), the same in every version
+// of the limiter — beside a baseline binary, and distrust a difference of
+// a few runs:
+//
+//	CONVO_ACCEPTANCE=1 CONVO_ACCEPTANCE_RUNS=40 go test -run Joiner -v .
 
 // acceptanceOnly skips t unless CONVO_ACCEPTANCE is set.
 func acceptanceOnly(t *testing.T) {
@@ -55,12 +64,49 @@ type fleetCell struct {
 
 // runVariation picks a run's burst, latency and concurrency from the ranges
 // the tests cover (burst 5–20, 2–10 ms a request, 4–16 calls at once per
-// client), differently for each run.
+// client), differently for each run: the five runs of the matrix from a
+// table that spans each range, any further run (see acceptanceRuns) drawn
+// from the ranges by a generator seeded with the run's number, so that run
+// n is the same run in every pass and in every version of the limiter.
 func runVariation(run int) (burst int, latency time.Duration, concurrency int) {
+	if run >= matrixRuns {
+		r := runRand(run, drawVariation)
+		return 5 + r.IntN(16), time.Duration(2000+r.IntN(8001)) * time.Microsecond, 4 + r.IntN(13)
+	}
 	bursts := []int{10, 5, 20, 8, 15}
 	latencies := []time.Duration{5 * time.Millisecond, 2 * time.Millisecond, 10 * time.Millisecond, 3 * time.Millisecond, 7 * time.Millisecond}
 	conc := []int{8, 4, 16, 6, 12}
-	return bursts[run%5], latencies[run%5], conc[run%5]
+	return bursts[run], latencies[run], conc[run]
+}
+
+// matrixRuns is how many runs each cell of the acceptance matrix has.
+const matrixRuns = 5
+
+// runRand is the generator of what run draws of one kind (see
+// runVariation): each kind has a stream of its own, so that adding one
+// changes none of the others.
+func runRand(run int, what uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(uint64(run), what))
+}
+
+// The kinds of values a run beyond the matrix's five draws (see runRand).
+const (
+	drawVariation = iota // burst, latency, concurrency
+	drawJoin             // the moment a joiner joins
+	drawStorm            // the moment a storm starts
+)
+
+// acceptanceRuns is how many runs each cell of the acceptance tests and of
+// TestAdaptiveFleetScore has: the matrix's five, or CONVO_ACCEPTANCE_RUNS
+// when that is more. Passes of one binary repeat its runs nearly exactly
+// (the joiner's and the leaver's runs go one at a time, in virtual time):
+// more runs, each a different point of the ranges, measure a change of the
+// limiter; more passes mostly count the same runs again.
+func acceptanceRuns() int {
+	if n, err := strconv.Atoi(os.Getenv("CONVO_ACCEPTANCE_RUNS")); err == nil && n > matrixRuns {
+		return n
+	}
+	return matrixRuns
 }
 
 // newRunService starts the simulated service of a run under a limit of
@@ -110,7 +156,7 @@ type cellRuns struct {
 func runCell(t *testing.T, cell fleetCell, breaks func(simOutcome) []fleetBreak) cellRuns {
 	t.Helper()
 	r := cellRuns{minJain: 1}
-	for run := range 5 {
+	for run := range acceptanceRuns() {
 		synctest.Test(t, func(t *testing.T) {
 			o := runFleet(t, cell, run)
 			r.worstX = max(r.worstX, o.took.Seconds()/cell.ideal().Seconds())
@@ -286,10 +332,16 @@ func TestAdaptiveRecoveryAcceptance(t *testing.T) {
 // from 2.892 s (see endStorm); and a rule that brought a storm's probe no
 // later than the first refusal's Retry-After held at 2 s but failed 13 of
 // 100 starts spread over 1.3 s under a fixed window at 10/s (3 before).
+//
+// Runs beyond the matrix's five (see acceptanceRuns) start their storms at
+// a moment drawn from the 1.3 s from 2 s.
 func stormStarts() []time.Duration {
-	starts := make([]time.Duration, 5)
+	starts := make([]time.Duration, acceptanceRuns())
 	for i := range starts {
 		starts[i] = 2*time.Second + time.Duration(i)*223*time.Millisecond
+		if i >= matrixRuns {
+			starts[i] = 2*time.Second + time.Duration(runRand(i, drawStorm).IntN(1300))*time.Millisecond
+		}
 	}
 	return starts
 }
@@ -331,7 +383,7 @@ func TestAdaptiveJoinerAcceptance(t *testing.T) {
 	acceptanceOnly(t)
 	for _, kind := range simKinds {
 		for _, rate := range []int{100, 1000} {
-			for run := range 5 {
+			for run := range acceptanceRuns() {
 				t.Run(fmt.Sprintf("%s/%d/run%d", kind.name, rate, run), func(t *testing.T) {
 					checkJoiner(t, kind, rate, run)
 				})
@@ -346,7 +398,7 @@ func checkJoiner(t *testing.T, kind simKind, rate, run int) {
 	t.Helper()
 	synctest.Test(t, func(t *testing.T) {
 		svc, conc := newRunService(t, kind, rate, run)
-		const join = 5 * time.Second
+		join := joinAt(run)
 		o := runClients(t, svc, []simClient{
 			{calls: 20 * rate, concurrency: conc},
 			{calls: 6 * rate, concurrency: conc, start: join},
@@ -360,6 +412,16 @@ func checkJoiner(t *testing.T, kind simKind, rate, run int) {
 		assert.Zero(t, o.totalFailed(), "failed calls: %v", o.errs)
 		logTimelineIfFailed(t, o)
 	})
+}
+
+// joinAt is when the joiner of run joins: 5 s into the matrix's runs, a
+// moment drawn from the second after that in any further run, so that the
+// joiner meets a window limit's windows at every phase.
+func joinAt(run int) time.Duration {
+	if run < matrixRuns {
+		return 5 * time.Second
+	}
+	return 5*time.Second + time.Duration(runRand(run, drawJoin).IntN(1000))*time.Millisecond
 }
 
 // logTimelineIfFailed logs how a failed run went, a row per quarter of a
@@ -391,7 +453,7 @@ func TestAdaptiveLeaverAcceptance(t *testing.T) {
 	for _, leaver := range leavers {
 		for _, kind := range simKinds {
 			for _, rate := range []int{100, 1000} {
-				for run := range 5 {
+				for run := range acceptanceRuns() {
 					t.Run(fmt.Sprintf("%s/%s/%d/run%d", leaver.name, kind.name, rate, run), func(t *testing.T) {
 						checkLeaver(t, kind, rate, run, leaver.opts(rate))
 					})
@@ -493,4 +555,49 @@ func TestParseTimelineSpec(t *testing.T) {
 			assert.Equal(t, tt.run, run)
 		})
 	}
+}
+
+// TestAcceptanceRuns: the matrix has five runs a cell unless
+// CONVO_ACCEPTANCE_RUNS asks for more; the runs beyond the five draw their
+// burst, latency, concurrency, joiner's moment and storm's start from the
+// ranges the tests cover, the same for one run number every time, and
+// different runs differ; the matrix's five stay as the table sets them.
+func TestAcceptanceRuns(t *testing.T) {
+	tests := []struct {
+		env  string
+		want int
+	}{
+		{env: "", want: 5},
+		{env: "3", want: 5},
+		{env: "forty", want: 5},
+		{env: "40", want: 40},
+	}
+	for _, tt := range tests {
+		t.Run("CONVO_ACCEPTANCE_RUNS="+tt.env, func(t *testing.T) {
+			t.Setenv("CONVO_ACCEPTANCE_RUNS", tt.env)
+			assert.Equal(t, tt.want, acceptanceRuns())
+			assert.Len(t, stormStarts(), tt.want)
+		})
+	}
+
+	burst, latency, conc := runVariation(2)
+	assert.Equal(t, []any{20, 10 * time.Millisecond, 16}, []any{burst, latency, conc}, "the matrix's run 2")
+	assert.Equal(t, 5*time.Second, joinAt(4))
+
+	t.Setenv("CONVO_ACCEPTANCE_RUNS", "200")
+	starts := stormStarts()
+	distinct := map[[3]int]bool{}
+	for run := matrixRuns; run < 200; run++ {
+		burst, latency, conc := runVariation(run)
+		assert.True(t, burst >= 5 && burst <= 20, "run %d: burst %d", run, burst)
+		assert.True(t, latency >= 2*time.Millisecond && latency <= 10*time.Millisecond, "run %d: latency %v", run, latency)
+		assert.True(t, conc >= 4 && conc <= 16, "run %d: concurrency %d", run, conc)
+		again, _, _ := runVariation(run)
+		assert.Equal(t, burst, again, "run %d draws the same each time", run)
+		join := joinAt(run)
+		assert.True(t, join >= 5*time.Second && join < 6*time.Second, "run %d joins at %v", run, join)
+		assert.True(t, starts[run] >= 2*time.Second && starts[run] < 3300*time.Millisecond, "run %d: storm at %v", run, starts[run])
+		distinct[[3]int{burst, int(latency), conc}] = true
+	}
+	assert.Greater(t, len(distinct), 190, "runs beyond the matrix's differ")
 }
