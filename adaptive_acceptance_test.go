@@ -338,10 +338,11 @@ func TestAdaptiveRecoveryAcceptance(t *testing.T) {
 func stormStarts() []time.Duration {
 	starts := make([]time.Duration, acceptanceRuns())
 	for i := range starts {
-		starts[i] = 2*time.Second + time.Duration(i)*223*time.Millisecond
+		after := time.Duration(i) * 223 * time.Millisecond
 		if i >= matrixRuns {
-			starts[i] = 2*time.Second + time.Duration(runRand(i, drawStorm).IntN(1300))*time.Millisecond
+			after = time.Duration(runRand(i, drawStorm).IntN(1300)) * time.Millisecond
 		}
+		starts[i] = 2*time.Second + after
 	}
 	return starts
 }
