@@ -35,9 +35,10 @@ import (
 //	CONVO_FLEET_SCORE=40 CONVO_FLEET_CELLS='K=[48] 10?0/s' go test -run TestAdaptiveFleetScore -v .
 //
 // CONVO_ACCEPTANCE_RUNS=20 gives each cell 20 distinct runs a pass instead
-// of the matrix's five (see acceptanceRuns): one pass of those measures a
-// change better than four passes of the five. Compare a change with the
-// tree before it in the same session, a pass or two of each in turn.
+// of the matrix's five (see acceptanceRuns), so that a pass covers more
+// points of the ranges rather than the same five again. Compare a change
+// with the tree before it in the same session, a pass or two of each in
+// turn.
 func TestAdaptiveFleetScore(t *testing.T) {
 	passes, _ := strconv.Atoi(os.Getenv("CONVO_FLEET_SCORE"))
 	if passes <= 0 {
