@@ -35,15 +35,22 @@ import (
 // the same hour: 9 and 4 of 540 fleet runs broke a bound
 // (CONVO_FLEET_SCORE=4), then 11 of 1,620 (=12); the joiner missed in 14
 // of 90 runs (-count=3), then 31 and 28 of 270 (-count=9), in different
-// cells each time. Yet passes mostly repeat their runs: the joiner's and
-// the leaver's run one at a time in virtual time, and a miss often comes
-// back in every pass with the same figures (a sliding window at 100/s,
-// run 3: incumbent 72/s, joiner 26/s in 7 passes of 7). To judge a change
-// of the limiter, run more distinct runs rather than more passes —
-// CONVO_ACCEPTANCE_RUNS=40 gives every cell 40 runs, the matrix's five and
-// 35 drawn from the ranges (see runVariation), the same in every version
-// of the limiter — beside a baseline binary, and distrust a difference of
-// a few runs:
+// cells each time. Yet passes of one binary mostly repeat their runs: the
+// joiner's and the leaver's run one at a time in virtual time, and a miss
+// often comes back in every pass with the same figures (a sliding window
+// at 100/s, run 3: incumbent 72/s, joiner 26/s in 7 passes of 7). Another
+// binary reshuffles them, even one whose limiter decides nothing
+// differently: three builds of one limiter (one with an unused field more,
+// one printing its decisions) missed in 51, 50 and 54 of 240 joiner runs,
+// and only 28–32 of the about 47 clear misses of the first came back in
+// each of the others. So to judge a change of the limiter, run more
+// distinct runs rather than more passes — CONVO_ACCEPTANCE_RUNS=40 gives
+// every cell 40 runs, the matrix's five and 35 drawn from the ranges (see
+// runVariation), the same in every version of the limiter — beside a
+// baseline binary, and read the interval the joiner's, the leaver's and
+// the recovery's last line gives (see missTally): 50 misses of 240 runs
+// have an interval of 39–63, and two builds' counts differ by up to about
+// 18 on chance alone, so a change must move the count by more than that:
 //
 //	CONVO_ACCEPTANCE=1 CONVO_ACCEPTANCE_RUNS=40 go test -run Joiner -v .
 
@@ -313,15 +320,18 @@ var rates = []int{10, 100, 1000}
 // bucket's cells from the first of them in CI).
 func TestAdaptiveRecoveryAcceptance(t *testing.T) {
 	acceptanceOnly(t)
+	tally := newMissTally()
 	for _, kind := range simKinds {
 		for _, rate := range rates {
 			for run, start := range stormStarts() {
-				t.Run(fmt.Sprintf("%s/%d/%v", kind.name, rate, start), func(t *testing.T) {
+				ok := t.Run(fmt.Sprintf("%s/%d/%v", kind.name, rate, start), func(t *testing.T) {
 					checkRecovery(t, kind, rate, start, run)
 				})
+				tally.add(fmt.Sprintf("%s/%d", kind.name, rate), ok)
 			}
 		}
 	}
+	t.Log(tally.report())
 }
 
 // stormStarts are the moments the recovery's storm starts at: 2 s into
@@ -382,15 +392,18 @@ func checkRecovery(t *testing.T, kind simKind, rate int, start time.Duration, ru
 // concurrency (see runVariation).
 func TestAdaptiveJoinerAcceptance(t *testing.T) {
 	acceptanceOnly(t)
+	tally := newMissTally()
 	for _, kind := range simKinds {
 		for _, rate := range []int{100, 1000} {
 			for run := range acceptanceRuns() {
-				t.Run(fmt.Sprintf("%s/%d/run%d", kind.name, rate, run), func(t *testing.T) {
+				ok := t.Run(fmt.Sprintf("%s/%d/run%d", kind.name, rate, run), func(t *testing.T) {
 					checkJoiner(t, kind, rate, run)
 				})
+				tally.add(fmt.Sprintf("%s/%d", kind.name, rate), ok)
 			}
 		}
 	}
+	t.Log(tally.report())
 }
 
 // checkJoiner runs one run of the joiner's cell (see
@@ -451,17 +464,20 @@ func TestAdaptiveLeaverAcceptance(t *testing.T) {
 			return []convo.Option{convo.WithRateLimiter(convo.FixedRate(float64(rate)))}
 		}},
 	}
+	tally := newMissTally()
 	for _, leaver := range leavers {
 		for _, kind := range simKinds {
 			for _, rate := range []int{100, 1000} {
 				for run := range acceptanceRuns() {
-					t.Run(fmt.Sprintf("%s/%s/%d/run%d", leaver.name, kind.name, rate, run), func(t *testing.T) {
+					ok := t.Run(fmt.Sprintf("%s/%s/%d/run%d", leaver.name, kind.name, rate, run), func(t *testing.T) {
 						checkLeaver(t, kind, rate, run, leaver.opts(rate))
 					})
+					tally.add(fmt.Sprintf("%s/%s/%d", leaver.name, kind.name, rate), ok)
 				}
 			}
 		}
 	}
+	t.Log(tally.report())
 }
 
 // checkLeaver runs one run of the leaver's cell, the leaver's options

@@ -2,6 +2,7 @@ package convo_test
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"regexp"
 	"strconv"
@@ -199,4 +200,90 @@ func TestScoreReport(t *testing.T) {
 	assert.Regexp(t, `token bucket K=4 100/s +2 of +4  Jain 0\.900  429s +100\.0  jjf\n`, got)
 	assert.Regexp(t, `fixed window K=2 10/s +0 of +2  Jain 0\.990  429s +15\.0  $`, got)
 	assert.NotContains(t, got, "sliding window", "a cell with no runs")
+}
+
+// missTally counts, cell by cell, the runs of an acceptance test (the
+// joiner's, the leaver's, the recovery's) that missed, so that a pass ends
+// with one line to compare rather than FAIL lines to count. Its interval
+// says how far the count moves on chance alone: any change of the code,
+// even one that changes no decision of the limiter, reshuffles which runs
+// miss (see adaptive_acceptance_test.go).
+type missTally struct {
+	cells          []string // in the order first seen
+	missed, ofRuns map[string]int
+}
+
+func newMissTally() *missTally {
+	return &missTally{missed: map[string]int{}, ofRuns: map[string]int{}}
+}
+
+// add counts one run of cell; ok says it held.
+func (m *missTally) add(cell string, ok bool) {
+	if _, seen := m.ofRuns[cell]; !seen {
+		m.cells = append(m.cells, cell)
+	}
+	m.ofRuns[cell]++
+	if !ok {
+		m.missed[cell]++
+	}
+}
+
+// report is the total with its 95 % interval, then a line per cell.
+func (m *missTally) report() string {
+	missed, runs := 0, 0
+	var b strings.Builder
+	for _, c := range m.cells {
+		missed += m.missed[c]
+		runs += m.ofRuns[c]
+		fmt.Fprintf(&b, "  %-22s %3d of %3d\n", c, m.missed[c], m.ofRuns[c])
+	}
+	lo, hi := wilson(missed, runs)
+	return fmt.Sprintf("missed in %d of %d runs (95 %% interval %.0f–%.0f %%):\n%s", missed, runs, 100*lo, 100*hi, strings.TrimSuffix(b.String(), "\n"))
+}
+
+// wilson is the Wilson score interval (95 %) of a share of k in n: unlike
+// k/n ± 2σ it stays within 0 and 1 when k is near either end.
+func wilson(k, n int) (lo, hi float64) {
+	if n == 0 {
+		return 0, 1
+	}
+	const z = 1.959964
+	p, fn := float64(k)/float64(n), float64(n)
+	denom := 1 + z*z/fn
+	center := (p + z*z/(2*fn)) / denom
+	half := z * math.Sqrt(p*(1-p)/fn+z*z/(4*fn*fn)) / denom
+	return max(center-half, 0), min(center+half, 1)
+}
+
+// TestMissTally: the tally counts each cell's runs and misses in the order
+// the cells came, and gives the total's Wilson interval.
+func TestMissTally(t *testing.T) {
+	m := newMissTally()
+	for i := range 40 {
+		m.add("fixed window/100", i%4 != 0)
+		m.add("token bucket/1000", true)
+	}
+	got := m.report()
+	assert.Contains(t, got, "missed in 10 of 80 runs (95 % interval 7–22 %)")
+	assert.Regexp(t, `(?s)fixed window/100 +10 of  40\n.*token bucket/1000 +0 of  40$`, got)
+}
+
+// TestWilson: the interval holds the share and stays within [0, 1].
+func TestWilson(t *testing.T) {
+	tests := []struct {
+		k, n   int
+		lo, hi float64
+	}{
+		{k: 51, n: 240, lo: 0.166, hi: 0.268},
+		{k: 0, n: 20, lo: 0, hi: 0.161},
+		{k: 20, n: 20, lo: 0.839, hi: 1},
+		{k: 0, n: 0, lo: 0, hi: 1},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%d of %d", tt.k, tt.n), func(t *testing.T) {
+			lo, hi := wilson(tt.k, tt.n)
+			assert.InDelta(t, tt.lo, lo, 0.001)
+			assert.InDelta(t, tt.hi, hi, 0.001)
+		})
+	}
 }
