@@ -324,10 +324,9 @@ func TestAdaptiveRecoveryAcceptance(t *testing.T) {
 	for _, kind := range simKinds {
 		for _, rate := range rates {
 			for run, start := range stormStarts() {
-				ok := t.Run(fmt.Sprintf("%s/%d/%v", kind.name, rate, start), func(t *testing.T) {
+				tally.run(t, fmt.Sprintf("%s/%d", kind.name, rate), start.String(), func(t *testing.T) {
 					checkRecovery(t, kind, rate, start, run)
 				})
-				tally.add(fmt.Sprintf("%s/%d", kind.name, rate), ok)
 			}
 		}
 	}
@@ -396,10 +395,9 @@ func TestAdaptiveJoinerAcceptance(t *testing.T) {
 	for _, kind := range simKinds {
 		for _, rate := range []int{100, 1000} {
 			for run := range acceptanceRuns() {
-				ok := t.Run(fmt.Sprintf("%s/%d/run%d", kind.name, rate, run), func(t *testing.T) {
+				tally.run(t, fmt.Sprintf("%s/%d", kind.name, rate), fmt.Sprintf("run%d", run), func(t *testing.T) {
 					checkJoiner(t, kind, rate, run)
 				})
-				tally.add(fmt.Sprintf("%s/%d", kind.name, rate), ok)
 			}
 		}
 	}
@@ -469,10 +467,9 @@ func TestAdaptiveLeaverAcceptance(t *testing.T) {
 		for _, kind := range simKinds {
 			for _, rate := range []int{100, 1000} {
 				for run := range acceptanceRuns() {
-					ok := t.Run(fmt.Sprintf("%s/%s/%d/run%d", leaver.name, kind.name, rate, run), func(t *testing.T) {
+					tally.run(t, fmt.Sprintf("%s/%s/%d", leaver.name, kind.name, rate), fmt.Sprintf("run%d", run), func(t *testing.T) {
 						checkLeaver(t, kind, rate, run, leaver.opts(rate))
 					})
-					tally.add(fmt.Sprintf("%s/%s/%d", leaver.name, kind.name, rate), ok)
 				}
 			}
 		}

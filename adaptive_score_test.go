@@ -217,6 +217,12 @@ func newMissTally() *missTally {
 	return &missTally{missed: map[string]int{}, ofRuns: map[string]int{}}
 }
 
+// run runs f as the subtest cell/name of t and counts it as a run of cell.
+func (m *missTally) run(t *testing.T, cell, name string, f func(t *testing.T)) {
+	t.Helper()
+	m.add(cell, t.Run(cell+"/"+name, f))
+}
+
 // add counts one run of cell; ok says it held.
 func (m *missTally) add(cell string, ok bool) {
 	if _, seen := m.ofRuns[cell]; !seen {
@@ -268,8 +274,22 @@ func TestMissTally(t *testing.T) {
 		m.add("token bucket/1000", true)
 	}
 	got := m.report()
+	assert.Equal(t, []string{"fixed window/100", "token bucket/1000"}, m.cells)
 	assert.Contains(t, got, "missed in 10 of 80 runs (95 % interval 7–22 %)")
 	assert.Contains(t, got, "\n  fixed window/100   10 of  40\n  token bucket/1000   0 of  40", "a column as wide as the longest cell's name")
+}
+
+// TestMissTallyRun: a run is the subtest cell/name, counted as a run of
+// cell whether it held or not.
+func TestMissTallyRun(t *testing.T) {
+	m := newMissTally()
+	var names []string
+	for _, name := range []string{"run0", "run1"} {
+		m.run(t, "fixed window/100", name, func(t *testing.T) { names = append(names, t.Name()) })
+	}
+	assert.Equal(t, []string{"TestMissTallyRun/fixed_window/100/run0", "TestMissTallyRun/fixed_window/100/run1"}, names)
+	assert.Equal(t, 2, m.ofRuns["fixed window/100"])
+	assert.Zero(t, m.missed["fixed window/100"])
 }
 
 // TestWilson: the interval holds the share and stays within [0, 1].
