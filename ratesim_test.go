@@ -194,6 +194,10 @@ type simOutcome struct {
 	log    []simExchange
 	calls  []int
 	starts []time.Duration
+	// capacity is the most the clients together can send a second: each
+	// client's calls at once over the service's round trip (+Inf when a
+	// client's calls at once or the round trip is not set).
+	capacity float64
 }
 
 // runClients runs every client against svc, each creating its calls
@@ -205,6 +209,11 @@ func runClients(t *testing.T, svc *simService, clients []simClient) simOutcome {
 	var wg sync.WaitGroup
 	for k, spec := range clients {
 		out.calls[k], out.starts[k] = spec.calls, spec.start
+		if spec.concurrency > 0 && svc.latency > 0 {
+			out.capacity += float64(spec.concurrency) / (2 * svc.latency).Seconds()
+		} else {
+			out.capacity = math.Inf(1) // no bound known
+		}
 		opts := append([]convo.Option{convo.WithAPIKey(svc.fake.APIKey()), convo.WithBaseURL("http://127.0.0.1/v1"),
 			convo.WithHTTPClient(&http.Client{Transport: svc}), convo.WithHeader("X-Sim-Client", strconv.Itoa(k))}, spec.opts...)
 		c, err := convo.NewClient(opts...)
