@@ -30,7 +30,10 @@ import (
 //     most) — from what the service took of the client over the trailing
 //     second, when that is less than it sent (the time it held its
 //     attempts in a storm, below, left out: a client that comes back
-//     from one later than its neighbours has not a smaller share) — and
+//     from one later than its neighbours has not a smaller share), unless
+//     it sent under half its rate over that second: what the service took
+//     of calls that sat out an earlier refusal measures their absence, not
+//     the client's room — and
 //     each further refusal of an attempt already under way by 3 % more:
 //     a client that sends more is refused more, and cut more, so clients
 //     that share a key converge to even shares without speaking to each
@@ -221,6 +224,7 @@ type adaptive struct {
 
 	first      time.Time   // the first turn given
 	accepted   countWindow // accepted answers of the trailing second
+	given      countWindow // turns given over the trailing second
 	held       heldSpans   // the storms of the trailing two seconds, which measure nothing
 	paced      lowWindow   // the lowest rate turns were given at, over the trailing second
 	signalRate float64     // the rate when waiters were last woken for a rise
@@ -238,6 +242,7 @@ func (a *adaptive) Take(_ context.Context, _ Turn) (time.Duration, error) {
 	d := a.turn(now)
 	if d == 0 {
 		a.calls.gave()
+		a.given.add(now)
 	}
 	return d, nil
 }
@@ -678,7 +683,7 @@ func (a *adaptive) cut(now time.Time) {
 			// only, and proves nothing: the lowest it sent at does.
 			sent = min(rate, a.paced.lowest(a.measureFrom(now, time.Second), now))
 		}
-		if measured && m < sent {
+		if measured && m < sent && !a.sentLittle(now, sent) {
 			// The service took less of this client lately than it sent:
 			// that is its room now.
 			rate = m
@@ -762,6 +767,28 @@ func (a *adaptive) lowerRest(rate, m float64, measured bool) {
 		// took instead.
 		a.wmax = m
 	}
+}
+
+// sentLittle reports whether the client sent under half of rate over the
+// trailing second (the span measured measures): the service then took less
+// of it because it was sent less — its calls sat out an earlier refusal's
+// Retry-After, or waited for a check's answer, or were not there — and
+// what it took is no measure of the client's room. A client under a fixed
+// window of 1,000 a second that overran the window had its calls sit out
+// the window's turn; a joiner's slow start took the new window while they
+// came back, and the refusal that met the first of them cut the client
+// from the 88 a second it had sent over that second: it stayed near 64 a
+// second for ten seconds beside the joiner at 1,000. Cut from its rate,
+// such a client comes back as the joiner does: of 240 joiner runs under
+// that window, 48 miss (93 when cut to what it had sent, mostly with the
+// incumbent short), and of 1,440 over every kind and rate, 233 (285).
+func (a *adaptive) sentLittle(now time.Time, rate float64) bool {
+	from := a.measureFrom(now, time.Second)
+	span := now.Sub(from) - a.held.within(from, now)
+	if span < measureSpan {
+		return false
+	}
+	return float64(a.given.since(from, now)) < rate/2*span.Seconds()
 }
 
 // echoes reports whether a refusal only echoes a burst the client already

@@ -248,7 +248,44 @@ func pacedAdaptive(now time.Time, rate, wmax float64, accepted int) *adaptive {
 	for i := range accepted {
 		a.accepted.add(now.Add(-time.Second + time.Duration(i+1)*time.Second/time.Duration(accepted+1)))
 	}
+	giveOver(a, now, int(rate)) // it sent at its pace
 	return a
+}
+
+// giveOver records n turns given to a, spread over the second before now.
+func giveOver(a *adaptive, now time.Time, n int) {
+	a.given = countWindow{}
+	for i := range n {
+		a.given.add(now.Add(-time.Second + time.Duration(i+1)*time.Second/time.Duration(n+1)))
+	}
+}
+
+// TestAdaptiveCutsFromWhatItSent: a refusal cuts from what the service
+// took of the client over the trailing second when that is less than it
+// sent at its pace; when the client itself sent under half its pace over
+// that second (its calls sat out an earlier refusal), what the service
+// took measures its lull, not its room, and the cut goes from its rate.
+func TestAdaptiveCutsFromWhatItSent(t *testing.T) {
+	tests := []struct {
+		name  string
+		given int // turns given over the trailing second, at a pace of 1,000
+		want  float64
+	}{
+		{name: "sent at its pace", given: 1000, want: cutFrom(88)},
+		{name: "sent a little more than half its pace", given: 520, want: cutFrom(88)},
+		{name: "sent under half its pace", given: 90, want: cutFrom(1000)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			now := time.Unix(1000, 0)
+			a := pacedAdaptive(now, 1000, 1000, 88)
+			a.grown = 3 * a.rest // probing: its own refusal, cut in full
+			giveOver(a, now, tt.given)
+			a.Observe(Turn{}, refusalAt(now, now))
+			require.True(t, a.streak, "the refusal cut")
+			assert.InDelta(t, tt.want, a.pace.rate, 1e-9)
+		})
+	}
 }
 
 // TestAdaptiveChecksAfterACut: after a cut the next attempt goes alone and
