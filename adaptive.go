@@ -783,8 +783,7 @@ func (a *adaptive) lowerRest(rate, m float64, measured bool) {
 // that window, 48 miss (93 when cut to what it had sent, mostly with the
 // incumbent short), and of 1,440 over every kind and rate, 233 (285).
 func (a *adaptive) sentLittle(now time.Time, rate float64) bool {
-	from := a.measureFrom(now, time.Second)
-	span := now.Sub(from) - a.held.within(from, now)
+	from, span := a.measureSpanOf(now, time.Second)
 	if span < measureSpan {
 		return false
 	}
@@ -854,13 +853,19 @@ func (a *adaptive) measured(now time.Time) (rate float64, ok bool) {
 
 // measuredOver is measured over the trailing span (at most two seconds).
 func (a *adaptive) measuredOver(now time.Time, over time.Duration) (rate float64, ok bool) {
-	from := a.measureFrom(now, over)
-	span := now.Sub(from) - a.held.within(from, now)
+	from, span := a.measureSpanOf(now, over)
 	n := a.accepted.since(from, now)
 	if span < measureSpan || n < measureMin {
 		return 0, false
 	}
 	return float64(n) / span.Seconds(), true
+}
+
+// measureSpanOf is where a measure over the trailing span over starts (see
+// measureFrom), and how long it lasts with the storms held in it left out.
+func (a *adaptive) measureSpanOf(now time.Time, over time.Duration) (from time.Time, span time.Duration) {
+	from = a.measureFrom(now, over)
+	return from, now.Sub(from) - a.held.within(from, now)
 }
 
 // measureFrom is where a measure over the trailing span starts: no sooner
