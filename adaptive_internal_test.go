@@ -2,6 +2,7 @@ package convo
 
 import (
 	"fmt"
+	"math"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -284,6 +285,101 @@ func TestAdaptiveCutsFromWhatItSent(t *testing.T) {
 			a.Observe(Turn{}, refusalAt(now, now))
 			require.True(t, a.streak, "the refusal cut")
 			assert.InDelta(t, tt.want, a.pace.rate, 1e-9)
+		})
+	}
+}
+
+// TestClockSpeed: the curve's clock under a window limit runs at full
+// speed for a client last refused at 25 attempts a second or less, or not
+// yet refused, slower above, down to about half at 90 a second, and back at
+// full speed by 111.
+func TestClockSpeed(t *testing.T) {
+	tests := []struct {
+		wmax, speed float64
+	}{
+		{wmax: 0, speed: 1},
+		{wmax: 10, speed: 1},
+		{wmax: 25, speed: 1},
+		{wmax: 50, speed: math.Sqrt(0.5)},
+		{wmax: 75, speed: math.Sqrt(1.0 / 3)},
+		{wmax: 80, speed: math.Sqrt(25.0 / 80)},
+		{wmax: 100, speed: math.Pow(100.0/111, 3)},
+		{wmax: 111, speed: 1},
+		{wmax: 500, speed: 1},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprint(tt.wmax), func(t *testing.T) {
+			assert.InDelta(t, tt.speed, clockSpeed(tt.wmax), 1e-9)
+		})
+	}
+}
+
+// TestAdaptiveLearnsAWindowFromItsChecks: a refused check (a window whose
+// count is spent refuses until it turns) marks the limit a window, and an
+// accepted one (a token bucket has room again an interval after a cut)
+// unmarks it; an answer to an attempt that was not the check, or one with
+// no answer, changes nothing.
+func TestAdaptiveLearnsAWindowFromItsChecks(t *testing.T) {
+	tests := []struct {
+		name     string
+		before   bool
+		check    bool
+		outcome  OutcomeKind
+		windowed bool
+	}{
+		{name: "check refused", check: true, outcome: OutcomeRefused, windowed: true},
+		{name: "check accepted", before: true, check: true, outcome: OutcomeAccepted, windowed: false},
+		{name: "check not answered", before: true, check: true, outcome: OutcomeFailed, windowed: true},
+		{name: "an attempt sent before the check, refused", check: false, outcome: OutcomeRefused, windowed: false},
+		{name: "an attempt sent before the check, accepted", before: true, check: false, outcome: OutcomeAccepted, windowed: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			now := time.Unix(1000, 0)
+			a := pacedAdaptive(now, 100, 100, 100)
+			a.windowed = tt.before
+			a.checkOut = now.Add(-5 * time.Millisecond)
+			sent := a.checkOut
+			if !tt.check {
+				sent = sent.Add(-time.Millisecond)
+			}
+			o := Outcome{Kind: tt.outcome, Sent: sent, Received: now}
+			if tt.outcome == OutcomeRefused {
+				o = refusalAt(sent, now)
+			}
+			a.Observe(Turn{}, o)
+			assert.Equal(t, tt.windowed, a.windowed)
+		})
+	}
+}
+
+// TestAdaptiveWindowSlowsTheCurve: under a window limit, a client last
+// refused at 50 a second regrows to its rest in its rest ÷ √½ of busy time,
+// so that a neighbour refused at less probes first; under a token bucket,
+// or refused at 25 a second or less, in its rest.
+func TestAdaptiveWindowSlowsTheCurve(t *testing.T) {
+	tests := []struct {
+		name     string
+		wmax     float64
+		windowed bool
+		speed    float64
+	}{
+		{name: "window, refused at 50", wmax: 50, windowed: true, speed: math.Sqrt(0.5)},
+		{name: "token bucket, refused at 50", wmax: 50, windowed: false, speed: 1},
+		{name: "window, refused at 20", wmax: 20, windowed: true, speed: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			now := time.Unix(1000, 0)
+			a := pacedAdaptive(now, cutFrom(tt.wmax), tt.wmax, 0)
+			a.windowed = tt.windowed
+			a.busyUntil = now.Add(time.Hour) // attempts keep waiting
+			level := plateauUnder(tt.wmax) * tt.wmax
+			regrown := now.Add(time.Duration(float64(a.rest) / tt.speed))
+			a.advance(regrown.Add(-50 * time.Millisecond))
+			assert.Less(t, a.pace.rate, level, "regrown before its time")
+			a.advance(regrown)
+			assert.InDelta(t, level, a.pace.rate, 1e-9, "at the end of the regrowth")
 		})
 	}
 }
