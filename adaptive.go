@@ -73,11 +73,12 @@ import (
 //     are refused rarely while room a neighbour leaves is still taken within
 //     about three seconds; none keeps a floor that many clients would multiply.
 //     Under a window limit (one that refuses the check after a cut too) the
-//     regrowth's clock runs slower for a client last refused at 25–110 a
-//     second, the more so the higher its rate (at about half near 90), so
-//     that of two clients a window refuses at the same moments the smaller
-//     probes first and the two draw closer; a token bucket refuses each
-//     client in proportion to what it sends, and the clock keeps its speed.
+//     regrowth's clock runs slower for a client last refused at over 25 a
+//     second, the more so the higher its rate up to about 90 (half speed
+//     there), then steeply back to full speed at 111, so that of two
+//     clients a window refuses at the same moments the smaller probes
+//     first and the two draw closer; a token bucket refuses each client in
+//     proportion to what it sends, and the clock keeps its speed.
 //     A first refusal while it rests under its last rate — a neighbour's probe,
 //     which cuts the neighbour too — cuts the rate but not how soon it probes,
 //     nor where it rests unless that is well above what the service took of it;
