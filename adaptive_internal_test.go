@@ -289,6 +289,40 @@ func TestAdaptiveCutsFromWhatItSent(t *testing.T) {
 	}
 }
 
+// TestAdaptiveCutsAnOverrunWindowFromWhatItTook: a probe's refusal cuts
+// from the lowest rate it sent at over the trailing second, or from what
+// the service took when that is less; under a window limit, at hundreds a
+// second, from what the service took whenever that is less than the
+// probe's rate, since a window refuses only once the probe's burst has
+// spent its count.
+func TestAdaptiveCutsAnOverrunWindowFromWhatItTook(t *testing.T) {
+	tests := []struct {
+		name     string
+		rate     float64 // the probe's rate at the refusal
+		lowest   float64 // the lowest it sent at over the trailing second
+		took     int     // what the service took of it over that second
+		windowed bool
+		want     float64
+	}{
+		{name: "window at hundreds a second", rate: 1200, lowest: 230, took: 535, windowed: true, want: cutFrom(535)},
+		{name: "token bucket at hundreds a second", rate: 1200, lowest: 230, took: 535, want: cutFrom(1200)},
+		{name: "window at a few dozen a second", rate: 400, lowest: 100, took: 150, windowed: true, want: cutFrom(400)},
+		{name: "window, took less than the lowest it sent", rate: 400, lowest: 200, took: 150, windowed: true, want: cutFrom(150)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			now := time.Unix(1000, 0)
+			a := pacedAdaptive(now, tt.rate, tt.rate, tt.took)
+			a.grown = 3 * a.rest // probing
+			a.windowed = tt.windowed
+			a.paced.add(now.Add(-900*time.Millisecond), tt.lowest)
+			a.Observe(Turn{}, refusalAt(now, now))
+			require.True(t, a.streak, "the refusal cut")
+			assert.InDelta(t, tt.want, a.pace.rate, 1e-9)
+		})
+	}
+}
+
 // TestClockSpeed: the curve's clock under a window limit runs at full
 // speed for a client last refused at 25 attempts a second or less, or not
 // yet refused, slower above, down to about half at 90 a second, and back at
