@@ -240,7 +240,7 @@ type adaptive struct {
 	held       heldSpans   // the storms of the trailing two seconds, which measure nothing
 	paced      lowWindow   // the lowest rate turns were given at, over the trailing second
 	signalRate float64     // the rate when waiters were last woken for a rise
-	windowed   bool        // the last check was refused: a window limit (see clockSpeed)
+	windowed   bool        // the last check was refused: a window limit (see clockSpeed and overranWindow)
 
 }
 
@@ -465,9 +465,10 @@ func (a *adaptive) isProbe(o Outcome) bool {
 // the limit behaves as a window: a window whose count is spent refuses
 // every attempt until it turns, so its checks are refused, while a token
 // bucket has room again an interval after a cut, and passes them. A
-// window's clients slow their clock by their rate (see clockSpeed); a
-// token bucket's need not, since it refuses each client in proportion to
-// what it sends.
+// window's clients slow their clock by their rate (see clockSpeed), and at
+// hundreds a second cut a refused probe from what the service took (see
+// overranWindow); a token bucket's need not, since it refuses each client
+// in proportion to what it sends.
 func (a *adaptive) learnLimitKind(o Outcome) {
 	switch o.Kind {
 	case OutcomeAccepted:
