@@ -56,9 +56,7 @@ func TestAdaptiveRestsUnderASmallRefusal(t *testing.T) {
 		t.Run(fmt.Sprint(tt.refusedAt), func(t *testing.T) {
 			now := time.Unix(1000, 0)
 			a := pacedAdaptive(now, tt.refusedAt, tt.refusedAt, 0)
-			a.grown = 3 * a.rest // probing
-			a.Observe(Turn{}, refusalAt(now, now))
-			require.True(t, a.streak, "the refusal cut")
+			refuseWhileProbing(t, a, now)
 			a.busyUntil = now.Add(time.Hour) // attempts keep waiting
 			a.advance(now.Add(10 * time.Millisecond))
 			assert.InDelta(t, tt.soon, a.pace.rate, 0.01*tt.soon, "10 ms after the cut")
@@ -229,10 +227,8 @@ func TestAdaptiveCutsFromWhatItSent(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			now := time.Unix(1000, 0)
 			a := pacedAdaptive(now, 1000, 1000, 88)
-			a.grown = 3 * a.rest // probing: its own refusal, cut in full
 			giveOver(a, now, tt.given)
-			a.Observe(Turn{}, refusalAt(now, now))
-			require.True(t, a.streak, "the refusal cut")
+			refuseWhileProbing(t, a, now) // its own refusal, cut in full
 			assert.InDelta(t, tt.want, a.pace.rate, 1e-9)
 		})
 	}
@@ -262,11 +258,9 @@ func TestAdaptiveCutsAnOverrunWindowFromWhatItTook(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			now := time.Unix(1000, 0)
 			a := pacedAdaptive(now, tt.rate, tt.rate, tt.took)
-			a.grown = 3 * a.rest // probing
 			a.windowed = tt.windowed
 			a.paced.add(now.Add(-900*time.Millisecond), tt.lowest)
-			a.Observe(Turn{}, refusalAt(now, now))
-			require.True(t, a.streak, "the refusal cut")
+			refuseWhileProbing(t, a, now)
 			assert.InDelta(t, tt.want, a.pace.rate, 1e-9)
 		})
 	}

@@ -79,6 +79,15 @@ func refusalAt(sent, received time.Time) Outcome {
 	return Outcome{Kind: OutcomeRefused, StatusCode: 429, Sent: sent, Received: received, RetryAfter: time.Second, asked: true}
 }
 
+// refuseWhileProbing has a, past its rest and level, refused at now, and
+// requires the refusal to have cut it.
+func refuseWhileProbing(t *testing.T, a *adaptive, now time.Time) {
+	t.Helper()
+	a.grown = 3 * a.rest // probing
+	a.Observe(Turn{}, refusalAt(now, now))
+	require.True(t, a.streak, "the refusal cut")
+}
+
 // takeNow waits for a's next turn, as the client does, and returns when it
 // came.
 func takeNow(t *testing.T, a *adaptive) time.Time {
